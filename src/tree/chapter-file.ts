@@ -1,0 +1,89 @@
+import matter from "gray-matter";
+import { FileProblem, parseYamlMapping, stringifyYamlFields } from "./yaml-text.js";
+
+/** The body format of a chapter file: Markdown (the default) or the site's HTML verbatim. */
+export type BodyFormat = "markdown" | "html";
+
+/** A chapter file as the author sees it: front matter fields plus the body text. */
+export interface ChapterFile {
+  id: number | undefined;
+  title: string;
+  ordinal: number;
+  format: BodyFormat;
+  body: string;
+}
+
+const CHAPTER_KEYS = ["id", "title", "ordinal", "format"] as const;
+
+// gray-matter splits the file; the YAML is parsed by the `yaml` package (core schema) so
+// datetimes and numbers-as-text stay what they were, and errors carry file lines.
+const splitOnly = { engines: { yaml: { parse: () => ({}), stringify: () => "" } } };
+
+/** Split a Markdown file into its front matter text (starting on file line 2) and body. */
+export function splitFrontMatter(text: string, file: string): { frontMatter: string; body: string } {
+  let source = text.startsWith("\uFEFF") ? text.slice(1) : text;
+  if (source.startsWith("---\r\n")) source = source.replace(/\r\n/g, "\n");
+  if (!source.startsWith("---\n") && source !== "---") {
+    throw new FileProblem(
+      file,
+      1,
+      "the file must start with front matter: a line '---', the fields, and another '---'",
+    );
+  }
+  if (!/\n---[ \t]*(\n|$)/.test(source.slice(3))) {
+    throw new FileProblem(file, 1, "the front matter is not closed: add a line '---' after the fields");
+  }
+  const parsed = matter(source, splitOnly as unknown as matter.GrayMatterOption<string, never>);
+  // The body is written with one trailing LF added; take exactly that one back off.
+  const body = parsed.content.endsWith("\n") ? parsed.content.slice(0, -1) : parsed.content;
+  return { frontMatter: parsed.matter.replace(/^\n/, ""), body };
+}
+
+/** Parse and validate a chapter file. Throws FileProblem naming the file and line. */
+export function parseChapterFile(text: string, file: string): ChapterFile {
+  const { frontMatter, body } = splitFrontMatter(text, file);
+  const { values, lines } = parseYamlMapping(frontMatter, file, 2);
+  for (const key of Object.keys(values)) {
+    if (!(CHAPTER_KEYS as readonly string[]).includes(key)) {
+      throw new FileProblem(
+        file,
+        lines[key],
+        `unknown front matter key "${key}"`,
+        `A chapter's front matter holds only ${CHAPTER_KEYS.join(", ")}.`,
+      );
+    }
+  }
+  const { id, title, ordinal, format } = values;
+  if (id !== undefined && id !== null && !(Number.isInteger(id) && (id as number) > 0)) {
+    throw new FileProblem(file, lines.id, `id must be a positive whole number, not ${JSON.stringify(id)}`);
+  }
+  if (typeof title !== "string" || title.trim() === "") {
+    throw new FileProblem(file, lines.title ?? 2, "title is missing or blank", "Give the chapter a title.");
+  }
+  if (!Number.isInteger(ordinal)) {
+    throw new FileProblem(
+      file,
+      lines.ordinal ?? 2,
+      `ordinal must be a whole number, not ${JSON.stringify(ordinal ?? null)}`,
+    );
+  }
+  if (format !== undefined && format !== null && format !== "html" && format !== "markdown") {
+    throw new FileProblem(file, lines.format, `format must be "html" or left out, not ${JSON.stringify(format)}`);
+  }
+  return {
+    id: id === undefined || id === null ? undefined : (id as number),
+    title,
+    ordinal: ordinal as number,
+    format: format === "html" ? "html" : "markdown",
+    body,
+  };
+}
+
+/** Serialize a chapter file: front matter in fixed key order, LF, a trailing newline. */
+export function serializeChapterFile(chapter: ChapterFile): string {
+  const fields: Array<[string, unknown]> = [];
+  if (chapter.id !== undefined) fields.push(["id", chapter.id]);
+  fields.push(["title", chapter.title], ["ordinal", chapter.ordinal]);
+  if (chapter.format === "html") fields.push(["format", "html"]);
+  return `---\n${stringifyYamlFields(fields)}---\n${chapter.body}\n`;
+}

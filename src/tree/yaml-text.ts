@@ -1,0 +1,70 @@
+import { Document, isMap, isScalar, LineCounter, parseDocument, type Scalar } from "yaml";
+
+/** A problem in a file the user wrote: names the file, the line when known, and what to do. */
+export class FileProblem extends Error {
+  override readonly name = "FileProblem";
+  constructor(
+    readonly file: string,
+    readonly line: number | undefined,
+    readonly problem: string,
+    readonly hint?: string,
+  ) {
+    super(`${file}${line === undefined ? "" : `:${line}`}: ${problem}`);
+  }
+}
+
+/** The fields of a YAML mapping with the line each key stands on. */
+export interface ParsedMapping {
+  values: Record<string, unknown>;
+  lines: Record<string, number>;
+}
+
+/**
+ * Parse YAML text as one mapping with the YAML 1.2 core schema, so datetimes stay strings
+ * byte for byte. `firstLine` is the file line the text starts on, for error positions.
+ */
+export function parseYamlMapping(text: string, file: string, firstLine = 1): ParsedMapping {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { schema: "core", lineCounter, uniqueKeys: true });
+  const error = doc.errors[0];
+  if (error) {
+    const line = error.linePos?.[0]?.line;
+    throw new FileProblem(
+      file,
+      line === undefined ? undefined : line + firstLine - 1,
+      `YAML does not parse: ${error.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "")}`,
+      "Fix the YAML syntax (quote values that hold ': ' or start with a special character).",
+    );
+  }
+  const values: Record<string, unknown> = {};
+  const lines: Record<string, number> = {};
+  if (doc.contents === null) return { values, lines };
+  if (!isMap(doc.contents)) {
+    throw new FileProblem(file, firstLine, "expected a mapping of keys to values");
+  }
+  for (const pair of doc.contents.items) {
+    const key = isScalar(pair.key) ? (pair.key as Scalar).value : undefined;
+    if (typeof key !== "string") {
+      const pos = pair.key && isScalar(pair.key) ? (pair.key as Scalar).range?.[0] : undefined;
+      throw new FileProblem(
+        file,
+        pos === undefined ? undefined : lineCounter.linePos(pos).line + firstLine - 1,
+        "every key must be a plain string",
+      );
+    }
+    const start = (pair.key as Scalar).range?.[0];
+    lines[key] = start === undefined ? firstLine : lineCounter.linePos(start).line + firstLine - 1;
+    const node = doc.get(key, true);
+    values[key] = node === undefined || node === null ? null : (node as { toJSON(): unknown }).toJSON();
+  }
+  return { values, lines };
+}
+
+/**
+ * Serialize an ordered list of fields as YAML: keys in the given order, no line folding, LF,
+ * strings quoted only where YAML needs it (lone surrogates come out escaped, never replaced).
+ */
+export function stringifyYamlFields(fields: ReadonlyArray<readonly [string, unknown]>): string {
+  const doc = new Document(Object.fromEntries(fields), { schema: "core" });
+  return doc.toString({ lineWidth: 0, minContentWidth: 0 });
+}
