@@ -33,7 +33,7 @@ export function splitFrontMatter(text: string, file: string): { frontMatter: str
   if (!/\n---[ \t]*(\n|$)/.test(source.slice(3))) {
     throw new FileProblem(file, 1, "the front matter is not closed: add a line '---' after the fields");
   }
-  const parsed = matter(source, splitOnly as unknown as matter.GrayMatterOption<string, never>);
+  const parsed = matter(source, splitOnly as unknown as Parameters<typeof matter>[1]);
   // The body is written with one trailing LF added; take exactly that one back off.
   const body = parsed.content.endsWith("\n") ? parsed.content.slice(0, -1) : parsed.content;
   return { frontMatter: parsed.matter.replace(/^\n/, ""), body };

@@ -68,3 +68,35 @@ export function stringifyYamlFields(fields: ReadonlyArray<readonly [string, unkn
   const doc = new Document(Object.fromEntries(fields), { schema: "core" });
   return doc.toString({ lineWidth: 0, minContentWidth: 0 });
 }
+
+/** A parsed YAML document as plain data, with a way to find the line of any path in it. */
+export interface ParsedYaml {
+  value: unknown;
+  lineOf(path: ReadonlyArray<string | number>): number | undefined;
+}
+
+/** Parse a whole YAML document (core schema) for configuration files, keeping line lookups. */
+export function parseYamlDocument(text: string, file: string): ParsedYaml {
+  const lineCounter = new LineCounter();
+  const source = (text.startsWith("\uFEFF") ? text.slice(1) : text).replace(/\r\n/g, "\n");
+  const doc = parseDocument(source, { schema: "core", lineCounter, uniqueKeys: true });
+  const error = doc.errors[0];
+  if (error) {
+    throw new FileProblem(
+      file,
+      error.linePos?.[0]?.line,
+      `YAML does not parse: ${error.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "")}`,
+    );
+  }
+  return {
+    value: doc.toJS(),
+    lineOf(path) {
+      for (let depth = path.length; depth > 0; depth--) {
+        const node = doc.getIn(path.slice(0, depth), true) as { range?: [number, number, number] } | undefined;
+        const start = node?.range?.[0];
+        if (start !== undefined) return lineCounter.linePos(start).line;
+      }
+      return undefined;
+    },
+  };
+}

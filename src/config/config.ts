@@ -1,0 +1,179 @@
+import { readFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { parseBaseUrl } from "../api/login-url.js";
+import { ExitCode, UserError, usageError } from "../errors.js";
+import { FileProblem, parseYamlDocument } from "../tree/yaml-text.js";
+
+/** The name of the file that marks a coursesync tree. */
+export const CONFIG_FILE = "coursesync.yaml";
+
+/** One site a tree can sync with. */
+export interface SiteConfig {
+  /** The versioned API root, ending in /api/v1. */
+  url: string;
+}
+
+/** coursesync.yaml, validated, with defaults filled in. */
+export interface Config {
+  /** Absolute path of the tree's root folder (where coursesync.yaml is). */
+  root: string;
+  /** The default site's name. */
+  site: string;
+  sites: Record<string, SiteConfig>;
+  /** How chapter bodies are kept: Markdown (default) or the site's HTML verbatim. */
+  body: "markdown" | "html";
+  /** Requests in flight at once; default 4. */
+  concurrency: number;
+  /** Optional cap on requests started per second; unset = only 429s slow us down. */
+  requestsPerSecond: number | undefined;
+  /** gitignore-style patterns of files push and status leave alone. */
+  ignore: string[];
+}
+
+const KNOWN_KEYS = ["site", "sites", "body", "concurrency", "requests_per_second", "ignore"];
+const SITE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+/** The nearest folder at or above `start` that holds coursesync.yaml, or undefined. */
+export function findRoot(start: string): string | undefined {
+  let dir = path.resolve(start);
+  for (;;) {
+    if (existsSync(path.join(dir, CONFIG_FILE))) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+function problem(file: string, line: number | undefined, message: string, hint?: string): UserError {
+  return new UserError(`${file}${line === undefined ? "" : `:${line}`}: ${message}`, {
+    hint,
+    exitCode: ExitCode.usage,
+  });
+}
+
+/** Validate the text of coursesync.yaml. Errors name the file and line and end with exit 2. */
+export function parseConfig(text: string, root: string, displayPath = CONFIG_FILE): Config {
+  let parsed: ReturnType<typeof parseYamlDocument>;
+  try {
+    parsed = parseYamlDocument(text, displayPath);
+  } catch (error) {
+    if (error instanceof FileProblem) throw problem(displayPath, error.line, error.problem, error.hint);
+    throw error;
+  }
+  const { value, lineOf } = parsed;
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw problem(displayPath, 1, "expected a mapping with at least `sites`", "Run `coursesync init` to write one.");
+  }
+  const raw = value as Record<string, unknown>;
+  for (const key of Object.keys(raw)) {
+    if (!KNOWN_KEYS.includes(key)) {
+      throw problem(displayPath, lineOf([key]), `unknown key "${key}"`, `Known keys: ${KNOWN_KEYS.join(", ")}.`);
+    }
+  }
+  const sitesRaw = raw.sites;
+  if (sitesRaw === null || typeof sitesRaw !== "object" || Array.isArray(sitesRaw)) {
+    throw problem(
+      displayPath,
+      lineOf(["sites"]) ?? 1,
+      "`sites` must map site names to { url: ... }",
+      "Example:\nsites:\n  production:\n    url: https://academy.example.com/api/v1",
+    );
+  }
+  const sites: Record<string, SiteConfig> = {};
+  for (const [name, site] of Object.entries(sitesRaw as Record<string, unknown>)) {
+    if (!SITE_NAME.test(name)) {
+      throw problem(displayPath, lineOf(["sites", name]), `site name "${name}" may hold only letters, digits, . _ -`);
+    }
+    const url = (site as { url?: unknown } | null)?.url;
+    if (typeof url !== "string") {
+      throw problem(displayPath, lineOf(["sites", name]), `site "${name}" needs a url`);
+    }
+    try {
+      sites[name] = { url: parseBaseUrl(url, `sites.${name}.url`).toString() };
+    } catch (error) {
+      if (error instanceof UserError) throw problem(displayPath, lineOf(["sites", name, "url"]), error.message, error.hint);
+      throw error;
+    }
+  }
+  const names = Object.keys(sites);
+  if (names.length === 0) throw problem(displayPath, lineOf(["sites"]), "`sites` names no site");
+  const site = raw.site ?? (names.length === 1 ? names[0] : undefined);
+  if (typeof site !== "string" || !(site in sites)) {
+    throw problem(
+      displayPath,
+      lineOf(["site"]) ?? 1,
+      site === undefined ? "several sites and no default `site`" : `default site "${String(site)}" is not under sites`,
+      `Set \`site:\` to one of ${names.join(", ")}.`,
+    );
+  }
+  const body = raw.body ?? "markdown";
+  if (body !== "markdown" && body !== "html") {
+    throw problem(displayPath, lineOf(["body"]), `body must be markdown or html, not ${JSON.stringify(body)}`);
+  }
+  const concurrency = raw.concurrency ?? 4;
+  if (!Number.isInteger(concurrency) || (concurrency as number) < 1 || (concurrency as number) > 64) {
+    throw problem(displayPath, lineOf(["concurrency"]), `concurrency must be a whole number from 1 to 64`);
+  }
+  const rps = raw.requests_per_second ?? undefined;
+  if (rps !== undefined && rps !== null && !(typeof rps === "number" && rps > 0)) {
+    throw problem(displayPath, lineOf(["requests_per_second"]), "requests_per_second must be a positive number");
+  }
+  const ignore = raw.ignore ?? [];
+  if (!Array.isArray(ignore) || ignore.some((p) => typeof p !== "string")) {
+    throw problem(displayPath, lineOf(["ignore"]), "ignore must be a list of patterns");
+  }
+  return {
+    root,
+    site,
+    sites,
+    body,
+    concurrency: concurrency as number,
+    requestsPerSecond: rps === null ? undefined : (rps as number | undefined),
+    ignore: ignore as string[],
+  };
+}
+
+/** Read and validate the coursesync.yaml of a tree root. */
+export async function loadConfig(root: string): Promise<Config> {
+  const file = path.join(root, CONFIG_FILE);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw usageError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  return parseConfig(text, root, file);
+}
+
+/** The site a command talks to: its name and API root, after --site and --url. */
+export interface ResolvedSite {
+  name: string;
+  url: string;
+}
+
+/** Pick the site from --site/--url and the config; --url alone works without a config. */
+export function resolveSite(
+  config: Config | undefined,
+  options: { site?: string | undefined; url?: string | undefined },
+): ResolvedSite {
+  if (options.url !== undefined) {
+    const url = parseBaseUrl(options.url).toString();
+    return { name: options.site ?? config?.site ?? "default", url };
+  }
+  if (!config) {
+    throw usageError(
+      `no ${CONFIG_FILE} here or in any folder above`,
+      "Run `coursesync init --url <api-base-url>` first, pass -C <dir>, or give --url.",
+    );
+  }
+  const name = options.site ?? config.site;
+  const site = config.sites[name];
+  if (!site) {
+    throw usageError(
+      `site "${name}" is not in ${CONFIG_FILE}`,
+      `Known sites: ${Object.keys(config.sites).join(", ")}.`,
+    );
+  }
+  return { name, url: site.url };
+}

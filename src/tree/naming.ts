@@ -1,0 +1,84 @@
+import slugify from "@sindresorhus/slugify";
+
+/** Longest slug kept in a file or folder name; longer titles are cut at a word boundary. */
+export const MAX_SLUG_LENGTH = 60;
+
+// Names Windows will not open whatever the extension; a folder so named gets its id appended.
+const RESERVED = /^(con|prn|aux|nul|com\d|lpt\d)$/;
+
+/**
+ * A name that is safe as one path segment on every platform: lowercase ASCII letters, digits
+ * and single dashes, no leading dot, never empty, never reserved. `fallback` is used when
+ * nothing of the text survives (emoji, CJK without transliteration).
+ */
+export function safeSlug(text: string, fallback: string): string {
+  let slug = slugify(text, { lowercase: true, decamelize: false, separator: "-" })
+    .replace(/[^a-z0-9-]/g, "")
+    .replace(/-+/g, "-")
+    .replace(/^-|-$/g, "");
+  if (slug.length > MAX_SLUG_LENGTH) {
+    const cut = slug.slice(0, MAX_SLUG_LENGTH + 1);
+    const dash = cut.lastIndexOf("-");
+    slug = (dash > MAX_SLUG_LENGTH / 2 ? cut.slice(0, dash) : cut.slice(0, MAX_SLUG_LENGTH)).replace(/-$/, "");
+  }
+  if (slug === "" || RESERVED.test(slug)) return slug === "" ? fallback : `${slug}-${fallback}`;
+  return slug;
+}
+
+/** The folder name a course asks for: the server's slug when it sent one, else its title's. */
+export function courseFolderBase(course: { id: number | undefined; title: string; slug?: unknown }): string {
+  const fallback = course.id === undefined ? "course" : `course-${course.id}`;
+  const source = typeof course.slug === "string" && course.slug.trim() !== "" ? course.slug : course.title;
+  return safeSlug(source, fallback);
+}
+
+/** The number prefix of a chapter file: the ordinal, zero-padded to `width` digits. */
+export function ordinalPrefix(ordinal: number, width: number): string {
+  const digits = String(Math.abs(ordinal)).padStart(width, "0");
+  return ordinal < 0 ? `n${digits}` : digits;
+}
+
+/** The digits every chapter prefix in a course uses: at least 2, more for 100+ chapters. */
+export function ordinalWidth(ordinals: readonly number[]): number {
+  return Math.max(2, ...ordinals.map((o) => String(Math.abs(o)).length));
+}
+
+/** The file name a chapter asks for, before collisions: `NN-<slug>.md`. */
+export function chapterFileBase(chapter: { id: number | undefined; title: string; ordinal: number }, width: number) {
+  const fallback = chapter.id === undefined ? "chapter" : `chapter-${chapter.id}`;
+  return `${ordinalPrefix(chapter.ordinal, width)}-${safeSlug(chapter.title, fallback)}`;
+}
+
+/** One entity asking for a name: its id, the name it asks for, and the name it has now. */
+export interface NameRequest {
+  id: number;
+  wanted: string;
+  current?: string | undefined;
+}
+
+/**
+ * Give each entity a unique name, keeping names stable: an entity that already holds the name
+ * it asks for keeps it; the others take theirs in id order, and a taken name gets `-<id>`.
+ * Names compare case-insensitively, for case-insensitive file systems.
+ */
+export function assignNames(requests: readonly NameRequest[]): Map<number, string> {
+  const taken = new Set<string>();
+  const result = new Map<number, string>();
+  const sorted = [...requests].sort((a, b) => a.id - b.id);
+  for (const request of sorted) {
+    if (request.current !== undefined && request.current === request.wanted && !taken.has(request.wanted.toLowerCase())) {
+      taken.add(request.wanted.toLowerCase());
+      result.set(request.id, request.wanted);
+    }
+  }
+  for (const request of sorted) {
+    if (result.has(request.id)) continue;
+    // A name that collides keeps a stable suffixed form only if it already had it.
+    let name = request.wanted;
+    if (taken.has(name.toLowerCase())) name = `${request.wanted}-${request.id}`;
+    for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${request.wanted}-${request.id}-${n}`;
+    taken.add(name.toLowerCase());
+    result.set(request.id, name);
+  }
+  return result;
+}

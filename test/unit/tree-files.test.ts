@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { parseChapterFile, serializeChapterFile, type ChapterFile } from "../../src/tree/chapter-file.js";
+import { parseCourseFile, serializeCourseFile } from "../../src/tree/course-file.js";
+import { FileProblem } from "../../src/tree/yaml-text.js";
+
+function chapter(body: string, extra: Partial<ChapterFile> = {}): ChapterFile {
+  return { id: 7, title: "Getting started", ordinal: 1, format: "html", body, ...extra };
+}
+
+function problemOf(fn: () => unknown): FileProblem {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof FileProblem) return error;
+    throw error;
+  }
+  throw new Error("expected a FileProblem");
+}
+
+describe("chapter files", () => {
+  it.each([
+    ["an empty body", ""],
+    ["a body without a final newline", "<p>x</p>"],
+    ["a body with trailing newlines", "<p>x</p>\n\n"],
+    ["a body that starts with --- lines", "---\ntitle: no\n---\n<p>x</p>"],
+    ["CR characters", "<p>a\r\nb\rc</p>"],
+    ["a lone surrogate", "<p>\uD83D</p>"],
+  ])("reads back %s byte-exact", (_name, body) => {
+    const text = serializeChapterFile(chapter(body));
+    expect(text.endsWith("\n")).toBe(true);
+    expect(parseChapterFile(text, "c.md")).toEqual(chapter(body));
+  });
+
+  it("writes front matter keys in order, quoting only where YAML needs it", () => {
+    expect(serializeChapterFile(chapter("<p>x</p>", { title: "Why: a question", ordinal: 3 }))).toBe(
+      '---\nid: 7\ntitle: "Why: a question"\nordinal: 3\nformat: html\n---\n<p>x</p>\n',
+    );
+    expect(serializeChapterFile(chapter("x", { id: undefined, format: "markdown", title: "123" }))).toBe(
+      '---\ntitle: "123"\nordinal: 1\n---\nx\n',
+    );
+  });
+
+  it("reads a BOM and CRLF front matter", () => {
+    const parsed = parseChapterFile("\uFEFF---\r\nid: 3\r\ntitle: T\r\nordinal: 2\r\n---\r\nbody\r\n", "c.md");
+    expect(parsed).toMatchObject({ id: 3, title: "T", ordinal: 2, body: "body" });
+  });
+
+  it.each([
+    ["no front matter", "hello", 1, /must start with front matter/],
+    ["unclosed front matter", "---\nid: 1\ntitle: x\n", 1, /not closed/],
+    ["a YAML error", "---\nid: 1\ntitle: a: b\nordinal: 1\n---\n", 3, /YAML does not parse/],
+    ["an unknown key", "---\nid: 1\ntitle: x\nordinal: 1\nauthor: me\n---\n", 5, /unknown front matter key "author"/],
+    ["a blank title", "---\nid: 1\ntitle: ' '\nordinal: 1\n---\n", 3, /title is missing or blank/],
+    ["a text ordinal", "---\nid: 1\ntitle: x\nordinal: first\n---\n", 4, /ordinal must be a whole number/],
+    ["a negative id", "---\nid: -4\ntitle: x\nordinal: 1\n---\n", 2, /id must be a positive whole number/],
+    ["a bad format", "---\ntitle: x\nordinal: 1\nformat: rtf\n---\n", 4, /format must be "html"/],
+    ["a duplicate key", "---\ntitle: x\ntitle: y\nordinal: 1\n---\n", 3, /YAML does not parse/],
+  ])("rejects %s naming the file and line", (_name, text, line, message) => {
+    const problem = problemOf(() => parseChapterFile(text, "courses/a/01-x.md"));
+    expect(problem.file).toBe("courses/a/01-x.md");
+    expect(problem.line).toBe(line);
+    expect(problem.message).toMatch(message);
+  });
+});
+
+describe("course.yaml", () => {
+  const course = {
+    id: 1,
+    title: "Café: the basics",
+    status: "published",
+    excerpt: "Two lines\nof text",
+    free: true,
+    questions_enabled: false,
+    scheduled_at: null,
+    published_at: "2026-02-03T09:00:00.000+01:00",
+  };
+
+  it("round-trips with keys in order and timestamps byte-exact", () => {
+    const text = serializeCourseFile(course);
+    expect(text.split("\n").filter((l) => /^\w/.test(l)).map((l) => l.split(":")[0])).toEqual([
+      "id",
+      "title",
+      "status",
+      "excerpt",
+      "free",
+      "questions_enabled",
+      "scheduled_at",
+      "published_at",
+    ]);
+    expect(text).toContain("published_at: 2026-02-03T09:00:00.000+01:00\n");
+    expect(parseCourseFile(text, "course.yaml")).toEqual(course);
+  });
+
+  it.each([
+    ["title: [", 1, /YAML does not parse/],
+    ["id: 1\ntitle: x\nslug: x\n", 3, /unknown key "slug"/],
+    ["id: 1\ntitle: x\nfree: yes please\n", 3, /free must be true or false/],
+    ["id: 1\ntitle: x\nexcerpt: 12\n", 3, /excerpt must be text/],
+    ["id: 1\nstatus: draft\n", 1, /title is missing/],
+  ])("rejects %j naming the line", (text, line, message) => {
+    const problem = problemOf(() => parseCourseFile(text, "courses/a/course.yaml"));
+    expect(problem.line).toBe(line);
+    expect(problem.message).toMatch(message);
+  });
+});
