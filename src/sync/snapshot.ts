@@ -1,0 +1,149 @@
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import writeFileAtomic from "write-file-atomic";
+import type { WireRecord } from "../api/wire.js";
+import { UserError } from "../errors.js";
+import { sha256 } from "../util/hash.js";
+import { stableStringify } from "../util/stable-json.js";
+
+/** Folder of the snapshot, lock and caches, at the tree root. */
+export const STATE_DIR = ".coursesync";
+
+/** What the last sync knew of one course or chapter. */
+export interface SnapshotEntry {
+  /** Where it was written: a course's folder or a chapter's file, relative to the root, with /. */
+  path: string;
+  /** SHA-256 of the file as written from `record` (course.yaml or the chapter file). */
+  hash: string;
+  /**
+   * The whole remote record as last synced, every field kept. A chapter's `content` is kept
+   * out of line: `content_sha256` names it in the content cache.
+   */
+  record: WireRecord;
+}
+
+/** The base of three-way reconciliation: `.coursesync/<site>.json`. */
+export interface Snapshot {
+  version: 1;
+  site: string;
+  courses: Record<string, SnapshotEntry>;
+  chapters: Record<string, SnapshotEntry>;
+}
+
+/** A snapshot that knows nothing yet. */
+export function emptySnapshot(site: string): Snapshot {
+  return { version: 1, site, courses: {}, chapters: {} };
+}
+
+/** Paths of the snapshot and its side files for one site. */
+export function statePaths(root: string, site: string) {
+  const dir = path.join(root, STATE_DIR);
+  return {
+    dir,
+    snapshot: path.join(dir, `${site}.json`),
+    lock: path.join(dir, `${site}.lock`),
+    cache: path.join(dir, "cache", site),
+    journal: path.join(dir, `${site}.journal`),
+  };
+}
+
+function invalid(file: string, why: string): UserError {
+  return new UserError(`the snapshot ${file} ${why}; it is never read as empty`, {
+    hint: "Restore it (e.g. `git checkout -- .coursesync`), or move it away and run `coursesync pull` to adopt the tree again.",
+  });
+}
+
+/** Read the snapshot: undefined when there is none; an error when it does not parse. */
+export async function loadSnapshot(root: string, site: string): Promise<Snapshot | undefined> {
+  const file = statePaths(root, site).snapshot;
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw invalid(path.relative(root, file), `does not parse (${(error as Error).message})`);
+  }
+  const snapshot = parsed as Partial<Snapshot> | null;
+  if (
+    snapshot === null ||
+    typeof snapshot !== "object" ||
+    snapshot.version !== 1 ||
+    typeof snapshot.courses !== "object" ||
+    typeof snapshot.chapters !== "object" ||
+    snapshot.courses === null ||
+    snapshot.chapters === null
+  ) {
+    throw invalid(path.relative(root, file), "is not a coursesync snapshot of version 1");
+  }
+  for (const [kind, entries] of [
+    ["courses", snapshot.courses],
+    ["chapters", snapshot.chapters],
+  ] as const) {
+    for (const [id, entry] of Object.entries(entries)) {
+      if (
+        typeof entry?.path !== "string" ||
+        typeof entry.hash !== "string" ||
+        entry.record?.id !== Number(id)
+      ) {
+        throw invalid(path.relative(root, file), `has a broken entry ${kind}/${id}`);
+      }
+    }
+  }
+  return snapshot as Snapshot;
+}
+
+/** Write the snapshot atomically (temp file, fsync, rename); deterministic bytes. */
+export async function saveSnapshot(root: string, snapshot: Snapshot): Promise<void> {
+  const paths = statePaths(root, snapshot.site);
+  await mkdir(paths.dir, { recursive: true });
+  await writeFileAtomic(paths.snapshot, stableStringify(snapshot));
+}
+
+/** The bytes saveSnapshot would write, for comparing without writing. */
+export function snapshotText(snapshot: Snapshot): string {
+  return stableStringify(snapshot);
+}
+
+/**
+ * Content-addressed store of chapter HTML under the uncommitted cache, so the snapshot stays
+ * small and the base of a body merge is at hand. Missing entries are normal (a fresh clone).
+ */
+export class ContentCache {
+  constructor(private readonly dir: string) {}
+
+  private file(hash: string): string {
+    return path.join(this.dir, "content", hash.slice(0, 2), hash);
+  }
+
+  /** Store text; returns its hash. Writing the same content twice is a no-op. */
+  async put(text: string): Promise<string> {
+    const hash = sha256(text);
+    const file = this.file(hash);
+    if (existsSync(file)) return hash;
+    await mkdir(path.dirname(file), { recursive: true });
+    const temp = `${file}.${process.pid}.tmp`;
+    // Lone surrogates cannot be UTF-8: store such text as a JSON string instead.
+    await writeFile(temp, text.isWellFormed() ? `t${text}` : `j${JSON.stringify(text)}`);
+    await rename(temp, file);
+    return hash;
+  }
+
+  /** The text with this hash, or undefined when the cache does not hold it. */
+  async get(hash: string): Promise<string | undefined> {
+    let raw: string;
+    try {
+      raw = await readFile(this.file(hash), "utf8");
+    } catch {
+      return undefined;
+    }
+    const text = raw.startsWith("j") ? (JSON.parse(raw.slice(1)) as string) : raw.slice(1);
+    return sha256(text) === hash ? text : undefined;
+  }
+}
