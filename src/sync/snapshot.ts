@@ -100,8 +100,8 @@ export async function loadSnapshot(root: string, site: string): Promise<Snapshot
 }
 
 /** Write the snapshot atomically (temp file, fsync, rename); deterministic bytes. */
-export async function saveSnapshot(root: string, snapshot: Snapshot): Promise<void> {
-  const paths = statePaths(root, snapshot.site);
+export async function saveSnapshot(root: string, siteName: string, snapshot: Snapshot): Promise<void> {
+  const paths = statePaths(root, siteName);
   await mkdir(paths.dir, { recursive: true });
   await writeFileAtomic(paths.snapshot, stableStringify(snapshot));
 }

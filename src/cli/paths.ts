@@ -1,0 +1,15 @@
+import path from "node:path";
+import { usageError } from "../errors.js";
+import type { CliIO } from "./io.js";
+
+/** Paths given on the command line, as tree-relative paths with /; outside the tree is an error. */
+export function treePaths(io: CliIO, root: string, paths: readonly string[]): string[] {
+  return paths.map((given) => {
+    const full = path.resolve(io.cwd, given);
+    const rel = path.relative(root, full);
+    if (rel.startsWith("..") || path.isAbsolute(rel)) {
+      throw usageError(`${given} is outside the tree ${root}`);
+    }
+    return rel === "" ? "." : rel.split(path.sep).join("/");
+  });
+}

@@ -1,0 +1,99 @@
+import type { Command } from "commander";
+import { Option } from "commander";
+import { ExitCode, usageError } from "../errors.js";
+import { htmlBodies } from "../tree/bodies.js";
+import { acquireLock } from "../sync/lock.js";
+import { pull } from "../sync/pull.js";
+import { countOutcomes } from "../sync/report.js";
+import { connect, openTree } from "./context.js";
+import type { CliRun } from "./io.js";
+import { globalsOf } from "./main.js";
+import { Output } from "./output.js";
+import { listingProgress } from "./progress.js";
+import { changeJson, changeLines, countsLine } from "./summary.js";
+import { treePaths } from "./paths.js";
+
+interface PullFlags {
+  dryRun?: boolean;
+  theirs?: boolean;
+  json?: boolean;
+  maxDelete?: string;
+}
+
+/** `coursesync pull [paths...]` */
+export function registerPull(program: Command, run: CliRun): void {
+  program
+    .command("pull")
+    .description("page through every course and chapter of the site and write the tree")
+    .argument("[paths...]", "limit to these course folders")
+    .option("--dry-run", "print what would change; write nothing anywhere")
+    .option("--theirs", "take the site's side of every conflict")
+    .option("--json", "print one JSON summary on stdout")
+    .addOption(new Option("--max-delete <n>", "most local files the pull may delete (default: 10, or 25% of the site if lower)"))
+    .action(async (paths: string[], flags: PullFlags, command: Command) => {
+      const globals = globalsOf(command);
+      const out = new Output(run, globals.quiet || flags.json);
+      const tree = await openTree(run, globals);
+      const maxDelete = flags.maxDelete === undefined ? undefined : Number(flags.maxDelete);
+      if (maxDelete !== undefined && !(Number.isInteger(maxDelete) && maxDelete >= 0)) {
+        throw usageError(`--max-delete: "${flags.maxDelete}" is not a whole number`);
+      }
+      const scope = paths.length ? treePaths(run, tree.root, paths) : undefined;
+      const { site, client } = await connect(run, globals, tree.config);
+      const release = flags.dryRun ? async () => {} : await acquireLock(tree.root, site.name, "pull");
+      const progress = listingProgress(run, globals);
+      try {
+        const result = await pull(
+          {
+            root: tree.root,
+            site: site.name,
+            siteUrl: site.url,
+            ignore: tree.config.ignore,
+            bodies: htmlBodies,
+            paths: scope,
+            dryRun: flags.dryRun,
+            theirs: flags.theirs,
+            maxDelete,
+            onPage: (list, page, count) => progress.page(list, page, count),
+          },
+          client,
+        );
+        progress.stop();
+        const conflicts = result.changes.filter((c) => c.outcome === "conflict");
+        if (flags.json) {
+          out.json({
+            command: "pull",
+            site: site.url,
+            dry_run: result.dryRun,
+            snapshot_missing: result.snapshotMissing,
+            remote: result.counts,
+            requests: result.requests,
+            files_written: result.filesWritten,
+            counts: countOutcomes(result.changes),
+            changes: result.changes.filter((c) => c.outcome !== "unchanged").map(changeJson),
+            conflicts: conflicts.map(changeJson),
+            errors: [],
+          });
+        } else if (!globals.quiet) {
+          for (const line of changeLines(result.changes, out)) out.result(line);
+          const verb = result.dryRun ? "would write" : "wrote";
+          out.result(
+            `${result.dryRun ? "Dry run: " : ""}pulled ${result.counts.courses} courses and ${result.counts.chapters} chapters ` +
+              `in ${result.requests} requests; ${countsLine(result.changes)}; ${verb} ${result.filesWritten} files` +
+              (result.filesWritten === 0 && !result.dryRun ? " (already up to date)" : ""),
+          );
+          if (conflicts.length) {
+            out.result(
+              `${conflicts.length} conflict${conflicts.length === 1 ? "" : "s"}: your files were left as they are and the site's versions written beside them. ` +
+                "Merge by hand and `coursesync push --force`, or take the site's side with `coursesync pull --theirs`.",
+            );
+          }
+        }
+        if (conflicts.length) run.exitCode = Math.max(run.exitCode, ExitCode.stopped);
+      } finally {
+        progress.stop();
+        client.close();
+        await release();
+      }
+    });
+}

@@ -1,0 +1,56 @@
+import { type Change, countOutcomes } from "../sync/report.js";
+import type { Output } from "./output.js";
+
+const MARK: Record<Change["outcome"], string> = {
+  created: "+",
+  updated: "~",
+  renamed: ">",
+  deleted: "-",
+  unchanged: " ",
+  conflict: "!",
+  failed: "x",
+  skipped: "?",
+};
+
+const STYLE = {
+  created: "green",
+  updated: "yellow",
+  renamed: "cyan",
+  deleted: "red",
+  unchanged: "gray",
+  conflict: "magenta",
+  failed: "red",
+  skipped: "gray",
+} as const;
+
+/** One line per change, for people. */
+export function changeLines(changes: readonly Change[], out: Output): string[] {
+  return changes
+    .filter((c) => c.outcome !== "unchanged")
+    .map((c) => {
+      const what = `${c.kind} ${c.id ?? "(new)"}`;
+      const detail = [
+        c.from ? `from ${c.from}` : undefined,
+        c.fields?.length ? `[${c.fields.join(", ")}]` : undefined,
+        c.reason,
+        c.copy ? `site's version in ${c.copy}` : undefined,
+      ]
+        .filter(Boolean)
+        .join("; ");
+      return `${out.paint(STYLE[c.outcome], `${MARK[c.outcome]} ${c.outcome.padEnd(8)}`)} ${c.path}  (${what}${detail ? `; ${detail}` : ""})`;
+    });
+}
+
+/** "3 created, 1 updated, ..." for the outcomes that happened. */
+export function countsLine(changes: readonly Change[]): string {
+  const counts = countOutcomes(changes);
+  const parts = Object.entries(counts)
+    .filter(([outcome, n]) => n > 0 && outcome !== "unchanged")
+    .map(([outcome, n]) => `${n} ${outcome}`);
+  return parts.length ? parts.join(", ") : "no changes";
+}
+
+/** The --json form of a change (stable keys, no undefined). */
+export function changeJson(change: Change): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined));
+}

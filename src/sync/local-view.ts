@@ -1,0 +1,130 @@
+import type { BodyCodec } from "../tree/bodies.js";
+import { COURSE_FILE, type ScanResult } from "../tree/scan.js";
+import { FileProblem } from "../tree/yaml-text.js";
+import {
+  type ChapterValues,
+  type CourseValues,
+  chapterValuesOfRecord,
+  courseValuesOfFile,
+  courseValuesOfRecord,
+} from "./entities.js";
+import type { Snapshot } from "./snapshot.js";
+
+/** A course as the tree has it. */
+export interface LocalCourse {
+  id: number | undefined;
+  /** `course:<id>`, or `course:new:<folder>` before it is created. */
+  key: string;
+  folder: string;
+  file: string;
+  values: CourseValues;
+  /** The file's bytes are those the last sync wrote (so values are the snapshot's). */
+  unchanged: boolean;
+}
+
+/** A chapter as the tree has it. */
+export interface LocalChapter {
+  id: number | undefined;
+  key: string;
+  file: string;
+  folder: string;
+  /** The key of the course whose folder holds the file. */
+  courseKey: string;
+  values: ChapterValues;
+  unchanged: boolean;
+}
+
+/** The local side of reconciliation. */
+export interface LocalView {
+  courses: Map<string, LocalCourse>;
+  chapters: Map<string, LocalChapter>;
+  /** Course key by folder, for chapters and for paths given on the command line. */
+  courseByFolder: Map<string, string>;
+  problems: FileProblem[];
+}
+
+/** Paths the snapshot wrote, with their hashes: files whose bytes still match are not parsed. */
+export function knownHashes(snapshot: Snapshot | undefined): Map<string, string> {
+  const known = new Map<string, string>();
+  if (!snapshot) return known;
+  for (const entry of Object.values(snapshot.courses)) known.set(`${entry.path}/${COURSE_FILE}`, entry.hash);
+  for (const entry of Object.values(snapshot.chapters)) known.set(entry.path, entry.hash);
+  return known;
+}
+
+/** Build the local side from a scan: values per entity, duplicate ids reported. */
+export function buildLocalView(scan: ScanResult, snapshot: Snapshot | undefined, bodies: BodyCodec): LocalView {
+  const view: LocalView = { courses: new Map(), chapters: new Map(), courseByFolder: new Map(), problems: [] };
+  const courseAtPath = new Map<string, number>();
+  const chapterAtPath = new Map<string, number>();
+  for (const [id, entry] of Object.entries(snapshot?.courses ?? {})) courseAtPath.set(`${entry.path}/${COURSE_FILE}`, Number(id));
+  for (const [id, entry] of Object.entries(snapshot?.chapters ?? {})) chapterAtPath.set(entry.path, Number(id));
+  const firstFile = new Map<string, string>();
+  const duplicate = (key: string, file: string): boolean => {
+    const other = firstFile.get(key);
+    if (other === undefined) {
+      firstFile.set(key, file);
+      return false;
+    }
+    view.problems.push(
+      new FileProblem(
+        file,
+        2,
+        `has the same id as ${other}`,
+        "Each record must have one file. Remove the id line from the copy to make it a new record.",
+      ),
+    );
+    return true;
+  };
+
+  for (const course of scan.courses) {
+    if (!course.file) continue;
+    let id: number | undefined;
+    let values: CourseValues;
+    let unchanged = false;
+    if (course.parsed) {
+      id = course.parsed.id;
+      values = courseValuesOfFile(course.parsed);
+    } else {
+      id = courseAtPath.get(course.file);
+      const entry = id === undefined ? undefined : snapshot?.courses[id];
+      if (!entry) continue; // a file that did not parse: already a problem
+      values = courseValuesOfRecord(entry.record);
+      unchanged = true;
+    }
+    const key = id === undefined ? `course:new:${course.folder}` : `course:${id}`;
+    if (duplicate(key, course.file)) continue;
+    view.courses.set(key, { id, key, folder: course.folder, file: course.file, values, unchanged });
+    view.courseByFolder.set(course.folder, key);
+  }
+
+  for (const chapter of scan.chapters) {
+    const courseKey = view.courseByFolder.get(chapter.folder);
+    if (courseKey === undefined) continue; // its course.yaml is missing or invalid: already a problem
+    const courseId = view.courses.get(courseKey)?.id;
+    let id: number | undefined;
+    let values: ChapterValues;
+    let unchanged = false;
+    if (chapter.parsed) {
+      id = chapter.parsed.id;
+      let content: string;
+      try {
+        content = bodies.toHtml(chapter.parsed.body, chapter.parsed.format, chapter.file);
+      } catch (error) {
+        view.problems.push(new FileProblem(chapter.file, undefined, (error as Error).message));
+        continue;
+      }
+      values = { title: chapter.parsed.title, ordinal: chapter.parsed.ordinal, course_id: courseId, content };
+    } else {
+      id = chapterAtPath.get(chapter.file);
+      const entry = id === undefined ? undefined : snapshot?.chapters[id];
+      if (!entry) continue;
+      values = { ...chapterValuesOfRecord(entry.record), course_id: courseId };
+      unchanged = true;
+    }
+    const key = id === undefined ? `chapter:new:${chapter.file}` : `chapter:${id}`;
+    if (duplicate(key, chapter.file)) continue;
+    view.chapters.set(key, { id, key, file: chapter.file, folder: chapter.folder, courseKey, values, unchanged });
+  }
+  return view;
+}

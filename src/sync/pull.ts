@@ -1,0 +1,253 @@
+import path from "node:path";
+import type { Listing, ListOptions } from "../api/client.js";
+import { ExitCode, UserError } from "../errors.js";
+import type { BodyCodec } from "../tree/bodies.js";
+import {
+  hashTreeFile,
+  moveTreePath,
+  removeEmptyFolder,
+  removeTreeFile,
+  writeTreeFile,
+} from "../tree/fs-ops.js";
+import { scanTree } from "../tree/scan.js";
+import type { FileProblem } from "../tree/yaml-text.js";
+import { sha256 } from "../util/hash.js";
+import { buildLocalView, knownHashes } from "./local-view.js";
+import { type FileOp, planPull } from "./pull-plan.js";
+import { type Change, defaultMaxDelete } from "./report.js";
+import { ContentCache, loadSnapshot, saveSnapshot, type Snapshot, snapshotText, statePaths } from "./snapshot.js";
+
+/** The part of the API client pull uses. */
+export interface Lister {
+  listAll(path: string, options?: ListOptions): Promise<Listing>;
+}
+
+/** What pull needs to know. */
+export interface PullOptions {
+  root: string;
+  /** The site's name in coursesync.yaml: names the snapshot file. */
+  site: string;
+  /** The site's API root, kept in the snapshot. */
+  siteUrl: string;
+  ignore: readonly string[];
+  bodies: BodyCodec;
+  /** Limit to these course folders (relative to the root). */
+  paths?: readonly string[] | undefined;
+  dryRun?: boolean;
+  /** Take the site's side of every conflict. */
+  theirs?: boolean;
+  /** Most local files a pull may delete; default DESIGN's guard. */
+  maxDelete?: number | undefined;
+  /** Progress of the listings. */
+  onPage?: ((list: "courses" | "chapters", page: number, count: number) => void) | undefined;
+}
+
+/** What a pull did (or, with --dry-run, would do). */
+export interface PullResult {
+  changes: Change[];
+  /** Files created, rewritten, moved or removed in the tree. */
+  filesWritten: number;
+  snapshotWritten: boolean;
+  snapshotMissing: boolean;
+  dryRun: boolean;
+  requests: number;
+  pages: { courses: number; chapters: number };
+  counts: { courses: number; chapters: number };
+}
+
+/** An error listing every invalid file, each with its line; nothing was written. */
+export function invalidFilesError(problems: readonly FileProblem[], verb: string): UserError {
+  const lines = problems.map((p) => `  ${p.message}${p.hint ? `\n    ${p.hint}` : ""}`);
+  return new UserError(`${problems.length} invalid file${problems.length === 1 ? "" : "s"}; ${verb}:\n${lines.join("\n")}`, {
+    hint: "Fix the files above and run the command again.",
+  });
+}
+
+/** Pull the site into the tree: list, reconcile, write, save the snapshot last. */
+export async function pull(options: PullOptions, client: Lister): Promise<PullResult> {
+  const { root, bodies } = options;
+  const snapshot = await loadSnapshot(root, options.site);
+  if (snapshot && snapshot.site !== options.siteUrl) {
+    throw new UserError(
+      `the snapshot ${path.relative(root, statePaths(root, options.site).snapshot)} was made for ${snapshot.site}, not ${options.siteUrl}`,
+      { hint: "Use the site the tree was pulled from (--site), or start a new tree for this one.", exitCode: ExitCode.usage },
+    );
+  }
+  const scan = await scanTree(root, { ignore: options.ignore, knownHashes: knownHashes(snapshot) });
+  const local = buildLocalView(scan, snapshot, bodies);
+  const problems = [...scan.problems, ...local.problems];
+  if (problems.length > 0) throw invalidFilesError(problems, "nothing was pulled");
+
+  // Both lists at once through the one gate; a failure of any page fails the whole pull.
+  const [courses, chapters] = await Promise.all([
+    client.listAll("courses", { onPage: (page, count) => options.onPage?.("courses", page, count) }),
+    client.listAll("chapters", { onPage: (page, count) => options.onPage?.("chapters", page, count) }),
+  ]);
+  const known = Object.keys(snapshot?.courses ?? {}).length + Object.keys(snapshot?.chapters ?? {}).length;
+  if (courses.records.length === 0 && Object.keys(snapshot?.courses ?? {}).length > 0) {
+    throw new UserError(
+      `the site listed no courses, but the snapshot holds ${known} records; nothing was changed`,
+      {
+        hint: "An empty listing is not taken as 'everything was deleted'. Check the site and the account. If the site really is empty now, remove the courses folder and the snapshot by hand.",
+      },
+    );
+  }
+
+  const cache = new ContentCache(statePaths(root, options.site).cache);
+  const baseTexts = new Map<string, string>();
+  // Base texts are needed only for bodies edited on both sides (a three-way merge).
+  const remoteById = new Map(chapters.records.map((r) => [r.id, r]));
+  for (const chapter of local.chapters.values()) {
+    if (chapter.unchanged || chapter.id === undefined) continue;
+    const entry = snapshot?.chapters[chapter.id];
+    const remote = remoteById.get(chapter.id);
+    const hash = entry?.record.content_sha256;
+    if (typeof hash !== "string" || typeof remote?.content !== "string") continue;
+    if (sha256(remote.content) === hash) continue;
+    const text = await cache.get(hash);
+    if (text !== undefined) baseTexts.set(hash, text);
+  }
+
+  const scope = options.paths?.map((p) => p.replace(/\/+$/, ""));
+  const plan = planPull({
+    snapshot,
+    site: options.siteUrl,
+    local,
+    remoteCourses: courses.records,
+    remoteChapters: chapters.records,
+    baseTexts,
+    bodies,
+    winner: options.theirs ? "remote" : undefined,
+    existingCopies: new Set(scan.copies),
+    inScope: scope
+      ? ({ folders }) => folders.some((folder) => scope.some((p) => p === "." || p === "courses" || folder === p || folder.startsWith(`${p}/`)))
+      : undefined,
+  });
+
+  const siteSize = courses.records.length + chapters.records.length;
+  const maxDelete = options.maxDelete ?? defaultMaxDelete(Math.max(siteSize, known));
+  if (plan.deletes > maxDelete) {
+    throw new UserError(
+      `the pull would delete ${plan.deletes} local files (the limit is ${maxDelete}); nothing was changed`,
+      {
+        hint: `Check the site: were that many records deleted? If so, run again with --max-delete ${plan.deletes}.`,
+        exitCode: ExitCode.stopped,
+      },
+    );
+  }
+
+  const result: PullResult = {
+    changes: plan.changes,
+    filesWritten: 0,
+    snapshotWritten: false,
+    snapshotMissing: snapshot === undefined,
+    dryRun: options.dryRun === true,
+    requests: courses.requests + chapters.requests,
+    pages: { courses: courses.pages, chapters: chapters.pages },
+    counts: { courses: courses.records.length, chapters: chapters.records.length },
+  };
+  if (options.dryRun) {
+    result.filesWritten = (await effectiveOps(root, plan.ops)).length;
+    return result;
+  }
+  result.filesWritten = await applyOps(root, plan.ops);
+  for (const text of plan.cacheTexts) await cache.put(text);
+  result.snapshotWritten = await saveIfChanged(root, options.site, snapshot, plan.snapshot);
+  return result;
+}
+
+/** The ops that would change something on disk (writes of identical bytes are dropped). */
+async function effectiveOps(root: string, ops: readonly FileOp[]): Promise<FileOp[]> {
+  const out: FileOp[] = [];
+  for (const op of ops) {
+    if ((op.op === "write" || op.op === "copy") && (op.op === "copy" || !op.from || op.from === op.path)) {
+      if ((await hashTreeFile(root, op.path)) === sha256(op.text)) continue;
+    }
+    if (op.op === "remove-folder-if-empty") continue;
+    out.push(op);
+  }
+  return out;
+}
+
+/**
+ * Apply file operations in order. Every write is temp-then-rename; moves whose target is held by
+ * another file still to move go through a temporary name first. Returns how many paths changed.
+ */
+async function applyOps(root: string, ops: readonly FileOp[]): Promise<number> {
+  let changed = 0;
+  const effective = await effectiveOps(root, ops);
+  const folderMoves = effective.filter((op) => op.op === "move-folder");
+  const fileMoves = effective.filter((op) => op.op === "move" || (op.op === "write" && op.from && op.from !== op.path));
+  await twoPhaseMoves(
+    root,
+    folderMoves.map((op) => ({ from: (op as { from: string }).from, to: (op as { to: string }).to })),
+    (name) => `${name}-moving`,
+  );
+  changed += folderMoves.length;
+  // Moves and rewrites that change a file's name: first park the sources whose name is taken.
+  const moves = fileMoves.map((op) =>
+    op.op === "move" ? { from: op.from, to: op.to } : { from: (op as { from: string }).from, to: (op as { path: string }).path },
+  );
+  await twoPhaseMoves(root, moves, (name) => name.replace(/\.md$/, ".moving.md"));
+  for (const op of effective) {
+    switch (op.op) {
+      case "move-folder":
+      case "move":
+        if (op.op === "move") changed++;
+        break;
+      case "write":
+        // A rewrite under a new name was moved there above; this replaces its bytes.
+        await writeTreeFile(root, op.path, op.text);
+        changed++;
+        break;
+      case "delete":
+        await removeTreeFile(root, op.path);
+        changed++;
+        break;
+      case "remove-folder-if-empty":
+        await removeEmptyFolder(root, op.path);
+        break;
+      case "copy":
+        await writeTreeFile(root, op.path, op.text);
+        changed++;
+        break;
+      case "remove-copy":
+        await removeTreeFile(root, op.path);
+        changed++;
+        break;
+    }
+  }
+  return changed;
+}
+
+/**
+ * Rename many paths where a target may be another rename's source (swapped names): sources
+ * in the way are first moved to a temporary name. Rewrites (writes with a new name) only park
+ * their source; the write itself lands the new file. Returns where parked sources went.
+ */
+async function twoPhaseMoves(
+  root: string,
+  moves: ReadonlyArray<{ from: string; to: string }>,
+  park: (name: string) => string,
+): Promise<Map<string, string>> {
+  const sources = new Set(moves.map((m) => m.from));
+  const parked = new Map<string, string>();
+  for (const move of moves) {
+    if (moves.some((other) => other !== move && other.to === move.from) && sources.has(move.from)) {
+      const temp = park(move.from);
+      await moveTreePath(root, move.from, temp);
+      parked.set(move.from, temp);
+    }
+  }
+  for (const move of moves) {
+    const from = parked.get(move.from) ?? move.from;
+    await moveTreePath(root, from, move.to);
+  }
+  return parked;
+}
+
+async function saveIfChanged(root: string, site: string, before: Snapshot | undefined, after: Snapshot): Promise<boolean> {
+  if (before && snapshotText(before) === snapshotText(after)) return false;
+  await saveSnapshot(root, site, after);
+  return true;
+}

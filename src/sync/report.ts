@@ -1,0 +1,40 @@
+/** The fixed set of outcomes an entity can end a run with (feeds the summary and --json). */
+export type Outcome = "created" | "updated" | "renamed" | "deleted" | "unchanged" | "conflict" | "failed" | "skipped";
+
+/** One entity's outcome in a run. */
+export interface Change {
+  kind: "course" | "chapter";
+  id: number | undefined;
+  /** The file or folder, relative to the tree root (after the run). */
+  path: string;
+  outcome: Outcome;
+  /** Fields that changed, where it applies. */
+  fields?: string[];
+  /** The previous path of a rename. */
+  from?: string;
+  /** Why: a conflict's reason, a failure's message. */
+  reason?: string;
+  /** A conflict copy written beside the file. */
+  copy?: string;
+}
+
+/** Counts of outcomes, for one summary line. */
+export function countOutcomes(changes: readonly Change[]): Record<Outcome, number> {
+  const counts: Record<Outcome, number> = {
+    created: 0,
+    updated: 0,
+    renamed: 0,
+    deleted: 0,
+    unchanged: 0,
+    conflict: 0,
+    failed: 0,
+    skipped: 0,
+  };
+  for (const change of changes) counts[change.outcome]++;
+  return counts;
+}
+
+/** The delete guard of DESIGN section 4: 10, or a quarter of the site if that is lower (at least 1). */
+export function defaultMaxDelete(siteSize: number): number {
+  return Math.max(1, Math.min(10, Math.floor(siteSize / 4)));
+}

@@ -1,0 +1,73 @@
+import { assignNames, chapterFileBase, courseFolderBase, ordinalWidth } from "./naming.js";
+import { COURSES_DIR } from "./scan.js";
+
+/** A course that will have a folder after the sync. */
+export interface CourseSlot {
+  /** Server id, or a negative stand-in for a local course not created yet. */
+  id: number;
+  title: string;
+  slug?: unknown;
+  /** Its folder name now (under courses/), if it has one. */
+  current?: string | undefined;
+  /** Keep the current name: what names it did not change on the site. */
+  keep: boolean;
+}
+
+/** A chapter that will have a file after the sync. */
+export interface ChapterSlot {
+  id: number;
+  /** The course slot id it belongs to. */
+  course: number;
+  title: string;
+  ordinal: number;
+  /** Its file name now (inside its course folder), if it has one. */
+  current?: string | undefined;
+  keep: boolean;
+}
+
+/** Where everything goes: folder per course, file path per chapter (relative, with /). */
+export interface Layout {
+  courseFolder: Map<number, string>;
+  chapterFile: Map<number, string>;
+}
+
+/**
+ * Decide every course folder and chapter file name: kept names first, then names from slugs
+ * and ordinals, collisions made unique with the id. Pure and deterministic.
+ */
+export function planLayout(courses: readonly CourseSlot[], chapters: readonly ChapterSlot[]): Layout {
+  const folders = assignNames(
+    courses.map((c) => ({
+      id: c.id,
+      wanted: c.keep && c.current !== undefined ? c.current : courseFolderBase({ id: c.id > 0 ? c.id : undefined, title: c.title, slug: c.slug }),
+      current: c.current,
+    })),
+  );
+  const courseFolder = new Map<number, string>();
+  for (const [id, name] of folders) courseFolder.set(id, `${COURSES_DIR}/${name}`);
+
+  const byCourse = new Map<number, ChapterSlot[]>();
+  for (const chapter of chapters) {
+    const list = byCourse.get(chapter.course) ?? [];
+    list.push(chapter);
+    byCourse.set(chapter.course, list);
+  }
+  const chapterFile = new Map<number, string>();
+  for (const [course, list] of byCourse) {
+    const folder = courseFolder.get(course);
+    if (folder === undefined) throw new Error(`chapter of unknown course slot ${course}`);
+    const width = ordinalWidth(list.map((c) => c.ordinal));
+    const names = assignNames(
+      list.map((c) => ({
+        id: c.id,
+        wanted:
+          c.keep && c.current !== undefined
+            ? c.current.replace(/\.md$/, "")
+            : chapterFileBase({ id: c.id > 0 ? c.id : undefined, title: c.title, ordinal: c.ordinal }, width),
+        current: c.current?.replace(/\.md$/, ""),
+      })),
+    );
+    for (const [id, name] of names) chapterFile.set(id, `${folder}/${name}.md`);
+  }
+  return { courseFolder, chapterFile };
+}

@@ -1,0 +1,158 @@
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { sha256 } from "../util/hash.js";
+import { type ChapterFile, parseChapterFile } from "./chapter-file.js";
+import { type CourseFile, parseCourseFile } from "./course-file.js";
+import { ignoreMatcher } from "./ignore-rules.js";
+import { FileProblem } from "./yaml-text.js";
+
+/** The folder under the root that holds one folder per course. */
+export const COURSES_DIR = "courses";
+/** The name of a course's own file inside its folder. */
+export const COURSE_FILE = "course.yaml";
+
+/** A course folder as found on disk. */
+export interface ScannedCourse {
+  /** The folder, relative to the root with /: `courses/<name>`. */
+  folder: string;
+  /** Its course.yaml, relative; undefined when the folder has none. */
+  file: string | undefined;
+  hash: string | undefined;
+  /** Parsed fields; undefined when the file was not parsed (unchanged) or is missing. */
+  parsed: CourseFile | undefined;
+}
+
+/** A chapter file as found on disk. */
+export interface ScannedChapter {
+  file: string;
+  folder: string;
+  hash: string;
+  parsed: ChapterFile | undefined;
+}
+
+/** What a scan of the tree found. */
+export interface ScanResult {
+  courses: ScannedCourse[];
+  chapters: ScannedChapter[];
+  /** Files that do not parse or do not fit the layout. */
+  problems: FileProblem[];
+  /** coursesync's own conflict copies (`*.remote.md`, `course.remote.yaml`) now in the tree. */
+  copies: string[];
+}
+
+/** Whether a file name is one of coursesync's conflict copies. */
+export function isConflictCopy(name: string): boolean {
+  return name.endsWith(".remote.md") || name === "course.remote.yaml";
+}
+
+/** How to scan: which files to parse and which to leave alone. */
+export interface ScanOptions {
+  /** gitignore-style patterns from coursesync.yaml. */
+  ignore?: readonly string[];
+  /**
+   * Hashes of files as the last sync wrote them, by relative path: a file whose bytes still
+   * hash the same is not parsed (its fields are the snapshot's).
+   */
+  knownHashes?: ReadonlyMap<string, string>;
+  /** Parse every file even when its hash is known (e.g. to validate before a push). */
+  parseAll?: boolean;
+}
+
+function rel(...parts: string[]): string {
+  return parts.join("/");
+}
+
+/** Read every course folder and chapter file under `courses/`. Never throws for file content. */
+export async function scanTree(root: string, options: ScanOptions = {}): Promise<ScanResult> {
+  const ignored = ignoreMatcher(options.ignore ?? []);
+  const result: ScanResult = { courses: [], chapters: [], problems: [], copies: [] };
+  let folders: string[];
+  try {
+    folders = (await readdir(path.join(root, COURSES_DIR), { withFileTypes: true }))
+      .filter((entry) => {
+        const relPath = rel(COURSES_DIR, entry.name);
+        if (ignored(relPath)) return false;
+        if (!entry.isDirectory()) {
+          if (entry.name.endsWith(".md") || entry.name === COURSE_FILE) {
+            result.problems.push(
+              new FileProblem(relPath, undefined, "is not inside a course folder", "Move it into courses/<course>/."),
+            );
+          }
+          return false;
+        }
+        return true;
+      })
+      .map((entry) => entry.name)
+      .sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return result;
+    throw error;
+  }
+
+  const known = options.knownHashes ?? new Map<string, string>();
+  const read = async (relPath: string): Promise<{ text: string; hash: string; parse: boolean }> => {
+    const buffer = await readFile(path.join(root, ...relPath.split("/")));
+    const hash = sha256(buffer);
+    return { text: buffer.toString("utf8"), hash, parse: options.parseAll === true || known.get(relPath) !== hash };
+  };
+
+  await Promise.all(
+    folders.map(async (name) => {
+      const folder = rel(COURSES_DIR, name);
+      const all = await readdir(path.join(root, COURSES_DIR, name), { withFileTypes: true });
+      for (const entry of all) {
+        if (entry.isFile() && isConflictCopy(entry.name)) result.copies.push(rel(folder, entry.name));
+      }
+      const entries = all
+        .filter((entry) => entry.isFile() && !ignored(rel(folder, entry.name)))
+        .map((entry) => entry.name)
+        .sort();
+      const course: ScannedCourse = { folder, file: undefined, hash: undefined, parsed: undefined };
+      if (entries.includes(COURSE_FILE)) {
+        const file = rel(folder, COURSE_FILE);
+        const { text, hash, parse } = await read(file);
+        course.file = file;
+        course.hash = hash;
+        if (parse) {
+          try {
+            course.parsed = parseCourseFile(text, file);
+          } catch (error) {
+            if (!(error instanceof FileProblem)) throw error;
+            result.problems.push(error);
+          }
+        }
+      }
+      result.courses.push(course);
+      const chapterNames = entries.filter((entry) => entry.endsWith(".md"));
+      if (!course.file && chapterNames.length > 0) {
+        result.problems.push(
+          new FileProblem(
+            folder,
+            undefined,
+            "holds chapter files but no course.yaml",
+            "Add a course.yaml with at least a title, or move the chapters into a course folder.",
+          ),
+        );
+      }
+      for (const entry of chapterNames) {
+        const file = rel(folder, entry);
+        const { text, hash, parse } = await read(file);
+        const chapter: ScannedChapter = { file, folder, hash, parsed: undefined };
+        if (parse) {
+          try {
+            chapter.parsed = parseChapterFile(text, file);
+          } catch (error) {
+            if (!(error instanceof FileProblem)) throw error;
+            result.problems.push(error);
+            continue;
+          }
+        }
+        result.chapters.push(chapter);
+      }
+    }),
+  );
+  result.courses.sort((a, b) => (a.folder < b.folder ? -1 : 1));
+  result.chapters.sort((a, b) => (a.file < b.file ? -1 : 1));
+  result.problems.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0)));
+  return result;
+}
