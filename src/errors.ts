@@ -12,7 +12,7 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
  * code the command line ends with. Anything that is not a UserError is a bug.
  */
 export class UserError extends Error {
-  override readonly name = "UserError";
+  override name = "UserError";
   readonly hint: string | undefined;
   readonly exitCode: ExitCode;
 

@@ -66,6 +66,7 @@ export function asWireRecord(value: unknown): WireRecord | undefined {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
   const id = (value as { id?: unknown }).id;
   if (typeof id === "number" && Number.isInteger(id)) return value as WireRecord;
-  if (typeof id === "string" && /^\d+$/.test(id)) return { ...(value as object), id: Number(id) } as WireRecord;
+  if (typeof id === "string" && /^\d+$/.test(id))
+    return { ...(value as object), id: Number(id) } as WireRecord;
   return undefined;
 }

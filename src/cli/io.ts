@@ -7,6 +7,15 @@ export interface CliIO {
   cwd: string;
   /** Resolves when the user asks to stop (Ctrl-C); long-running commands await it. */
   interrupted: Promise<void>;
+  /** Questions asked on a terminal; used only when stdinIsTTY is true. */
+  prompts: Prompts;
+}
+
+/** The questions the CLI may ask a person at a terminal. */
+export interface Prompts {
+  input(message: string): Promise<string>;
+  password(message: string): Promise<string>;
+  confirm(message: string): Promise<boolean>;
 }
 
 /** The global options every command sees (DESIGN section 2). */
@@ -17,4 +26,10 @@ export interface GlobalOptions {
   verbose?: boolean;
   quiet?: boolean;
   progress: boolean;
+}
+
+/** One run of the command line: its IO plus the exit code an action ends with. */
+export interface CliRun extends CliIO {
+  /** Set by actions that finish with something other than 0 (e.g. 3 on conflicts). */
+  exitCode: number;
 }

@@ -1,17 +1,17 @@
 import type { Command } from "commander";
 import { Option } from "commander";
 import { ExitCode, usageError } from "../errors.js";
-import { htmlBodies } from "../tree/bodies.js";
 import { acquireLock } from "../sync/lock.js";
 import { pull } from "../sync/pull.js";
 import { countOutcomes } from "../sync/report.js";
+import { htmlBodies } from "../tree/bodies.js";
 import { connect, openTree } from "./context.js";
 import type { CliRun } from "./io.js";
 import { globalsOf } from "./main.js";
 import { Output } from "./output.js";
+import { treePaths } from "./paths.js";
 import { listingProgress } from "./progress.js";
 import { changeJson, changeLines, countsLine } from "./summary.js";
-import { treePaths } from "./paths.js";
 
 interface PullFlags {
   dryRun?: boolean;
@@ -29,7 +29,12 @@ export function registerPull(program: Command, run: CliRun): void {
     .option("--dry-run", "print what would change; write nothing anywhere")
     .option("--theirs", "take the site's side of every conflict")
     .option("--json", "print one JSON summary on stdout")
-    .addOption(new Option("--max-delete <n>", "most local files the pull may delete (default: 10, or 25% of the site if lower)"))
+    .addOption(
+      new Option(
+        "--max-delete <n>",
+        "most local files the pull may delete (default: 10, or 25% of the site if lower)",
+      ),
+    )
     .action(async (paths: string[], flags: PullFlags, command: Command) => {
       const globals = globalsOf(command);
       const out = new Output(run, globals.quiet || flags.json);

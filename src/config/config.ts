@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parseBaseUrl } from "../api/login-url.js";
 import { ExitCode, UserError, usageError } from "../errors.js";
@@ -63,12 +63,22 @@ export function parseConfig(text: string, root: string, displayPath = CONFIG_FIL
   }
   const { value, lineOf } = parsed;
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw problem(displayPath, 1, "expected a mapping with at least `sites`", "Run `coursesync init` to write one.");
+    throw problem(
+      displayPath,
+      1,
+      "expected a mapping with at least `sites`",
+      "Run `coursesync init` to write one.",
+    );
   }
   const raw = value as Record<string, unknown>;
   for (const key of Object.keys(raw)) {
     if (!KNOWN_KEYS.includes(key)) {
-      throw problem(displayPath, lineOf([key]), `unknown key "${key}"`, `Known keys: ${KNOWN_KEYS.join(", ")}.`);
+      throw problem(
+        displayPath,
+        lineOf([key]),
+        `unknown key "${key}"`,
+        `Known keys: ${KNOWN_KEYS.join(", ")}.`,
+      );
     }
   }
   const sitesRaw = raw.sites;
@@ -83,7 +93,11 @@ export function parseConfig(text: string, root: string, displayPath = CONFIG_FIL
   const sites: Record<string, SiteConfig> = {};
   for (const [name, site] of Object.entries(sitesRaw as Record<string, unknown>)) {
     if (!SITE_NAME.test(name)) {
-      throw problem(displayPath, lineOf(["sites", name]), `site name "${name}" may hold only letters, digits, . _ -`);
+      throw problem(
+        displayPath,
+        lineOf(["sites", name]),
+        `site name "${name}" may hold only letters, digits, . _ -`,
+      );
     }
     const url = (site as { url?: unknown } | null)?.url;
     if (typeof url !== "string") {
@@ -92,7 +106,8 @@ export function parseConfig(text: string, root: string, displayPath = CONFIG_FIL
     try {
       sites[name] = { url: parseBaseUrl(url, `sites.${name}.url`).toString() };
     } catch (error) {
-      if (error instanceof UserError) throw problem(displayPath, lineOf(["sites", name, "url"]), error.message, error.hint);
+      if (error instanceof UserError)
+        throw problem(displayPath, lineOf(["sites", name, "url"]), error.message, error.hint);
       throw error;
     }
   }
@@ -103,13 +118,19 @@ export function parseConfig(text: string, root: string, displayPath = CONFIG_FIL
     throw problem(
       displayPath,
       lineOf(["site"]) ?? 1,
-      site === undefined ? "several sites and no default `site`" : `default site "${String(site)}" is not under sites`,
+      site === undefined
+        ? "several sites and no default `site`"
+        : `default site "${String(site)}" is not under sites`,
       `Set \`site:\` to one of ${names.join(", ")}.`,
     );
   }
   const body = raw.body ?? "markdown";
   if (body !== "markdown" && body !== "html") {
-    throw problem(displayPath, lineOf(["body"]), `body must be markdown or html, not ${JSON.stringify(body)}`);
+    throw problem(
+      displayPath,
+      lineOf(["body"]),
+      `body must be markdown or html, not ${JSON.stringify(body)}`,
+    );
   }
   const concurrency = raw.concurrency ?? 4;
   if (!Number.isInteger(concurrency) || (concurrency as number) < 1 || (concurrency as number) > 64) {
@@ -117,7 +138,11 @@ export function parseConfig(text: string, root: string, displayPath = CONFIG_FIL
   }
   const rps = raw.requests_per_second ?? undefined;
   if (rps !== undefined && rps !== null && !(typeof rps === "number" && rps > 0)) {
-    throw problem(displayPath, lineOf(["requests_per_second"]), "requests_per_second must be a positive number");
+    throw problem(
+      displayPath,
+      lineOf(["requests_per_second"]),
+      "requests_per_second must be a positive number",
+    );
   }
   const ignore = raw.ignore ?? [];
   if (!Array.isArray(ignore) || ignore.some((p) => typeof p !== "string")) {

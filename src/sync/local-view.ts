@@ -53,12 +53,23 @@ export function knownHashes(snapshot: Snapshot | undefined): Map<string, string>
 }
 
 /** Build the local side from a scan: values per entity, duplicate ids reported. */
-export function buildLocalView(scan: ScanResult, snapshot: Snapshot | undefined, bodies: BodyCodec): LocalView {
-  const view: LocalView = { courses: new Map(), chapters: new Map(), courseByFolder: new Map(), problems: [] };
+export function buildLocalView(
+  scan: ScanResult,
+  snapshot: Snapshot | undefined,
+  bodies: BodyCodec,
+): LocalView {
+  const view: LocalView = {
+    courses: new Map(),
+    chapters: new Map(),
+    courseByFolder: new Map(),
+    problems: [],
+  };
   const courseAtPath = new Map<string, number>();
   const chapterAtPath = new Map<string, number>();
-  for (const [id, entry] of Object.entries(snapshot?.courses ?? {})) courseAtPath.set(`${entry.path}/${COURSE_FILE}`, Number(id));
-  for (const [id, entry] of Object.entries(snapshot?.chapters ?? {})) chapterAtPath.set(entry.path, Number(id));
+  for (const [id, entry] of Object.entries(snapshot?.courses ?? {}))
+    courseAtPath.set(`${entry.path}/${COURSE_FILE}`, Number(id));
+  for (const [id, entry] of Object.entries(snapshot?.chapters ?? {}))
+    chapterAtPath.set(entry.path, Number(id));
   const firstFile = new Map<string, string>();
   const duplicate = (key: string, file: string): boolean => {
     const other = firstFile.get(key);
@@ -124,7 +135,15 @@ export function buildLocalView(scan: ScanResult, snapshot: Snapshot | undefined,
     }
     const key = id === undefined ? `chapter:new:${chapter.file}` : `chapter:${id}`;
     if (duplicate(key, chapter.file)) continue;
-    view.chapters.set(key, { id, key, file: chapter.file, folder: chapter.folder, courseKey, values, unchanged });
+    view.chapters.set(key, {
+      id,
+      key,
+      file: chapter.file,
+      folder: chapter.folder,
+      courseKey,
+      values,
+      unchanged,
+    });
   }
   return view;
 }

@@ -2,10 +2,11 @@ import type { WireRecord } from "../api/wire.js";
 import type { BodyCodec } from "../tree/bodies.js";
 import { type ChapterSlot, type CourseSlot, planLayout } from "../tree/layout.js";
 import { COURSE_FILE } from "../tree/scan.js";
+import { sha256 as sha } from "../util/hash.js";
 import {
+  asFields,
   type ChapterValues,
   type CourseValues,
-  asFields,
   chapterFileText,
   chapterValuesOfRecord,
   contentKey,
@@ -19,7 +20,6 @@ import { type EntityInput, type EntityPlan, jsonEqual, reconcileEntity, type Win
 import type { Change } from "./report.js";
 import type { Snapshot, SnapshotEntry } from "./snapshot.js";
 import { mergeLines } from "./text-merge.js";
-import { sha256 as sha } from "../util/hash.js";
 
 /** Everything the pull planner reads: all data, no I/O. */
 export interface PullInput {
@@ -89,7 +89,12 @@ function reasonText(plan: EntityPlan): string {
 export function planPull(input: PullInput): PullPlan {
   const { snapshot, local, bodies, winner } = input;
   const base = snapshot ?? { version: 1 as const, site: input.site, courses: {}, chapters: {} };
-  const next: Snapshot = { version: 1, site: input.site, courses: { ...base.courses }, chapters: { ...base.chapters } };
+  const next: Snapshot = {
+    version: 1,
+    site: input.site,
+    courses: { ...base.courses },
+    chapters: { ...base.chapters },
+  };
   const remoteCourses = new Map(input.remoteCourses.map((r) => [r.id, r]));
   const remoteChapters = new Map(input.remoteChapters.map((r) => [r.id, r]));
   const changes: Change[] = [];
@@ -142,7 +147,11 @@ export function planPull(input: PullInput): PullPlan {
   const courseOfChapter = (id: number): number | undefined => {
     const mine = local.chapters.get(`chapter:${id}`);
     const localCourse = mine ? local.courses.get(mine.courseKey)?.id : undefined;
-    return localCourse ?? (remoteChapters.get(id)?.course_id as number | undefined) ?? (base.chapters[id]?.record.course_id as number | undefined);
+    return (
+      localCourse ??
+      (remoteChapters.get(id)?.course_id as number | undefined) ??
+      (base.chapters[id]?.record.course_id as number | undefined)
+    );
   };
 
   const chapterPlans = new Map<number, EntityPlan>();
@@ -161,7 +170,11 @@ export function planPull(input: PullInput): PullPlan {
       kind: "chapter",
       id,
       key: `chapter:${id}`,
-      base: entry ? asFields(chapterValuesOfRecord(entry.record, input.baseTexts.get(String(entry.record.content_sha256)))) : undefined,
+      base: entry
+        ? asFields(
+            chapterValuesOfRecord(entry.record, input.baseTexts.get(String(entry.record.content_sha256))),
+          )
+        : undefined,
       local: mine ? asFields(mine.values) : undefined,
       remote: remote ? asFields(chapterValuesOfRecord(remote)) : undefined,
       remoteKnown: true,
@@ -181,7 +194,10 @@ export function planPull(input: PullInput): PullPlan {
     const mine = local.chapters.get(`chapter:${id}`);
     const stays = (mine && plan.local.type !== "delete") || plan.local.type === "create";
     if (!stays) continue;
-    const course = plan.local.type === "create" ? Number((plan.merged as unknown as ChapterValues).course_id) : courseOfChapter(id);
+    const course =
+      plan.local.type === "create"
+        ? Number((plan.merged as unknown as ChapterValues).course_id)
+        : courseOfChapter(id);
     if (course !== undefined) chaptersStaying.set(course, (chaptersStaying.get(course) ?? 0) + 1);
   }
   for (const [id, plan] of coursePlans) {
@@ -203,12 +219,22 @@ export function planPull(input: PullInput): PullPlan {
     if (course.id !== undefined) continue;
     const slot = pseudo--;
     pseudoByKey.set(course.key, slot);
-    courseSlots.push({ id: slot, title: course.values.title, current: course.folder.split("/")[1], keep: true });
+    courseSlots.push({
+      id: slot,
+      title: course.values.title,
+      current: course.folder.split("/")[1],
+      keep: true,
+    });
   }
   // Courses of other scopes keep their folders untouched.
   for (const course of local.courses.values()) {
     if (course.id === undefined || coursePlans.has(course.id)) continue;
-    courseSlots.push({ id: course.id, title: course.values.title, current: course.folder.split("/")[1], keep: true });
+    courseSlots.push({
+      id: course.id,
+      title: course.values.title,
+      current: course.folder.split("/")[1],
+      keep: true,
+    });
   }
   for (const [id, plan] of coursePlans) {
     const mine = local.courses.get(`course:${id}`);
@@ -218,7 +244,9 @@ export function planPull(input: PullInput): PullPlan {
     const renamed =
       plan.local.type === "create" ||
       (plan.local.type === "write" && plan.local.fields.some((f) => NAME_FIELDS_COURSE.includes(f))) ||
-      (remote !== undefined && base.courses[id] !== undefined && remote.slug !== base.courses[id]?.record.slug);
+      (remote !== undefined &&
+        base.courses[id] !== undefined &&
+        remote.slug !== base.courses[id]?.record.slug);
     const values = plan.merged ? (plan.merged as unknown as CourseValues) : mine!.values;
     courseFinal.set(id, values);
     courseSlots.push({
@@ -255,8 +283,7 @@ export function planPull(input: PullInput): PullPlan {
     const moved = plan.local.type === "write" && plan.local.fields.includes("course_id");
     const course = mine && !moved ? local.courses.get(mine.courseKey)?.id : Number(values.course_id);
     const folderExists =
-      course !== undefined &&
-      (courseFinal.has(course) || courseSlots.some((slot) => slot.id === course));
+      course !== undefined && (courseFinal.has(course) || courseSlots.some((slot) => slot.id === course));
     if (!folderExists || course === undefined) {
       unplaceable.add(id);
       continue;
@@ -290,8 +317,17 @@ export function planPull(input: PullInput): PullPlan {
     }
     if (plan.conflict) {
       const copyPath = conflictCopyPath(mine ? file : `${folder ?? entry?.path}/${COURSE_FILE}`);
-      if (remote) ops.push({ op: "copy", path: copyPath, text: courseFileText(id, courseValuesOfRecord(remote)) });
-      changes.push({ kind: "course", id, path: mine ? (folder ?? mine.folder) : (entry?.path ?? ""), outcome: "conflict", reason: reasonText(plan), fields: plan.conflict.fields, ...(remote ? { copy: copyPath } : {}) });
+      if (remote)
+        ops.push({ op: "copy", path: copyPath, text: courseFileText(id, courseValuesOfRecord(remote)) });
+      changes.push({
+        kind: "course",
+        id,
+        path: mine ? (folder ?? mine.folder) : (entry?.path ?? ""),
+        outcome: "conflict",
+        reason: reasonText(plan),
+        fields: plan.conflict.fields,
+        ...(remote ? { copy: copyPath } : {}),
+      });
       if (entry && folder) next.courses[id] = { ...entry, path: folder };
       continue;
     }
@@ -308,7 +344,14 @@ export function planPull(input: PullInput): PullPlan {
       changes.push({ kind: "course", id, path: folder, outcome: "created" });
     } else if (plan.local.type === "write" && values && folder && mine) {
       ops.push({ op: "write", path: file, text: courseFileText(id, values) });
-      changes.push({ kind: "course", id, path: folder, outcome: "updated", fields: plan.local.fields, ...(mine.folder !== folder ? { from: mine.folder } : {}) });
+      changes.push({
+        kind: "course",
+        id,
+        path: folder,
+        outcome: "updated",
+        fields: plan.local.fields,
+        ...(mine.folder !== folder ? { from: mine.folder } : {}),
+      });
     } else if (mine && folder && mine.folder !== folder) {
       changes.push({ kind: "course", id, path: folder, outcome: "renamed", from: mine.folder });
     }
@@ -373,7 +416,14 @@ export function planPull(input: PullInput): PullPlan {
       changes.push({ kind: "chapter", id, path: target, outcome: "created" });
     } else if (plan.local.type === "write" && values && target && current) {
       ops.push({ op: "write", path: target, text: chapterFileText(id, values, bodies), from: current });
-      changes.push({ kind: "chapter", id, path: target, outcome: "updated", fields: plan.local.fields, ...(current !== target ? { from: current } : {}) });
+      changes.push({
+        kind: "chapter",
+        id,
+        path: target,
+        outcome: "updated",
+        fields: plan.local.fields,
+        ...(current !== target ? { from: current } : {}),
+      });
     } else if (current && target && current !== target) {
       ops.push({ op: "move", from: current, to: target });
       changes.push({ kind: "chapter", id, path: target, outcome: "renamed", from: current });

@@ -15,7 +15,14 @@ import { sha256 } from "../util/hash.js";
 import { buildLocalView, knownHashes } from "./local-view.js";
 import { type FileOp, planPull } from "./pull-plan.js";
 import { type Change, defaultMaxDelete } from "./report.js";
-import { ContentCache, loadSnapshot, saveSnapshot, type Snapshot, snapshotText, statePaths } from "./snapshot.js";
+import {
+  ContentCache,
+  loadSnapshot,
+  type Snapshot,
+  saveSnapshot,
+  snapshotText,
+  statePaths,
+} from "./snapshot.js";
 
 /** The part of the API client pull uses. */
 export interface Lister {
@@ -58,9 +65,12 @@ export interface PullResult {
 /** An error listing every invalid file, each with its line; nothing was written. */
 export function invalidFilesError(problems: readonly FileProblem[], verb: string): UserError {
   const lines = problems.map((p) => `  ${p.message}${p.hint ? `\n    ${p.hint}` : ""}`);
-  return new UserError(`${problems.length} invalid file${problems.length === 1 ? "" : "s"}; ${verb}:\n${lines.join("\n")}`, {
-    hint: "Fix the files above and run the command again.",
-  });
+  return new UserError(
+    `${problems.length} invalid file${problems.length === 1 ? "" : "s"}; ${verb}:\n${lines.join("\n")}`,
+    {
+      hint: "Fix the files above and run the command again.",
+    },
+  );
 }
 
 /** Pull the site into the tree: list, reconcile, write, save the snapshot last. */
@@ -70,7 +80,10 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
   if (snapshot && snapshot.site !== options.siteUrl) {
     throw new UserError(
       `the snapshot ${path.relative(root, statePaths(root, options.site).snapshot)} was made for ${snapshot.site}, not ${options.siteUrl}`,
-      { hint: "Use the site the tree was pulled from (--site), or start a new tree for this one.", exitCode: ExitCode.usage },
+      {
+        hint: "Use the site the tree was pulled from (--site), or start a new tree for this one.",
+        exitCode: ExitCode.usage,
+      },
     );
   }
   const scan = await scanTree(root, { ignore: options.ignore, knownHashes: knownHashes(snapshot) });
@@ -120,7 +133,10 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
     winner: options.theirs ? "remote" : undefined,
     existingCopies: new Set(scan.copies),
     inScope: scope
-      ? ({ folders }) => folders.some((folder) => scope.some((p) => p === "." || p === "courses" || folder === p || folder.startsWith(`${p}/`)))
+      ? ({ folders }) =>
+          folders.some((folder) =>
+            scope.some((p) => p === "." || p === "courses" || folder === p || folder.startsWith(`${p}/`)),
+          )
       : undefined,
   });
 
@@ -177,7 +193,9 @@ async function applyOps(root: string, ops: readonly FileOp[]): Promise<number> {
   let changed = 0;
   const effective = await effectiveOps(root, ops);
   const folderMoves = effective.filter((op) => op.op === "move-folder");
-  const fileMoves = effective.filter((op) => op.op === "move" || (op.op === "write" && op.from && op.from !== op.path));
+  const fileMoves = effective.filter(
+    (op) => op.op === "move" || (op.op === "write" && op.from && op.from !== op.path),
+  );
   await twoPhaseMoves(
     root,
     folderMoves.map((op) => ({ from: (op as { from: string }).from, to: (op as { to: string }).to })),
@@ -186,7 +204,9 @@ async function applyOps(root: string, ops: readonly FileOp[]): Promise<number> {
   changed += folderMoves.length;
   // Moves and rewrites that change a file's name: first park the sources whose name is taken.
   const moves = fileMoves.map((op) =>
-    op.op === "move" ? { from: op.from, to: op.to } : { from: (op as { from: string }).from, to: (op as { path: string }).path },
+    op.op === "move"
+      ? { from: op.from, to: op.to }
+      : { from: (op as { from: string }).from, to: (op as { path: string }).path },
   );
   await twoPhaseMoves(root, moves, (name) => name.replace(/\.md$/, ".moving.md"));
   for (const op of effective) {
@@ -246,7 +266,12 @@ async function twoPhaseMoves(
   return parked;
 }
 
-async function saveIfChanged(root: string, site: string, before: Snapshot | undefined, after: Snapshot): Promise<boolean> {
+async function saveIfChanged(
+  root: string,
+  site: string,
+  before: Snapshot | undefined,
+  after: Snapshot,
+): Promise<boolean> {
   if (before && snapshotText(before) === snapshotText(after)) return false;
   await saveSnapshot(root, site, after);
   return true;

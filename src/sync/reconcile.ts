@@ -202,14 +202,35 @@ export function reconcileEntity(input: EntityInput, options: ReconcileOptions = 
         : "unchanged";
 
   if (!local && !remote) {
-    return plan({ localState, remoteState, merged: undefined, local: NONE, remote: NONE, conflict: undefined });
+    return plan({
+      localState,
+      remoteState,
+      merged: undefined,
+      local: NONE,
+      remote: NONE,
+      conflict: undefined,
+    });
   }
   if (!remote && local) {
     if (localState === "unchanged" || options.winner === "remote") {
-      return plan({ localState, remoteState, merged: undefined, local: { type: "delete" }, remote: NONE, conflict: undefined });
+      return plan({
+        localState,
+        remoteState,
+        merged: undefined,
+        local: { type: "delete" },
+        remote: NONE,
+        conflict: undefined,
+      });
     }
     if (options.winner === "local") {
-      return plan({ localState, remoteState, merged: local, local: NONE, remote: { type: "create" }, conflict: undefined });
+      return plan({
+        localState,
+        remoteState,
+        merged: local,
+        local: NONE,
+        remote: { type: "create" },
+        conflict: undefined,
+      });
     }
     return plan({
       localState,
@@ -222,10 +243,24 @@ export function reconcileEntity(input: EntityInput, options: ReconcileOptions = 
   }
   if (!local && remote) {
     if (remoteState === "unchanged" || options.winner === "local") {
-      return plan({ localState, remoteState, merged: undefined, local: NONE, remote: { type: "delete" }, conflict: undefined });
+      return plan({
+        localState,
+        remoteState,
+        merged: undefined,
+        local: NONE,
+        remote: { type: "delete" },
+        conflict: undefined,
+      });
     }
     if (options.winner === "remote") {
-      return plan({ localState, remoteState, merged: remote, local: { type: "create" }, remote: NONE, conflict: undefined });
+      return plan({
+        localState,
+        remoteState,
+        merged: remote,
+        local: { type: "create" },
+        remote: NONE,
+        conflict: undefined,
+      });
     }
     return plan({
       localState,

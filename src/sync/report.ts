@@ -1,5 +1,13 @@
 /** The fixed set of outcomes an entity can end a run with (feeds the summary and --json). */
-export type Outcome = "created" | "updated" | "renamed" | "deleted" | "unchanged" | "conflict" | "failed" | "skipped";
+export type Outcome =
+  | "created"
+  | "updated"
+  | "renamed"
+  | "deleted"
+  | "unchanged"
+  | "conflict"
+  | "failed"
+  | "skipped";
 
 /** One entity's outcome in a run. */
 export interface Change {

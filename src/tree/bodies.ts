@@ -16,7 +16,9 @@ export const htmlBodies: BodyCodec = {
   fromHtml: (html) => ({ body: html, format: "html" }),
   toHtml(body, format, file) {
     if (format !== "html") {
-      throw new Error(`${file}: Markdown bodies are not supported yet; add \`format: html\` to the front matter`);
+      throw new Error(
+        `${file}: Markdown bodies are not supported yet; add \`format: html\` to the front matter`,
+      );
     }
     return body;
   },

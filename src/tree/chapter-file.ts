@@ -68,7 +68,11 @@ export function parseChapterFile(text: string, file: string): ChapterFile {
     );
   }
   if (format !== undefined && format !== null && format !== "html" && format !== "markdown") {
-    throw new FileProblem(file, lines.format, `format must be "html" or left out, not ${JSON.stringify(format)}`);
+    throw new FileProblem(
+      file,
+      lines.format,
+      `format must be "html" or left out, not ${JSON.stringify(format)}`,
+    );
   }
   return {
     id: id === undefined || id === null ? undefined : (id as number),

@@ -28,7 +28,12 @@ function optionalString(values: Record<string, unknown>, key: string, file: stri
   const value = values[key];
   if (value === undefined || value === null) return null;
   if (typeof value !== "string") {
-    throw new FileProblem(file, line, `${key} must be text, not ${JSON.stringify(value)}`, "Quote the value.");
+    throw new FileProblem(
+      file,
+      line,
+      `${key} must be text, not ${JSON.stringify(value)}`,
+      "Quote the value.",
+    );
   }
   return value;
 }
@@ -66,7 +71,11 @@ export function parseCourseFile(text: string, file: string): CourseFile {
   }
   const status = values.status ?? "draft";
   if (typeof status !== "string" || status === "") {
-    throw new FileProblem(file, lines.status, `status must be draft or published, not ${JSON.stringify(status)}`);
+    throw new FileProblem(
+      file,
+      lines.status,
+      `status must be draft or published, not ${JSON.stringify(status)}`,
+    );
   }
   return {
     id: id === undefined || id === null ? undefined : (id as number),

@@ -23,6 +23,8 @@ const BUILT_IN = [
 
 /** A matcher for paths relative to the tree root (with /), built-in rules plus the config's. */
 export function ignoreMatcher(patterns: readonly string[]): (relPath: string) => boolean {
-  const matcher: Ignore = ignore().add(BUILT_IN).add([...patterns]);
+  const matcher: Ignore = ignore()
+    .add(BUILT_IN)
+    .add([...patterns]);
   return (relPath) => relPath !== "" && matcher.ignores(relPath);
 }

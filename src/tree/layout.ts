@@ -39,7 +39,10 @@ export function planLayout(courses: readonly CourseSlot[], chapters: readonly Ch
   const folders = assignNames(
     courses.map((c) => ({
       id: c.id,
-      wanted: c.keep && c.current !== undefined ? c.current : courseFolderBase({ id: c.id > 0 ? c.id : undefined, title: c.title, slug: c.slug }),
+      wanted:
+        c.keep && c.current !== undefined
+          ? c.current
+          : courseFolderBase({ id: c.id > 0 ? c.id : undefined, title: c.title, slug: c.slug }),
       current: c.current,
     })),
   );

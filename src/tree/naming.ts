@@ -19,7 +19,10 @@ export function safeSlug(text: string, fallback: string): string {
   if (slug.length > MAX_SLUG_LENGTH) {
     const cut = slug.slice(0, MAX_SLUG_LENGTH + 1);
     const dash = cut.lastIndexOf("-");
-    slug = (dash > MAX_SLUG_LENGTH / 2 ? cut.slice(0, dash) : cut.slice(0, MAX_SLUG_LENGTH)).replace(/-$/, "");
+    slug = (dash > MAX_SLUG_LENGTH / 2 ? cut.slice(0, dash) : cut.slice(0, MAX_SLUG_LENGTH)).replace(
+      /-$/,
+      "",
+    );
   }
   if (slug === "" || RESERVED.test(slug)) return slug === "" ? fallback : `${slug}-${fallback}`;
   return slug;
@@ -44,7 +47,10 @@ export function ordinalWidth(ordinals: readonly number[]): number {
 }
 
 /** The file name a chapter asks for, before collisions: `NN-<slug>.md`. */
-export function chapterFileBase(chapter: { id: number | undefined; title: string; ordinal: number }, width: number) {
+export function chapterFileBase(
+  chapter: { id: number | undefined; title: string; ordinal: number },
+  width: number,
+) {
   const fallback = chapter.id === undefined ? "chapter" : `chapter-${chapter.id}`;
   return `${ordinalPrefix(chapter.ordinal, width)}-${safeSlug(chapter.title, fallback)}`;
 }
@@ -66,7 +72,11 @@ export function assignNames(requests: readonly NameRequest[]): Map<number, strin
   const result = new Map<number, string>();
   const sorted = [...requests].sort((a, b) => a.id - b.id);
   for (const request of sorted) {
-    if (request.current !== undefined && request.current === request.wanted && !taken.has(request.wanted.toLowerCase())) {
+    if (
+      request.current !== undefined &&
+      request.current === request.wanted &&
+      !taken.has(request.wanted.toLowerCase())
+    ) {
       taken.add(request.wanted.toLowerCase());
       result.set(request.id, request.wanted);
     }

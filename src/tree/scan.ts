@@ -75,7 +75,12 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
         if (!entry.isDirectory()) {
           if (entry.name.endsWith(".md") || entry.name === COURSE_FILE) {
             result.problems.push(
-              new FileProblem(relPath, undefined, "is not inside a course folder", "Move it into courses/<course>/."),
+              new FileProblem(
+                relPath,
+                undefined,
+                "is not inside a course folder",
+                "Move it into courses/<course>/.",
+              ),
             );
           }
           return false;
@@ -93,7 +98,11 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
   const read = async (relPath: string): Promise<{ text: string; hash: string; parse: boolean }> => {
     const buffer = await readFile(path.join(root, ...relPath.split("/")));
     const hash = sha256(buffer);
-    return { text: buffer.toString("utf8"), hash, parse: options.parseAll === true || known.get(relPath) !== hash };
+    return {
+      text: buffer.toString("utf8"),
+      hash,
+      parse: options.parseAll === true || known.get(relPath) !== hash,
+    };
   };
 
   await Promise.all(
@@ -153,6 +162,8 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
   );
   result.courses.sort((a, b) => (a.folder < b.folder ? -1 : 1));
   result.chapters.sort((a, b) => (a.file < b.file ? -1 : 1));
-  result.problems.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0)));
+  result.problems.sort((a, b) =>
+    a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0),
+  );
   return result;
 }

@@ -92,7 +92,9 @@ export function parseYamlDocument(text: string, file: string): ParsedYaml {
     value: doc.toJS(),
     lineOf(path) {
       for (let depth = path.length; depth > 0; depth--) {
-        const node = doc.getIn(path.slice(0, depth), true) as { range?: [number, number, number] } | undefined;
+        const node = doc.getIn(path.slice(0, depth), true) as
+          | { range?: [number, number, number] }
+          | undefined;
         const start = node?.range?.[0];
         if (start !== undefined) return lineCounter.linePos(start).line;
       }

@@ -5,7 +5,16 @@ import { mergeLines } from "../../src/sync/text-merge.js";
 const base = { title: "Intro", ordinal: 1, course_id: 1, content: "<p>a</p>\n<p>b</p>\n<p>c</p>" };
 
 function chapter(sides: Partial<EntityInput>): EntityInput {
-  return { kind: "chapter", id: 7, key: "chapter:7", base, local: base, remote: base, remoteKnown: true, ...sides };
+  return {
+    kind: "chapter",
+    id: 7,
+    key: "chapter:7",
+    base,
+    local: base,
+    remote: base,
+    remoteKnown: true,
+    ...sides,
+  };
 }
 
 const mergeText = (_f: string, b: unknown, l: unknown, r: unknown) =>
@@ -16,7 +25,13 @@ describe("reconcile: one entity, three sides", () => {
     ["nothing changed", {}, "none", "none", undefined],
     ["local edit", { local: { ...base, title: "New" } }, "none", "update:title", undefined],
     ["remote edit", { remote: { ...base, title: "New" } }, "write:title", "none", undefined],
-    ["both to the same value", { local: { ...base, title: "X" }, remote: { ...base, title: "X" } }, "none", "none", undefined],
+    [
+      "both to the same value",
+      { local: { ...base, title: "X" }, remote: { ...base, title: "X" } },
+      "none",
+      "none",
+      undefined,
+    ],
     [
       "disjoint fields",
       { local: { ...base, title: "L" }, remote: { ...base, ordinal: 4 } },
@@ -24,28 +39,61 @@ describe("reconcile: one entity, three sides", () => {
       "update:title",
       undefined,
     ],
-    ["same field, different values", { local: { ...base, title: "L" }, remote: { ...base, title: "R" } }, "none", "none", "both-changed:title"],
+    [
+      "same field, different values",
+      { local: { ...base, title: "L" }, remote: { ...base, title: "R" } },
+      "none",
+      "none",
+      "both-changed:title",
+    ],
     ["local revert to base", { local: { ...base } }, "none", "none", undefined],
     ["local delete", { local: undefined }, "none", "delete", undefined],
     ["remote delete", { remote: undefined }, "delete", "none", undefined],
-    ["local delete vs remote edit", { local: undefined, remote: { ...base, title: "R" } }, "none", "none", "deleted-locally-edited-remotely:title"],
-    ["remote delete vs local edit", { remote: undefined, local: { ...base, title: "L" } }, "none", "none", "deleted-remotely-edited-locally:title"],
+    [
+      "local delete vs remote edit",
+      { local: undefined, remote: { ...base, title: "R" } },
+      "none",
+      "none",
+      "deleted-locally-edited-remotely:title",
+    ],
+    [
+      "remote delete vs local edit",
+      { remote: undefined, local: { ...base, title: "L" } },
+      "none",
+      "none",
+      "deleted-remotely-edited-locally:title",
+    ],
     ["deleted on both sides", { local: undefined, remote: undefined }, "none", "none", undefined],
     ["remote create", { base: undefined, local: undefined }, "create", "none", undefined],
     ["no base, equal sides: adopt", { base: undefined }, "none", "none", undefined],
-    ["no base, different sides", { base: undefined, local: { ...base, title: "L" } }, "none", "none", "no-base:title"],
+    [
+      "no base, different sides",
+      { base: undefined, local: { ...base, title: "L" } },
+      "none",
+      "none",
+      "no-base:title",
+    ],
     ["an id the site does not have", { base: undefined, remote: undefined }, "none", "none", "unknown-id:"],
     ["move to another course", { local: { ...base, course_id: 2 } }, "none", "update:course_id", undefined],
   ] as const)("%s", (_name, sides, local, remote, conflict) => {
     const plan = reconcileEntity(chapter(sides as Partial<EntityInput>));
-    const show = (a: { type: string; fields?: string[] }) => (a.type === "none" || !a.fields ? a.type : `${a.type}:${a.fields.join(",")}`);
+    const show = (a: { type: string; fields?: string[] }) =>
+      a.type === "none" || !a.fields ? a.type : `${a.type}:${a.fields.join(",")}`;
     expect(show(plan.local)).toBe(local);
     expect(show(plan.remote)).toBe(remote);
-    expect(plan.conflict ? `${plan.conflict.reason}:${plan.conflict.fields.join(",")}` : undefined).toBe(conflict);
+    expect(plan.conflict ? `${plan.conflict.reason}:${plan.conflict.fields.join(",")}` : undefined).toBe(
+      conflict,
+    );
   });
 
   it("creates what has no id yet", () => {
-    const plan = reconcileEntity({ kind: "course", id: undefined, key: "course:new:courses/x", local: { title: "X" }, remoteKnown: true });
+    const plan = reconcileEntity({
+      kind: "course",
+      id: undefined,
+      key: "course:new:courses/x",
+      local: { title: "X" },
+      remoteKnown: true,
+    });
     expect(plan.remote).toEqual({ type: "create" });
     expect(plan.localState).toBe("new");
   });
@@ -66,7 +114,10 @@ describe("reconcile: one entity, three sides", () => {
 
   it("reports a conflict where the bodies do not merge", () => {
     const plan = reconcileEntity(
-      chapter({ local: { ...base, content: "<p>A1</p>\n<p>b</p>\n<p>c</p>" }, remote: { ...base, content: "<p>A2</p>\n<p>b</p>\n<p>c</p>" } }),
+      chapter({
+        local: { ...base, content: "<p>A1</p>\n<p>b</p>\n<p>c</p>" },
+        remote: { ...base, content: "<p>A2</p>\n<p>b</p>\n<p>c</p>" },
+      }),
       { mergeText },
     );
     expect(plan.conflict).toEqual({ fields: ["content"], reason: "both-changed" });
@@ -80,13 +131,17 @@ describe("reconcile: one entity, three sides", () => {
     const ours = reconcileEntity(chapter(sides), { winner: "local" });
     expect(ours.merged).toEqual({ ...base, title: "L", ordinal: 2 });
     expect(ours.remote).toEqual({ type: "update", fields: ["title"] });
-    expect(reconcileEntity(chapter({ remote: undefined, local: sides.local }), { winner: "remote" }).local).toEqual({
+    expect(
+      reconcileEntity(chapter({ remote: undefined, local: sides.local }), { winner: "remote" }).local,
+    ).toEqual({
       type: "delete",
     });
   });
 
   it("offline, takes the site to be the base", () => {
-    const plan = reconcileEntity(chapter({ remote: undefined, remoteKnown: false, local: { ...base, title: "L" } }));
+    const plan = reconcileEntity(
+      chapter({ remote: undefined, remoteKnown: false, local: { ...base, title: "L" } }),
+    );
     expect(plan.remoteState).toBe("unknown");
     expect(plan.remote).toEqual({ type: "update", fields: ["title"] });
   });

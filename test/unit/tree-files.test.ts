@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseChapterFile, serializeChapterFile, type ChapterFile } from "../../src/tree/chapter-file.js";
+import { type ChapterFile, parseChapterFile, serializeChapterFile } from "../../src/tree/chapter-file.js";
 import { parseCourseFile, serializeCourseFile } from "../../src/tree/course-file.js";
 import { FileProblem } from "../../src/tree/yaml-text.js";
 
@@ -41,7 +41,10 @@ describe("chapter files", () => {
   });
 
   it("reads a BOM and CRLF front matter", () => {
-    const parsed = parseChapterFile("\uFEFF---\r\nid: 3\r\ntitle: T\r\nordinal: 2\r\n---\r\nbody\r\n", "c.md");
+    const parsed = parseChapterFile(
+      "\uFEFF---\r\nid: 3\r\ntitle: T\r\nordinal: 2\r\n---\r\nbody\r\n",
+      "c.md",
+    );
     expect(parsed).toMatchObject({ id: 3, title: "T", ordinal: 2, body: "body" });
   });
 
@@ -49,7 +52,12 @@ describe("chapter files", () => {
     ["no front matter", "hello", 1, /must start with front matter/],
     ["unclosed front matter", "---\nid: 1\ntitle: x\n", 1, /not closed/],
     ["a YAML error", "---\nid: 1\ntitle: a: b\nordinal: 1\n---\n", 3, /YAML does not parse/],
-    ["an unknown key", "---\nid: 1\ntitle: x\nordinal: 1\nauthor: me\n---\n", 5, /unknown front matter key "author"/],
+    [
+      "an unknown key",
+      "---\nid: 1\ntitle: x\nordinal: 1\nauthor: me\n---\n",
+      5,
+      /unknown front matter key "author"/,
+    ],
     ["a blank title", "---\nid: 1\ntitle: ' '\nordinal: 1\n---\n", 3, /title is missing or blank/],
     ["a text ordinal", "---\nid: 1\ntitle: x\nordinal: first\n---\n", 4, /ordinal must be a whole number/],
     ["a negative id", "---\nid: -4\ntitle: x\nordinal: 1\n---\n", 2, /id must be a positive whole number/],
@@ -77,7 +85,12 @@ describe("course.yaml", () => {
 
   it("round-trips with keys in order and timestamps byte-exact", () => {
     const text = serializeCourseFile(course);
-    expect(text.split("\n").filter((l) => /^\w/.test(l)).map((l) => l.split(":")[0])).toEqual([
+    expect(
+      text
+        .split("\n")
+        .filter((l) => /^\w/.test(l))
+        .map((l) => l.split(":")[0]),
+    ).toEqual([
       "id",
       "title",
       "status",

@@ -1,0 +1,115 @@
+// npm run bench [-- case...]: the performance figures the issues ask for, measured against
+// the built-in emulator over real HTTP on 127.0.0.1. Cases: list, pull.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { ApiClient } from "../dist/api/client.js";
+import { startEmulator } from "../dist/emulator/server.js";
+import { seedLargeSite } from "./seed.mjs";
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const wanted = process.argv.slice(2);
+const run = (name) => wanted.length === 0 || wanted.includes(name);
+
+function countRequests(emulator, predicate = () => true) {
+  return emulator.state.requests.filter(predicate).length;
+}
+
+/** Run the built CLI in a child process; returns exit code, wall ms and peak RSS. */
+function cli(args, cwd, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, "bench", "child-cli.mjs"), ...args], {
+      cwd,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "ignore", "inherit", "pipe"],
+    });
+    let report = "";
+    child.stdio[3].on("data", (chunk) => (report += chunk));
+    child.on("error", reject);
+    child.on("close", () => resolve(JSON.parse(report)));
+  });
+}
+
+function treeStats(dir) {
+  let files = 0;
+  let newestMs = 0;
+  const walk = (d) => {
+    for (const name of readdirSync(d)) {
+      const full = path.join(d, name);
+      const s = statSync(full);
+      if (s.isDirectory()) walk(full);
+      else {
+        files++;
+        newestMs = Math.max(newestMs, s.mtimeMs);
+      }
+    }
+  };
+  walk(dir);
+  return { files, newestMs };
+}
+
+if (run("list")) {
+  // Issue 2: list 40 pages at 50 ms latency with concurrency 4: about 10 round trips, not 40.
+  const emulator = await startEmulator({ seedDir: null, pageSize: 25, latencyMs: 50 });
+  seedLargeSite(emulator.state, { courses: 1000, chapters: 0 });
+  for (const concurrency of [4, 1]) {
+    const client = new ApiClient({
+      baseUrl: emulator.baseUrl,
+      credentials: { email: "demo@example.com", password: "coursesync" },
+      concurrency,
+    });
+    await client.login();
+    const started = performance.now();
+    const listing = await client.listAll("courses");
+    const ms = performance.now() - started;
+    console.log(
+      `list (concurrency ${concurrency}): ${listing.records.length} courses in ${listing.pages} pages; ` +
+        `${listing.requests} requests; ${ms.toFixed(0)} ms at 50 ms latency = ${(ms / 50).toFixed(1)} latencies`,
+    );
+    client.close();
+  }
+  await emulator.close();
+}
+
+if (run("pull")) {
+  // Issue 3: 2,000 courses x 10 chapters, 50 ms latency, page size 25.
+  const emulator = await startEmulator({ seedDir: null, pageSize: 25, latencyMs: 50 });
+  seedLargeSite(emulator.state, { courses: 2000, chapters: 10 });
+  const work = mkdtempSync(path.join(tmpdir(), "coursesync-bench-"));
+  const env = {
+    COURSESYNC_CONFIG_DIR: path.join(work, "config"),
+    COURSESYNC_EMAIL: "demo@example.com",
+    COURSESYNC_PASSWORD: "coursesync",
+    CI: "1",
+  };
+  try {
+    const tree = path.join(work, "tree");
+    await cli(["init", tree, "--url", emulator.baseUrl], work, env);
+    const neededPages = Math.ceil(2000 / 25) + Math.ceil(20000 / 25);
+    emulator.state.clearRequests();
+    const first = await cli(["pull"], tree, env);
+    const listRequests = countRequests(
+      emulator,
+      (r) => r.path.endsWith("/courses") || r.path.endsWith("/chapters"),
+    );
+    const other = countRequests(emulator) - listRequests;
+    const after = treeStats(path.join(tree, "courses"));
+    console.log(
+      `pull (first): exit ${first.code}; ${(first.ms / 1000).toFixed(2)} s; ${listRequests} list requests for ${neededPages} ` +
+        `pages needed (+${other} other: login); peak RSS ${(first.maxRssKb / 1024).toFixed(0)} MB; ${after.files} files`,
+    );
+    emulator.state.clearRequests();
+    const second = await cli(["pull"], tree, env);
+    const again = treeStats(path.join(tree, "courses"));
+    console.log(
+      `pull (again, no remote change): exit ${second.code}; ${(second.ms / 1000).toFixed(2)} s; ` +
+        `${countRequests(emulator)} requests; files written: ${again.newestMs > after.newestMs ? "some (newer mtimes!)" : 0}; ` +
+        `peak RSS ${(second.maxRssKb / 1024).toFixed(0)} MB`,
+    );
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+    await emulator.close();
+  }
+}

@@ -1,0 +1,249 @@
+import type { IncomingHttpHeaders } from "node:http";
+import type { WireRecord } from "./wire.js";
+
+/** One list page as the client read it: records checked to carry ids, and the headers. */
+export interface Page {
+  records: WireRecord[];
+  headers: IncomingHttpHeaders;
+}
+
+/** What `collectPages` needs besides the fetcher. */
+export interface CollectOptions {
+  /** Pages in flight at once; read again before each new request (429s lower it). */
+  window: () => number;
+  /**
+   * Called with each page's records in order; true stops paging after that page. With it,
+   * paging is sequential (page n+1 is asked for only after page n was read).
+   */
+  stopAfter?: (pageRecords: unknown[], page: number) => boolean;
+  /** Progress: a page of the listing arrived with `count` records. */
+  onPage?: (page: number, count: number) => void;
+}
+
+/** The listing: records in page order, first occurrence of each id, and the pages it spans. */
+export interface Collected {
+  records: WireRecord[];
+  /** Page numbers read up to the one that showed the end (an empty final page included). */
+  pages: number;
+}
+
+/** Where the server's Link header points, as page numbers. */
+export interface LinkPages {
+  next?: number;
+  last?: number;
+}
+
+/** Parse an RFC 8288 Link header for rel="next" and rel="last" page numbers. */
+export function parseLinkHeader(value: string | string[] | undefined): LinkPages | undefined {
+  if (value === undefined) return undefined;
+  const text = Array.isArray(value) ? value.join(", ") : value;
+  const result: LinkPages = {};
+  let sawLink = false;
+  for (const match of text.matchAll(/<([^>]*)>((?:\s*;\s*[^;,]*)*)/g)) {
+    sawLink = true;
+    const href = match[1] ?? "";
+    const rel = /;\s*rel\s*=\s*"?([^";,]*)"?/i.exec(match[2] ?? "")?.[1];
+    if (rel === undefined) continue;
+    const page = pageParam(href);
+    if (page === undefined) continue;
+    for (const r of rel.toLowerCase().split(/\s+/)) {
+      if (r === "next") result.next = page;
+      if (r === "last") result.last = page;
+    }
+  }
+  return sawLink ? result : undefined;
+}
+
+function pageParam(href: string): number | undefined {
+  let url: URL;
+  try {
+    url = new URL(href, "http://relative.invalid/");
+  } catch {
+    return undefined;
+  }
+  const raw = url.searchParams.get("page");
+  if (raw === null || !/^\d+$/.test(raw)) return undefined;
+  return Number(raw);
+}
+
+function headerNumber(headers: IncomingHttpHeaders, names: readonly string[]): number | undefined {
+  for (const name of names) {
+    const raw = headers[name];
+    const value = Array.isArray(raw) ? raw[0] : raw;
+    if (value !== undefined && /^\s*\d+\s*$/.test(value)) return Number(value);
+  }
+  return undefined;
+}
+
+/**
+ * The last page number the headers promise, if they say: Link rel="last", X-Total-Pages, or a
+ * total count (X-Total-Count, X-Total, Total) divided by the page size (X-Per-Page, Per-Page,
+ * or the length of page 1 when that is the page read).
+ */
+export function lastPageFromHeaders(
+  headers: IncomingHttpHeaders,
+  page: number,
+  pageLength: number,
+): number | undefined {
+  const link = parseLinkHeader(headers.link);
+  if (link?.last !== undefined) return Math.max(link.last, 1);
+  const totalPages = headerNumber(headers, ["x-total-pages", "total-pages"]);
+  if (totalPages !== undefined) return Math.max(totalPages, 1);
+  const total = headerNumber(headers, ["x-total-count", "x-total", "total"]);
+  if (total === undefined) return undefined;
+  if (total === 0) return 1;
+  const perPage = headerNumber(headers, ["x-per-page", "per-page"]) ?? (page === 1 ? pageLength : 0);
+  if (perPage <= 0) return undefined;
+  return Math.max(Math.ceil(total / perPage), 1);
+}
+
+/**
+ * Read every page of a listing, from 1 until the end shows. Without hints from the headers a
+ * window of pages is kept in flight; a page that is empty, or shorter than the largest page
+ * seen, marks the end and no page after it is asked for. Pages past the end that were already
+ * in flight (at most one window) are awaited and ignored. With Link rel="last" or total-count
+ * headers on page 1, exactly the pages needed are read; with rel="next" alone, each page says
+ * whether the next one exists, so paging follows it one page at a time.
+ *
+ * Any page of the listing that fails rejects the whole listing: a partial listing must never
+ * pass for a complete one.
+ */
+export function collectPages(
+  fetchPage: (page: number) => Promise<Page>,
+  options: CollectOptions,
+): Promise<Collected> {
+  if (options.stopAfter !== undefined) return collectSequential(fetchPage, options.stopAfter, options.onPage);
+  return collectConcurrent(fetchPage, options);
+}
+
+async function collectSequential(
+  fetchPage: (page: number) => Promise<Page>,
+  stopAfter: (pageRecords: unknown[], page: number) => boolean,
+  onPage: ((page: number, count: number) => void) | undefined,
+): Promise<Collected> {
+  const pages: Page[] = [];
+  let largest = 0;
+  let last: number | undefined;
+  for (let page = 1; ; page++) {
+    const result = await fetchPage(page);
+    pages.push(result);
+    const count = result.records.length;
+    onPage?.(page, count);
+    if (count === 0 || stopAfter(result.records, page)) break;
+    const link = parseLinkHeader(result.headers.link);
+    if (page === 1) last = lastPageFromHeaders(result.headers, page, count);
+    if (last !== undefined && page >= last) break;
+    if (last === undefined && link !== undefined && link.next === undefined) break;
+    if (count < largest) break;
+    largest = Math.max(largest, count);
+  }
+  return { records: dedupe(pages), pages: pages.length };
+}
+
+function collectConcurrent(
+  fetchPage: (page: number) => Promise<Page>,
+  options: CollectOptions,
+): Promise<Collected> {
+  return new Promise<Collected>((resolve, reject) => {
+    const results = new Map<number, Page>();
+    const failures = new Map<number, unknown>();
+    /** The last page of the listing, once something showed it. */
+    let end = Number.POSITIVE_INFINITY;
+    /** Pages the headers said exist (rel=last, totals): scheduled without guessing. */
+    let exactLast: number | undefined;
+    /** rel=next without rel=last: pages up to this one are known to exist. */
+    let knownToExist: number | undefined;
+    let largest = 0;
+    let nextPage = 1;
+    let inFlight = 0;
+    let settled = false;
+
+    const mayStart = (page: number): boolean => {
+      if (failures.size > 0 || page > end) return false;
+      if (page === 1) return true;
+      if (!results.has(1)) return false; // page 1 alone first: its headers may say how many
+      if (exactLast !== undefined) return page <= exactLast;
+      if (knownToExist !== undefined) return page <= knownToExist;
+      return true;
+    };
+
+    const onResult = (page: number, result: Page): void => {
+      results.set(page, result);
+      const count = result.records.length;
+      if (page === 1) {
+        exactLast = lastPageFromHeaders(result.headers, 1, count);
+        if (exactLast !== undefined) end = Math.min(end, exactLast);
+      }
+      if (exactLast === undefined) {
+        const link = parseLinkHeader(result.headers.link);
+        if (link !== undefined) {
+          if (link.next !== undefined && link.next > page)
+            knownToExist = Math.max(knownToExist ?? 0, link.next);
+          else end = Math.min(end, page);
+        } else if (knownToExist !== undefined) {
+          knownToExist = undefined; // the links stopped coming: fall back to page lengths
+        }
+      }
+      if (count === 0 || count < largest) end = Math.min(end, page);
+      largest = Math.max(largest, count);
+      if (page <= end) options.onPage?.(page, count);
+    };
+
+    const finish = (): void => {
+      if (settled || inFlight > 0) return;
+      settled = true;
+      const failed = [...failures.keys()].filter((page) => page <= end).sort((a, b) => a - b)[0];
+      if (failed !== undefined) {
+        reject(failures.get(failed));
+        return;
+      }
+      const pages: Page[] = [];
+      for (let page = 1; page <= end; page++) {
+        const result = results.get(page);
+        if (result === undefined) {
+          // Unreachable when every page up to the end succeeded; guard rather than return a gap.
+          reject(new Error(`listing stopped before page ${page} was read`));
+          return;
+        }
+        pages.push(result);
+      }
+      resolve({ records: dedupe(pages), pages: pages.length });
+    };
+
+    const pump = (): void => {
+      while (inFlight < Math.max(1, options.window()) && mayStart(nextPage)) {
+        const page = nextPage++;
+        inFlight += 1;
+        fetchPage(page).then(
+          (result) => {
+            inFlight -= 1;
+            onResult(page, result);
+            pump();
+          },
+          (error: unknown) => {
+            inFlight -= 1;
+            failures.set(page, error);
+            pump();
+          },
+        );
+      }
+      if (inFlight === 0) finish();
+    };
+
+    pump();
+  });
+}
+
+/** Records of the pages in order, keeping the first occurrence of each id. */
+function dedupe(pages: readonly Page[]): WireRecord[] {
+  const seen = new Set<number>();
+  const records: WireRecord[] = [];
+  for (const page of pages) {
+    for (const record of page.records) {
+      if (seen.has(record.id)) continue;
+      seen.add(record.id);
+      records.push(record);
+    }
+  }
+  return records;
+}

@@ -1,0 +1,123 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { ApiClient } from "../api/client.js";
+import { CREDENTIALS_HINT } from "../api/errors.js";
+import {
+  CONFIG_FILE,
+  type Config,
+  findRoot,
+  loadConfig,
+  type ResolvedSite,
+  resolveSite,
+} from "../config/config.js";
+import { CredentialStore, configDir } from "../config/credentials.js";
+import { UserError, usageError } from "../errors.js";
+import type { CliRun, GlobalOptions } from "./io.js";
+import { Output } from "./output.js";
+
+/** The tree a command works on: its root folder and validated config. */
+export interface TreeContext {
+  root: string;
+  config: Config;
+}
+
+/** The tree root for -C or the working folder, or undefined when there is no coursesync.yaml. */
+function locateRoot(run: CliRun, globals: GlobalOptions): { start: string; root: string | undefined } {
+  const start = path.resolve(run.cwd, globals.dir ?? ".");
+  if (globals.dir === undefined) return { start, root: findRoot(start) };
+  if (!existsSync(start)) throw usageError(`-C ${globals.dir}: no such folder`);
+  return { start, root: existsSync(path.join(start, CONFIG_FILE)) ? start : undefined };
+}
+
+/** Find the tree from -C or the working folder, and read its coursesync.yaml. */
+export async function openTree(run: CliRun, globals: GlobalOptions): Promise<TreeContext> {
+  const { start, root } = locateRoot(run, globals);
+  if (!root) {
+    throw usageError(
+      `no ${CONFIG_FILE} in ${globals.dir !== undefined ? start : `${start} or any folder above it`}`,
+      "Run `coursesync init --url <api-base-url>` to start a tree, or pass -C <dir>.",
+    );
+  }
+  return { root, config: await loadConfig(root) };
+}
+
+/** Read the config when there is one (for commands that also work with --url alone). */
+export async function maybeOpenTree(run: CliRun, globals: GlobalOptions): Promise<TreeContext | undefined> {
+  const { root } = locateRoot(run, globals);
+  return root ? { root, config: await loadConfig(root) } : undefined;
+}
+
+/** Credentials for one site, in DESIGN order: token env, stored token, e-mail + password env. */
+export interface ResolvedCredentials {
+  token?: string;
+  email?: string;
+  password?: string;
+  source: "COURSESYNC_TOKEN" | "stored token" | "COURSESYNC_EMAIL/COURSESYNC_PASSWORD" | "prompt";
+}
+
+/** Read e-mail and password from the environment; both or neither. */
+export function envLogin(run: CliRun): { email: string; password: string } | undefined {
+  const email = run.env.COURSESYNC_EMAIL || undefined;
+  const password = run.env.COURSESYNC_PASSWORD || undefined;
+  if (email && password) return { email, password };
+  if (email || password) {
+    throw new UserError(`${email ? "COURSESYNC_PASSWORD" : "COURSESYNC_EMAIL"} is not set`, {
+      hint: "Set both COURSESYNC_EMAIL and COURSESYNC_PASSWORD, or neither.",
+    });
+  }
+  return undefined;
+}
+
+/** Find credentials for a site; on a terminal, ask when there are none. */
+export async function resolveCredentials(
+  run: CliRun,
+  site: ResolvedSite,
+  store: CredentialStore,
+): Promise<ResolvedCredentials> {
+  const fromEnv = envLogin(run);
+  const token = run.env.COURSESYNC_TOKEN;
+  if (token) return { token, ...fromEnv, source: "COURSESYNC_TOKEN" };
+  const stored = await store.get(site.url);
+  if (stored) return { token: stored.token, ...fromEnv, source: "stored token" };
+  if (fromEnv) return { ...fromEnv, source: "COURSESYNC_EMAIL/COURSESYNC_PASSWORD" };
+  if (run.stdinIsTTY) {
+    const email = await run.prompts.input(`E-mail for ${site.url}`);
+    const password = await run.prompts.password("Password");
+    return { email, password, source: "prompt" };
+  }
+  throw new UserError(`no credentials for ${site.url}`, { hint: CREDENTIALS_HINT });
+}
+
+/** Everything a networked command needs: the site, an API client, and output. */
+export interface Connection {
+  site: ResolvedSite;
+  client: ApiClient;
+  store: CredentialStore;
+}
+
+/** Resolve the site and credentials and make the one API client of this run. */
+export async function connect(
+  run: CliRun,
+  globals: GlobalOptions,
+  config: Config | undefined,
+): Promise<Connection> {
+  const site = resolveSite(config, globals);
+  const store = new CredentialStore(configDir(run.env));
+  const credentials = await resolveCredentials(run, site, store);
+  const out = new Output(run, globals.quiet);
+  const client = new ApiClient({
+    baseUrl: site.url,
+    credentials,
+    concurrency: config?.concurrency,
+    requestsPerSecond: config?.requestsPerSecond,
+    log: globals.verbose ? (line) => out.info(line) : undefined,
+    // A token got from a prompt, or a renewed stored one, is kept as `login` would keep it;
+    // logins from environment variables (CI) leave nothing on disk.
+    onToken:
+      credentials.source === "prompt" || credentials.source === "stored token"
+        ? (token) =>
+            store.set(site.url, { token, email: credentials.email, saved_at: new Date().toISOString() })
+        : undefined,
+  });
+  return { site, client, store };
+}

@@ -1,0 +1,201 @@
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Command } from "commander";
+import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../emulator/server.js";
+import { UserError, usageError } from "../errors.js";
+import { FileProblem } from "../tree/yaml-text.js";
+import type { CliIO } from "./io.js";
+
+/** The flags of `coursesync emulator`, as commander hands them over (all text). */
+export interface EmulatorFlags {
+  port: string;
+  seed?: string;
+  empty?: boolean;
+  pageSize?: string;
+  latency?: string;
+  rate?: string;
+  failRate?: string;
+  resetRate?: string;
+  lostWriteRate?: string;
+  admin?: boolean;
+  email?: string;
+  password?: string;
+  tokenTtl?: string;
+  responseShape?: string;
+  pagingHeaders?: string;
+  randomSeed?: string;
+}
+
+const DEFAULT_EMAIL = "demo@example.com";
+const DEFAULT_PASSWORD = "coursesync";
+
+/** The package's sample-site folder: this module sits two levels below the package root. */
+export function defaultSeedDir(): string {
+  return fileURLToPath(new URL("../../sample-site", import.meta.url));
+}
+
+function number(flag: string, raw: string, expected: string, ok: (n: number) => boolean): number {
+  const value = raw.trim() === "" ? Number.NaN : Number(raw);
+  if (!Number.isFinite(value) || !ok(value)) throw usageError(`${flag} must be ${expected}, not "${raw}"`);
+  return value;
+}
+
+function choice<T extends string>(flag: string, raw: string, choices: readonly T[]): T {
+  if ((choices as readonly string[]).includes(raw)) return raw as T;
+  throw usageError(`${flag} must be one of ${choices.join(", ")}, not "${raw}"`);
+}
+
+/** Turn the command-line flags into emulator options; bad values are usage errors. */
+export function emulatorOptions(flags: EmulatorFlags, cwd = "."): EmulatorOptions {
+  if (flags.empty && flags.seed !== undefined) {
+    throw usageError("--empty and --seed do not go together", "Give one: --seed <dir> or --empty.");
+  }
+  const whole =
+    (min: number, max = Number.MAX_SAFE_INTEGER) =>
+    (n: number) =>
+      Number.isInteger(n) && n >= min && n <= max;
+  const probability = (n: number) => n >= 0 && n <= 1;
+  const options: EmulatorOptions = {
+    port: number("--port", flags.port, "a whole number from 0 to 65535", whole(0, 65535)),
+    seedDir: flags.empty ? null : flags.seed === undefined ? defaultSeedDir() : resolve(cwd, flags.seed),
+    admin: flags.admin === true,
+  };
+  if (flags.pageSize !== undefined) {
+    options.pageSize = number("--page-size", flags.pageSize, "a whole number, 1 or more", whole(1));
+  }
+  if (flags.latency !== undefined) {
+    options.latencyMs = number(
+      "--latency",
+      flags.latency,
+      "milliseconds, 0 or more",
+      (n) => n >= 0 && n < 2 ** 31,
+    );
+  }
+  if (flags.rate !== undefined) {
+    options.rate = number("--rate", flags.rate, "a whole number of requests per second, 1 or more", whole(1));
+  }
+  if (flags.failRate !== undefined) {
+    options.failRate = number("--fail-rate", flags.failRate, "a probability from 0 to 1", probability);
+  }
+  if (flags.resetRate !== undefined) {
+    options.resetRate = number("--reset-rate", flags.resetRate, "a probability from 0 to 1", probability);
+  }
+  if (flags.lostWriteRate !== undefined) {
+    options.lostWriteRate = number(
+      "--lost-write-rate",
+      flags.lostWriteRate,
+      "a probability from 0 to 1",
+      probability,
+    );
+  }
+  if (flags.tokenTtl !== undefined) {
+    options.tokenTtlMs =
+      number("--token-ttl", flags.tokenTtl, "a number of seconds, more than 0", (n) => n > 0 && n < 2 ** 31) *
+      1000;
+  }
+  if (flags.randomSeed !== undefined) {
+    options.randomSeed = number("--random-seed", flags.randomSeed, "a whole number", whole(-(2 ** 53) + 1));
+  }
+  if (flags.responseShape !== undefined) {
+    options.responseShape = choice("--response-shape", flags.responseShape, [
+      "bare",
+      "wrapped",
+      "empty",
+    ] as const);
+  }
+  if (flags.pagingHeaders !== undefined) {
+    options.pagingHeaders = choice("--paging-headers", flags.pagingHeaders, [
+      "none",
+      "link",
+      "total",
+    ] as const);
+  }
+  for (const [flag, value] of [
+    ["--email", flags.email],
+    ["--password", flags.password],
+  ] as const) {
+    if (value !== undefined && value.trim() === "") throw usageError(`${flag} must not be empty`);
+  }
+  if (flags.email !== undefined) options.email = flags.email;
+  if (flags.password !== undefined) options.password = flags.password;
+  return options;
+}
+
+async function start(options: EmulatorOptions): Promise<RunningEmulator> {
+  try {
+    return await startEmulator(options);
+  } catch (error) {
+    if (error instanceof FileProblem) {
+      throw new UserError(`cannot seed the emulator: ${error.message}`, {
+        hint: error.hint ?? "Fix the file, give another tree with --seed <dir>, or start empty with --empty.",
+        cause: error,
+      });
+    }
+    if ((error as { code?: unknown } | null)?.code === "EADDRINUSE") {
+      throw new UserError(`port ${options.port} is already in use`, {
+        hint: "Pick another with --port, or --port 0 for any free port.",
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
+
+function hint(emulator: RunningEmulator, options: EmulatorOptions): string {
+  const { courses, chapters } = emulator.state.dump();
+  const origin = new URL(emulator.baseUrl).origin;
+  const password = options.password === undefined ? DEFAULT_PASSWORD : "the password given with --password";
+  return [
+    options.seedDir === null
+      ? "Serving an empty site."
+      : `Serving ${courses.length} course(s) and ${chapters.length} chapter(s) seeded from ${options.seedDir}.`,
+    `Log in as ${options.email ?? DEFAULT_EMAIL} with ${password} (login URL ${emulator.loginUrl}).`,
+    ...(options.admin ? [`Control routes are on under ${origin}/__admin/.`] : []),
+    `Try it: coursesync init demo --url ${emulator.baseUrl}`,
+    "Press Ctrl-C to stop.",
+    "",
+  ].join("\n");
+}
+
+/** `coursesync emulator [flags]`: serve the API from memory until interrupted. */
+export function registerEmulator(program: Command, io: CliIO): void {
+  program
+    .command("emulator")
+    .description(
+      "serve the site's API from memory on 127.0.0.1 (for demos and tests); prints the base URL first",
+    )
+    .option("--port <n>", "port to listen on; 0 = any free port", "0")
+    .option(
+      "--seed <dir>",
+      "tree to seed from (courses/<folder>/course.yaml + HTML chapters) (default: sample-site)",
+    )
+    .option("--empty", "start with no courses")
+    .option("--page-size <n>", "records per list page (default: 25)")
+    .option("--latency <ms>", "delay added before every API response (default: 0)")
+    .option("--rate <n>", "most API requests per second; more get 429 + Retry-After (default: unlimited)")
+    .option("--fail-rate <p>", "probability 0..1 of a 500/502/503 (default: 0)")
+    .option("--reset-rate <p>", "probability 0..1 of a dropped connection (default: 0)")
+    .option(
+      "--lost-write-rate <p>",
+      "probability 0..1 that a write is applied but its response lost (default: 0)",
+    )
+    .option("--admin", "serve the /__admin/ control routes (reset, state, requests, edit, faults)")
+    .option("--email <e>", `the account e-mail (default: ${DEFAULT_EMAIL})`)
+    .option("--password <p>", `the account password (default: ${DEFAULT_PASSWORD})`)
+    .option("--token-ttl <seconds>", "tokens expire this long after login (default: never)")
+    .option("--response-shape <s>", "show/create/update bodies: bare, wrapped or empty (default: bare)")
+    .option("--paging-headers <s>", "list paging headers: none, link or total (default: none)")
+    .option("--random-seed <n>", "seed for the random faults, for reproducible runs")
+    .action(async (flags: EmulatorFlags, command: Command) => {
+      const options = emulatorOptions(flags, io.cwd);
+      const emulator = await start(options);
+      try {
+        io.stdout.write(`${emulator.baseUrl}\n`);
+        const quiet = (command.optsWithGlobals() as { quiet?: boolean }).quiet === true;
+        if (!quiet) io.stderr.write(hint(emulator, options));
+        await io.interrupted;
+      } finally {
+        await emulator.close();
+      }
+    });
+}

@@ -1,0 +1,58 @@
+import type { Command } from "commander";
+import { ApiClient } from "../api/client.js";
+import { resolveSite } from "../config/config.js";
+import { CredentialStore, configDir } from "../config/credentials.js";
+import { UserError } from "../errors.js";
+import { envLogin, maybeOpenTree } from "./context.js";
+import type { CliRun } from "./io.js";
+import { globalsOf } from "./main.js";
+import { Output } from "./output.js";
+
+/** `coursesync login [--site <name>]`: log in and store the token outside the tree. */
+export function registerLogin(program: Command, run: CliRun): void {
+  program
+    .command("login")
+    .description("log in to the site and store its token in your config folder (never in the tree)")
+    .action(async (_options: unknown, command: Command) => {
+      const globals = globalsOf(command);
+      const out = new Output(run, globals.quiet);
+      const tree = await maybeOpenTree(run, globals);
+      const site = resolveSite(tree?.config, globals);
+      let login = envLogin(run);
+      if (!login) {
+        if (!run.stdinIsTTY) {
+          throw new UserError(`no terminal to ask for the e-mail and password of ${site.url}`, {
+            hint: "Set COURSESYNC_EMAIL and COURSESYNC_PASSWORD, or COURSESYNC_TOKEN to skip the login.",
+          });
+        }
+        const email = await run.prompts.input(`E-mail for ${site.url}`);
+        const password = await run.prompts.password("Password");
+        login = { email, password };
+      }
+      const client = new ApiClient({
+        baseUrl: site.url,
+        credentials: login,
+        log: globals.verbose ? (line) => out.info(line) : undefined,
+      });
+      const token = await client.login();
+      const store = new CredentialStore(configDir(run.env));
+      await store.set(site.url, { token, email: login.email, saved_at: new Date().toISOString() });
+      out.info(`Logged in to ${site.url} as ${login.email}. Token stored in ${store.file}.`);
+    });
+}
+
+/** `coursesync logout [--site <name>]`: forget the stored token of a site. */
+export function registerLogout(program: Command, run: CliRun): void {
+  program
+    .command("logout")
+    .description("forget the stored token of the site")
+    .action(async (_options: unknown, command: Command) => {
+      const globals = globalsOf(command);
+      const out = new Output(run, globals.quiet);
+      const tree = await maybeOpenTree(run, globals);
+      const site = resolveSite(tree?.config, globals);
+      const store = new CredentialStore(configDir(run.env));
+      const removed = await store.delete(site.url);
+      out.info(removed ? `Logged out of ${site.url}.` : `No stored token for ${site.url}; nothing to do.`);
+    });
+}

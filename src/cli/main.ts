@@ -1,0 +1,74 @@
+import { Command, CommanderError, Option } from "commander";
+import { redactUrl } from "../api/login-url.js";
+import { ExitCode, UserError } from "../errors.js";
+import { registerEmulator } from "./emulator.js";
+import { registerInit } from "./init.js";
+import type { CliIO, CliRun, GlobalOptions } from "./io.js";
+import { registerLogin, registerLogout } from "./login.js";
+import { registerPull } from "./pull.js";
+import { VERSION } from "./version.js";
+
+/** Build the commander program: global options plus every command. */
+export function buildProgram(io: CliRun): Command {
+  const program = new Command("coursesync")
+    .description("Mirror a course-hosting site's courses and chapters into files, and push local edits back.")
+    .version(VERSION, "-V, --version")
+    .option(
+      "-C, --dir <path>",
+      "the tree to work on (default: the nearest folder above holding coursesync.yaml)",
+    )
+    .option("--site <name>", "the site in coursesync.yaml to talk to (default: its `site`)")
+    .option("--url <api-base-url>", "the site's API root ending in /api/v1 (overrides coursesync.yaml)")
+    .option("-v, --verbose", "log one line per HTTP request (method, path, status, ms; secrets redacted)")
+    .option("-q, --quiet", "print only errors and results")
+    .addOption(new Option("--no-progress", "no progress bars"))
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    });
+  registerInit(program, io);
+  registerLogin(program, io);
+  registerLogout(program, io);
+  registerPull(program, io);
+  registerEmulator(program, io);
+  for (const command of program.commands) command.exitOverride();
+  return program;
+}
+
+/** The global options as a command sees them, wherever on the line they were given. */
+export function globalsOf(command: Command): GlobalOptions {
+  return command.optsWithGlobals() as GlobalOptions;
+}
+
+/** Print an error the way every command does: what happened, then what to do. */
+export function reportError(error: unknown, io: CliIO): number {
+  if (error instanceof UserError) {
+    io.stderr.write(`coursesync: ${redactUrl(error.message)}\n`);
+    if (error.hint) io.stderr.write(`${redactUrl(error.hint)}\n`);
+    return error.exitCode;
+  }
+  const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  io.stderr.write(
+    `coursesync: internal error: ${redactUrl(text)}\nThis is a bug in coursesync; please report it.\n`,
+  );
+  return ExitCode.failed;
+}
+
+/** Run the command line; returns the exit code. The only caller of process.exit is bin.ts. */
+export async function main(argv: readonly string[], io: CliIO): Promise<number> {
+  const run: CliRun = { ...io, exitCode: ExitCode.ok };
+  const program = buildProgram(run);
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return run.exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return ExitCode.ok;
+      if (error.code === "commander.help") return ExitCode.ok;
+      return ExitCode.usage;
+    }
+    return reportError(error, io);
+  }
+}

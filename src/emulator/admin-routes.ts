@@ -1,0 +1,113 @@
+/**
+ * Test-only control routes under /__admin/ (DESIGN section 7): reset, state dump, request log,
+ * edits and deletes as another user, runtime faults, token expiry. No auth, no faults, no log.
+ */
+import type { Reply, RouteRequest } from "./api-routes.js";
+import { checkFaultPatch, type Faults } from "./faults.js";
+import type { ResourceName } from "./records.js";
+import type { EmulatorState } from "./state.js";
+
+/** The prefix of every control route. */
+export const ADMIN_ROOT = "/__admin";
+
+/** What the control routes act on. */
+export interface AdminContext {
+  state: EmulatorState;
+  faults: Faults;
+}
+
+const notFound: Reply = { status: 404, body: { error: "Not found" } };
+
+function invalid(errors: Record<string, string[]>): Reply {
+  return { status: 422, body: { errors } };
+}
+
+function readJson(text: string): { ok: true; value: unknown } | { ok: false; reply: Reply } {
+  if (text.trim() === "") return { ok: true, value: undefined };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false, reply: invalid({ body: ["is not valid JSON"] }) };
+  }
+}
+
+/** Read `{resource, id}` (plus `fields` when asked) from a control request body. */
+function readTarget(
+  value: unknown,
+  withFields: boolean,
+):
+  | { ok: true; resource: ResourceName; id: number; fields: Record<string, unknown> }
+  | { ok: false; reply: Reply } {
+  const input = (value ?? {}) as Record<string, unknown>;
+  const errors: Record<string, string[]> = {};
+  if (input.resource !== "courses" && input.resource !== "chapters")
+    errors.resource = ['must be "courses" or "chapters"'];
+  if (!(typeof input.id === "number" && Number.isSafeInteger(input.id))) errors.id = ["must be an integer"];
+  const fields = input.fields;
+  if (withFields && (fields === null || typeof fields !== "object" || Array.isArray(fields))) {
+    errors.fields = ["must be an object of field values"];
+  }
+  if (Object.keys(errors).length > 0) return { ok: false, reply: invalid(errors) };
+  return {
+    ok: true,
+    resource: input.resource as ResourceName,
+    id: input.id as number,
+    fields: (fields ?? {}) as Record<string, unknown>,
+  };
+}
+
+function faultReport(faults: Faults): Reply {
+  return { status: 200, body: { ...faults.settings, rate: faults.settings.rate ?? null, ...faults.pending } };
+}
+
+/** Answer one request under /__admin. */
+export function routeAdmin(context: AdminContext, request: RouteRequest): Reply {
+  const { state, faults } = context;
+  const route = `${request.method} ${request.path.slice(ADMIN_ROOT.length)}`;
+  const body = readJson(request.body);
+  if (!body.ok) return body.reply;
+  switch (route) {
+    case "POST /reset": {
+      const result = state.reset(body.value ?? undefined);
+      if (!result.ok) return invalid(result.errors);
+      const { courses, chapters, events } = result.value;
+      return {
+        status: 200,
+        body: { courses: courses.length, chapters: chapters.length, events: events.length },
+      };
+    }
+    case "GET /state":
+      return { status: 200, body: state.dump() };
+    case "GET /requests":
+      return { status: 200, body: state.requests };
+    case "DELETE /requests":
+      state.clearRequests();
+      return { status: 204 };
+    case "POST /edit": {
+      const target = readTarget(body.value, true);
+      if (!target.ok) return target.reply;
+      const outcome = state.edit(target.resource, target.id, target.fields);
+      if (outcome.kind === "not-found") return notFound;
+      if (outcome.kind === "invalid") return invalid(outcome.errors);
+      return { status: 200, body: outcome.value };
+    }
+    case "POST /delete": {
+      const target = readTarget(body.value, false);
+      if (!target.ok) return target.reply;
+      return state.remove(target.resource, target.id) ? { status: 204 } : notFound;
+    }
+    case "GET /faults":
+      return faultReport(faults);
+    case "POST /faults": {
+      const patch = checkFaultPatch(body.value ?? {});
+      if (!patch.ok) return invalid(patch.errors);
+      faults.update(patch.value);
+      return faultReport(faults);
+    }
+    case "POST /expire-tokens":
+      state.expireTokens();
+      return { status: 204 };
+    default:
+      return notFound;
+  }
+}

@@ -1,0 +1,359 @@
+import { randomBytes } from "node:crypto";
+import {
+  type ChapterRecord,
+  type Checked,
+  type CourseRecord,
+  checkChapterInput,
+  checkCourseInput,
+  checkStateDump,
+  type EventRecord,
+  type EventType,
+  type FieldErrors,
+  formatTimestamp,
+  nextTimestamp,
+  parseCourseId,
+  type ResourceName,
+  type StateDump,
+  slugify,
+  uniqueSlug,
+} from "./records.js";
+
+/** How a request ended when it did not end with a plain response. */
+export type FaultKind = "rate-limited" | "failed" | "reset" | "lost-write";
+
+/** One line of the request log: every /api request, including login and faulted ones. */
+export interface RequestLogEntry {
+  method: string;
+  /** The path without the query string, e.g. `/api/v1/courses`. */
+  path: string;
+  /** The query string without `?`, with credentials replaced by `[redacted]`; "" when none. */
+  query: string;
+  /** The status sent, or null when the connection was dropped before any response. */
+  status: number | null;
+  /** Set when a fault shaped the outcome. */
+  fault?: FaultKind;
+}
+
+/** What a store operation came to: the record, or not found, or the errors of a 422. */
+export type Outcome<T> =
+  | { kind: "ok"; value: T }
+  | { kind: "not-found" }
+  | { kind: "invalid"; errors: FieldErrors };
+
+/** One page of a list, with the totals the paging headers report. */
+export interface Page<T> {
+  items: T[];
+  total: number;
+  pageCount: number;
+}
+
+/** Whether a bearer token may be used. */
+export type TokenCheck = "ok" | "unknown" | "expired";
+
+/** Settings of the store (see EmulatorOptions for their meaning and defaults). */
+export interface StateOptions {
+  initial: StateDump;
+  pageSize: number;
+  now: () => Date;
+  email: string;
+  password: string;
+  tokenTtlMs?: number | undefined;
+}
+
+type AnyRecord = CourseRecord | ChapterRecord;
+
+const singular = { courses: "course", chapters: "chapter" } as const;
+
+/**
+ * The emulated site in memory: courses, chapters, events, id counters, tokens and the request
+ * log. Every method is synchronous; the HTTP layer maps outcomes to status codes.
+ */
+export class EmulatorState {
+  /** Every /api request in arrival order; tests count them, GET /__admin/requests serves them. */
+  readonly requests: RequestLogEntry[] = [];
+  private initial: StateDump;
+  private readonly tables = {
+    courses: new Map<number, CourseRecord>(),
+    chapters: new Map<number, ChapterRecord>(),
+  };
+  private sortedIds: { courses?: number[]; chapters?: number[] } = {};
+  private events: EventRecord[] = [];
+  private nextId = { courses: 1, chapters: 1, events: 1 };
+  private readonly tokens = new Map<string, number>();
+
+  constructor(private readonly options: StateOptions) {
+    this.initial = structuredClone(options.initial);
+    this.load(this.initial);
+  }
+
+  // --- authentication -------------------------------------------------------------------
+
+  /** Issue a new token for the right e-mail (any case) and password; undefined otherwise. */
+  login(email: string | undefined, password: string | undefined): string | undefined {
+    if (email === undefined || password === undefined) return undefined;
+    if (
+      email.trim().toLowerCase() !== this.options.email.toLowerCase() ||
+      password !== this.options.password
+    ) {
+      return undefined;
+    }
+    const token = randomBytes(24).toString("base64url");
+    const ttl = this.options.tokenTtlMs;
+    this.tokens.set(token, ttl === undefined ? Number.POSITIVE_INFINITY : this.nowMs() + ttl);
+    return token;
+  }
+
+  /** Whether a token was issued and is still valid by the injected clock. */
+  checkToken(token: string): TokenCheck {
+    const expiresAt = this.tokens.get(token);
+    if (expiresAt === undefined) return "unknown";
+    return this.nowMs() < expiresAt ? "ok" : "expired";
+  }
+
+  /** Make every token issued so far expired (401 from now on); new logins still work. */
+  expireTokens(): void {
+    for (const token of this.tokens.keys()) this.tokens.set(token, Number.NEGATIVE_INFINITY);
+  }
+
+  // --- reads ----------------------------------------------------------------------------
+
+  /** Page `page` (from 1) of a resource, ordered by id ascending; empty past the end. */
+  list(resource: "courses", page: number): Page<CourseRecord>;
+  list(resource: "chapters", page: number): Page<ChapterRecord>;
+  list(resource: ResourceName, page: number): Page<AnyRecord>;
+  list(resource: ResourceName, page: number): Page<AnyRecord> {
+    const ids = this.idsInOrder(resource);
+    const table = this.tables[resource] as Map<number, AnyRecord>;
+    const slice = this.pageSlice(ids, page);
+    return { ...slice, items: slice.items.map((id) => structuredClone(table.get(id)!)) };
+  }
+
+  /** Page `page` (from 1) of the events, newest first. */
+  listEvents(page: number): Page<EventRecord> {
+    const slice = this.pageSlice([...this.events].reverse(), page);
+    return { ...slice, items: slice.items.map((event) => ({ ...event })) };
+  }
+
+  /** One course by id, or undefined. */
+  get(resource: "courses", id: number): CourseRecord | undefined;
+  /** One chapter by id, or undefined. */
+  get(resource: "chapters", id: number): ChapterRecord | undefined;
+  get(resource: ResourceName, id: number): AnyRecord | undefined;
+  get(resource: ResourceName, id: number): AnyRecord | undefined {
+    const record = this.tables[resource].get(id);
+    return record === undefined ? undefined : structuredClone(record);
+  }
+
+  // --- API writes -----------------------------------------------------------------------
+
+  /** POST /courses: `body` is the whole parsed request body. */
+  createCourse(body: unknown): Outcome<CourseRecord> {
+    const checked = checkCourseInput(body, "create");
+    if (!checked.ok) return invalid(checked);
+    const stamp = formatTimestamp(this.nowMs());
+    const { title, ...rest } = checked.value;
+    const course: CourseRecord = {
+      id: this.nextId.courses++,
+      title: title!,
+      slug: this.freeSlug(slugify(title!)),
+      status: "draft",
+      created_at: stamp,
+      updated_at: stamp,
+      scheduled_at: null,
+      published_at: null,
+      excerpt: "",
+      free: false,
+      questions_enabled: false,
+      ...rest,
+    };
+    this.insert("courses", course);
+    this.record("course.created", course.id, stamp);
+    return { kind: "ok", value: structuredClone(course) };
+  }
+
+  /** PATCH /courses/:id: any subset of the create fields; the slug stays as it was. */
+  updateCourse(id: number, body: unknown): Outcome<CourseRecord> {
+    const course = this.tables.courses.get(id);
+    if (course === undefined) return { kind: "not-found" };
+    const checked = checkCourseInput(body, "update");
+    if (!checked.ok) return invalid(checked);
+    Object.assign(course, checked.value);
+    this.touch("courses", course);
+    return { kind: "ok", value: structuredClone(course) };
+  }
+
+  /** POST /chapters: without an ordinal the chapter goes after the last one of its course. */
+  createChapter(body: unknown): Outcome<ChapterRecord> {
+    const checked = checkChapterInput(body, "create", (id) => this.tables.courses.has(id));
+    if (!checked.ok) return invalid(checked);
+    const { course_id, title, content, ordinal } = checked.value;
+    const stamp = formatTimestamp(this.nowMs());
+    const chapter: ChapterRecord = {
+      id: this.nextId.chapters++,
+      course_id: course_id!,
+      title: title!,
+      content: content ?? "",
+      created_at: stamp,
+      updated_at: stamp,
+      ordinal: ordinal ?? this.lastOrdinal(course_id!) + 1,
+    };
+    this.insert("chapters", chapter);
+    this.record("chapter.created", chapter.id, stamp);
+    return { kind: "ok", value: structuredClone(chapter) };
+  }
+
+  /** PATCH /chapters/:id: any subset of the create fields, course_id included (a move). */
+  updateChapter(id: number, body: unknown): Outcome<ChapterRecord> {
+    const chapter = this.tables.chapters.get(id);
+    if (chapter === undefined) return { kind: "not-found" };
+    const checked = checkChapterInput(body, "update", (courseId) => this.tables.courses.has(courseId));
+    if (!checked.ok) return invalid(checked);
+    Object.assign(chapter, checked.value);
+    this.touch("chapters", chapter);
+    return { kind: "ok", value: structuredClone(chapter) };
+  }
+
+  /** DELETE: a course takes its chapters with it; one event per record deleted. */
+  remove(resource: ResourceName, id: number): boolean {
+    if (!this.tables[resource].has(id)) return false;
+    if (resource === "courses") {
+      const chapterIds = this.idsInOrder("chapters").filter((chapterId) => {
+        return this.tables.chapters.get(chapterId)?.course_id === id;
+      });
+      for (const chapterId of chapterIds) this.remove("chapters", chapterId);
+    }
+    this.tables[resource].delete(id);
+    this.sortedIds[resource] = undefined;
+    this.record(`${singular[resource]}.deleted`, id, formatTimestamp(this.nowMs()));
+    return true;
+  }
+
+  // --- test controls --------------------------------------------------------------------
+
+  /**
+   * Change a record as another user of the site would: any fields, including ones the API does
+   * not know (they are served from then on). Status 0/1 maps to draft/published, other values
+   * are kept as given; updated_at is bumped unless `fields` sets it; an update event is added.
+   */
+  edit(resource: ResourceName, id: number, fields: Record<string, unknown>): Outcome<AnyRecord> {
+    const record = this.tables[resource].get(id) as AnyRecord | undefined;
+    if (record === undefined) return { kind: "not-found" };
+    const errors: FieldErrors = {};
+    const changes = { ...fields };
+    if ("id" in changes) errors.id = ["cannot be changed"];
+    if (resource === "courses" && (changes.status === 0 || changes.status === 1)) {
+      changes.status = changes.status === 1 ? "published" : "draft";
+    }
+    if (resource === "chapters" && "course_id" in changes) {
+      const courseId = parseCourseId(changes.course_id);
+      if (courseId === undefined || !this.tables.courses.has(courseId)) errors.course_id = ["must exist"];
+      else changes.course_id = courseId;
+    }
+    if (Object.keys(errors).length > 0) return { kind: "invalid", errors };
+    const previous = record.updated_at;
+    Object.assign(record, structuredClone(changes));
+    if (!("updated_at" in changes)) record.updated_at = nextTimestamp(this.nowMs(), previous);
+    this.record(`${singular[resource]}.updated`, id, formatTimestamp(this.nowMs()));
+    return { kind: "ok", value: structuredClone(record) };
+  }
+
+  /** Put back the state the emulator started with, or the given one (a dump of this store). */
+  reset(state?: unknown): Checked<StateDump> {
+    if (state === undefined) {
+      this.load(this.initial);
+      return { ok: true, value: this.dump() };
+    }
+    const checked = checkStateDump(state);
+    if (checked.ok) this.load(checked.value);
+    return checked;
+  }
+
+  /** Everything the store holds: records by id ascending, events oldest first. */
+  dump(): StateDump {
+    return structuredClone({
+      courses: this.idsInOrder("courses").map((id) => this.tables.courses.get(id)!),
+      chapters: this.idsInOrder("chapters").map((id) => this.tables.chapters.get(id)!),
+      events: this.events,
+    });
+  }
+
+  /** Append to the request log. */
+  logRequest(entry: RequestLogEntry): void {
+    this.requests.push(entry);
+  }
+
+  /** Empty the request log. */
+  clearRequests(): void {
+    this.requests.length = 0;
+  }
+
+  // --- internals ------------------------------------------------------------------------
+
+  private nowMs(): number {
+    return this.options.now().getTime();
+  }
+
+  private load(state: StateDump): void {
+    const copy = structuredClone(state);
+    this.tables.courses = new Map(copy.courses.map((course) => [course.id, course]));
+    this.tables.chapters = new Map(copy.chapters.map((chapter) => [chapter.id, chapter]));
+    this.events = [...copy.events].sort((a, b) => a.id - b.id);
+    this.sortedIds = {};
+    const above = (ids: Iterable<number>) => {
+      let max = 0;
+      for (const id of ids) if (id > max) max = id;
+      return max + 1;
+    };
+    this.nextId = {
+      courses: above(this.tables.courses.keys()),
+      chapters: above(this.tables.chapters.keys()),
+      events: above(this.events.map((event) => event.id)),
+    };
+  }
+
+  private idsInOrder(resource: ResourceName): number[] {
+    this.sortedIds[resource] ??= [...this.tables[resource].keys()].sort((a, b) => a - b);
+    return this.sortedIds[resource];
+  }
+
+  private pageSlice<T>(all: T[], page: number): Page<T> {
+    const size = this.options.pageSize;
+    return {
+      items: all.slice((page - 1) * size, page * size),
+      total: all.length,
+      pageCount: Math.ceil(all.length / size),
+    };
+  }
+
+  private insert(resource: ResourceName, record: AnyRecord): void {
+    (this.tables[resource] as Map<number, AnyRecord>).set(record.id, record);
+    this.sortedIds[resource] = undefined;
+  }
+
+  private touch(resource: ResourceName, record: AnyRecord): void {
+    record.updated_at = nextTimestamp(this.nowMs(), record.updated_at);
+    this.record(`${singular[resource]}.updated`, record.id, record.updated_at);
+  }
+
+  private record(type: EventType, resourceId: number, createdAt: string): void {
+    this.events.push({ id: this.nextId.events++, type, resource_id: resourceId, created_at: createdAt });
+  }
+
+  private freeSlug(base: string): string {
+    const taken = new Set([...this.tables.courses.values()].map((course) => course.slug));
+    return uniqueSlug(base, (slug) => taken.has(slug));
+  }
+
+  private lastOrdinal(courseId: number): number {
+    let last: number | undefined;
+    for (const chapter of this.tables.chapters.values()) {
+      if (chapter.course_id === courseId && (last === undefined || chapter.ordinal > last))
+        last = chapter.ordinal;
+    }
+    return last ?? 0;
+  }
+}
+
+function invalid(checked: { ok: false; errors: FieldErrors }): { kind: "invalid"; errors: FieldErrors } {
+  return { kind: "invalid", errors: checked.errors };
+}

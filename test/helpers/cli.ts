@@ -1,0 +1,40 @@
+import type { Prompts } from "../../src/cli/io.js";
+import { main } from "../../src/cli/main.js";
+
+/** What one in-process run of the CLI printed and returned. */
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Options for an in-process CLI run: a working folder, environment, and terminal fakes. */
+export interface RunOptions {
+  cwd: string;
+  env?: Record<string, string | undefined>;
+  tty?: boolean;
+  prompts?: Partial<Prompts>;
+  interrupted?: Promise<void>;
+}
+
+const noPrompts: Prompts = {
+  input: () => Promise.reject(new Error("unexpected prompt")),
+  password: () => Promise.reject(new Error("unexpected prompt")),
+  confirm: () => Promise.reject(new Error("unexpected prompt")),
+};
+
+/** Run the CLI in this process with captured output; never touches the real terminal or home. */
+export async function runCli(args: string[], options: RunOptions): Promise<CliResult> {
+  let stdout = "";
+  let stderr = "";
+  const code = await main(args, {
+    stdout: { write: (text: string) => (stdout += text), isTTY: false },
+    stderr: { write: (text: string) => (stderr += text), isTTY: false },
+    stdinIsTTY: options.tty ?? false,
+    env: options.env ?? {},
+    cwd: options.cwd,
+    interrupted: options.interrupted ?? new Promise(() => {}),
+    prompts: { ...noPrompts, ...options.prompts },
+  });
+  return { code, stdout, stderr };
+}

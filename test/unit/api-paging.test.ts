@@ -1,0 +1,175 @@
+import type { IncomingHttpHeaders } from "node:http";
+import { describe, expect, it } from "vitest";
+import { collectPages, lastPageFromHeaders, type Page, parseLinkHeader } from "../../src/api/paging.js";
+import type { WireRecord } from "../../src/api/wire.js";
+
+function records(from: number, count: number): WireRecord[] {
+  return Array.from({ length: count }, (_, i) => ({ id: from + i, title: `r${from + i}` }));
+}
+
+/** A fake server: `pages[n - 1]` is page n; beyond the array, pages are empty. Tracks overlap. */
+function fakeServer(pages: WireRecord[][], headers: (page: number) => IncomingHttpHeaders = () => ({})) {
+  const asked: number[] = [];
+  let inFlight = 0;
+  let mostInFlight = 0;
+  const fetchPage = async (page: number): Promise<Page> => {
+    asked.push(page);
+    inFlight += 1;
+    mostInFlight = Math.max(mostInFlight, inFlight);
+    await new Promise((r) => setImmediate(r));
+    inFlight -= 1;
+    return { records: pages[page - 1] ?? [], headers: headers(page) };
+  };
+  return { fetchPage, asked, most: () => mostInFlight };
+}
+
+describe("parseLinkHeader", () => {
+  it("reads next and last page numbers", () => {
+    const header =
+      '<https://x.test/api/v1/courses?page=2>; rel="next", <https://x.test/api/v1/courses?page=9>; rel="last"';
+    expect(parseLinkHeader(header)).toEqual({ next: 2, last: 9 });
+  });
+
+  it("accepts unquoted rels, relative targets and several rels in one link", () => {
+    expect(parseLinkHeader("</api/v1/courses?page=3&per_page=2>; rel=next")).toEqual({ next: 3 });
+    expect(parseLinkHeader('<?page=4>; rel="next last"')).toEqual({ next: 4, last: 4 });
+  });
+
+  it("gives an empty result for links without next or last, and undefined for no header", () => {
+    expect(parseLinkHeader('<https://x.test/c?page=1>; rel="prev"')).toEqual({});
+    expect(parseLinkHeader(undefined)).toBeUndefined();
+  });
+});
+
+describe("lastPageFromHeaders", () => {
+  it("uses rel=last, X-Total-Pages, or a total count over the page size", () => {
+    expect(lastPageFromHeaders({ link: '<?page=7>; rel="last"' }, 1, 10)).toBe(7);
+    expect(lastPageFromHeaders({ "x-total-pages": "4" }, 1, 10)).toBe(4);
+    expect(lastPageFromHeaders({ "x-total-count": "25" }, 1, 10)).toBe(3);
+    expect(lastPageFromHeaders({ total: "25", "per-page": "5" }, 1, 5)).toBe(5);
+    expect(lastPageFromHeaders({ "x-total-count": "0" }, 1, 0)).toBe(1);
+    expect(lastPageFromHeaders({}, 1, 10)).toBeUndefined();
+  });
+});
+
+describe("collectPages", () => {
+  it("40 full pages, window 4: at most 40 + 4 requests, never more than 4 in flight", async () => {
+    const pages = Array.from({ length: 40 }, (_, i) => records(i * 5 + 1, 5));
+    const server = fakeServer(pages);
+    const result = await collectPages(server.fetchPage, { window: () => 4 });
+    expect(result.records).toHaveLength(200);
+    expect(result.records.map((r) => r.id)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+    expect(result.pages).toBe(41);
+    expect(server.asked.length).toBeLessThanOrEqual(44);
+    expect(server.most()).toBeLessThanOrEqual(4);
+    expect(server.most()).toBeGreaterThan(1);
+    expect(new Set(server.asked).size).toBe(server.asked.length);
+  });
+
+  it("stops at a short page without asking for the page after it when nothing is in flight", async () => {
+    const server = fakeServer([records(1, 3), records(4, 3), records(7, 1)]);
+    const result = await collectPages(server.fetchPage, { window: () => 1 });
+    expect(server.asked).toEqual([1, 2, 3]);
+    expect(result.records).toHaveLength(7);
+    expect(result.pages).toBe(3);
+  });
+
+  it("an empty first page is an empty listing", async () => {
+    const server = fakeServer([]);
+    const result = await collectPages(server.fetchPage, { window: () => 4 });
+    expect(result).toEqual({ records: [], pages: 1 });
+    expect(server.asked).toEqual([1]);
+  });
+
+  it("with rel=last, asks for exactly the pages needed", async () => {
+    const pages = [records(1, 2), records(3, 2), records(5, 2)];
+    const server = fakeServer(pages, () => ({ link: '<https://x.test/api/v1/courses?page=3>; rel="last"' }));
+    const result = await collectPages(server.fetchPage, { window: () => 4 });
+    expect(server.asked.sort()).toEqual([1, 2, 3]);
+    expect(result.records).toHaveLength(6);
+  });
+
+  it("with rel=next only, follows the links one page at a time", async () => {
+    const pages = [records(1, 2), records(3, 2), records(5, 2)];
+    const server = fakeServer(pages, (page) =>
+      page < 3 ? { link: `<?page=${page + 1}>; rel="next"` } : { link: `<?page=${page - 1}>; rel="prev"` },
+    );
+    const result = await collectPages(server.fetchPage, { window: () => 4 });
+    expect(server.asked).toEqual([1, 2, 3]);
+    expect(server.most()).toBe(1);
+    expect(result.records).toHaveLength(6);
+  });
+
+  it("dedupes by id: first occurrence wins, page then position order", async () => {
+    const server = fakeServer([
+      [
+        { id: 1, v: "a" },
+        { id: 2, v: "a" },
+        { id: 3, v: "a" },
+      ],
+      [
+        { id: 3, v: "b" },
+        { id: 4, v: "b" },
+        { id: 5, v: "b" },
+      ],
+      [{ id: 1, v: "c" }],
+    ]);
+    const result = await collectPages(server.fetchPage, { window: () => 2 });
+    expect(result.records).toEqual([
+      { id: 1, v: "a" },
+      { id: 2, v: "a" },
+      { id: 3, v: "a" },
+      { id: 4, v: "b" },
+      { id: 5, v: "b" },
+    ]);
+  });
+
+  it("a failing page rejects the whole listing", async () => {
+    const fetchPage = async (page: number): Promise<Page> => {
+      if (page === 3) throw new Error("page 3 broke");
+      return { records: records(page * 10, 2), headers: {} };
+    };
+    await expect(collectPages(fetchPage, { window: () => 2 })).rejects.toThrow("page 3 broke");
+  });
+
+  it("a failure past the end of the listing is ignored", async () => {
+    const fetchPage = async (page: number): Promise<Page> => {
+      if (page === 1) return { records: records(1, 2), headers: {} };
+      if (page === 2) return { records: [], headers: {} };
+      throw new Error(`page ${page} is past the end`);
+    };
+    const result = await collectPages(fetchPage, { window: () => 4 });
+    expect(result.records).toHaveLength(2);
+  });
+
+  it("stopAfter pages sequentially and stops early", async () => {
+    const pages = Array.from({ length: 10 }, (_, i) => records(i * 2 + 1, 2));
+    const server = fakeServer(pages);
+    const seen: number[] = [];
+    const result = await collectPages(server.fetchPage, {
+      window: () => 4,
+      stopAfter: (pageRecords, page) => {
+        seen.push(pageRecords.length);
+        return page === 3;
+      },
+    });
+    expect(server.asked).toEqual([1, 2, 3]);
+    expect(server.most()).toBe(1);
+    expect(seen).toEqual([2, 2, 2]);
+    expect(result.records).toHaveLength(6);
+  });
+
+  it("reports progress for each page of the listing", async () => {
+    const server = fakeServer([records(1, 2), records(3, 2)]);
+    const progress: Array<[number, number]> = [];
+    await collectPages(server.fetchPage, {
+      window: () => 1,
+      onPage: (page, count) => progress.push([page, count]),
+    });
+    expect(progress).toEqual([
+      [1, 2],
+      [2, 2],
+      [3, 0],
+    ]);
+  });
+});
