@@ -1,4 +1,5 @@
 import path from "node:path";
+import PQueue from "p-queue";
 import type { Listing, ListOptions } from "../api/client.js";
 import { ExitCode, UserError } from "../errors.js";
 import type { BodyCodec } from "../tree/bodies.js";
@@ -162,23 +163,41 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
     pages: { courses: courses.pages, chapters: chapters.pages },
     counts: { courses: courses.records.length, chapters: chapters.records.length },
   };
+  // Files on disk, at the paths they will have after course folders move: only those can
+  // already hold the bytes a write would put there.
+  const folderMoves = new Map<string, string>();
+  for (const op of plan.ops) if (op.op === "move-folder") folderMoves.set(op.from, op.to);
+  const existing = new Set<string>();
+  for (const file of [
+    ...scan.courses.map((c) => c.file),
+    ...scan.chapters.map((c) => c.file),
+    ...scan.copies,
+  ]) {
+    if (file === undefined) continue;
+    const slash = file.lastIndexOf("/");
+    const moved = folderMoves.get(file.slice(0, slash));
+    existing.add(moved ? `${moved}${file.slice(slash)}` : file);
+  }
   if (options.dryRun) {
-    result.filesWritten = (await effectiveOps(root, plan.ops)).length;
+    result.filesWritten = (await effectiveOps(root, plan.ops, existing)).length;
     return result;
   }
-  result.filesWritten = await applyOps(root, plan.ops);
-  for (const text of plan.cacheTexts) await cache.put(text);
+  result.filesWritten = await applyOps(root, plan.ops, existing);
+  await new PQueue({ concurrency: 16 }).addAll(plan.cacheTexts.map((text) => () => cache.put(text)));
   result.snapshotWritten = await saveIfChanged(root, options.site, snapshot, plan.snapshot);
   return result;
 }
 
 /** The ops that would change something on disk (writes of identical bytes are dropped). */
-async function effectiveOps(root: string, ops: readonly FileOp[]): Promise<FileOp[]> {
+async function effectiveOps(
+  root: string,
+  ops: readonly FileOp[],
+  existing: ReadonlySet<string>,
+): Promise<FileOp[]> {
   const out: FileOp[] = [];
   for (const op of ops) {
-    if ((op.op === "write" || op.op === "copy") && (op.op === "copy" || !op.from || op.from === op.path)) {
-      if ((await hashTreeFile(root, op.path)) === sha256(op.text)) continue;
-    }
+    const inPlace = op.op === "copy" || (op.op === "write" && (!op.from || op.from === op.path));
+    if (inPlace && existing.has(op.path) && (await hashTreeFile(root, op.path)) === sha256(op.text)) continue;
     if (op.op === "remove-folder-if-empty") continue;
     out.push(op);
   }
@@ -189,9 +208,13 @@ async function effectiveOps(root: string, ops: readonly FileOp[]): Promise<FileO
  * Apply file operations in order. Every write is temp-then-rename; moves whose target is held by
  * another file still to move go through a temporary name first. Returns how many paths changed.
  */
-async function applyOps(root: string, ops: readonly FileOp[]): Promise<number> {
+async function applyOps(
+  root: string,
+  ops: readonly FileOp[],
+  existing: ReadonlySet<string>,
+): Promise<number> {
   let changed = 0;
-  const effective = await effectiveOps(root, ops);
+  const effective = await effectiveOps(root, ops, existing);
   const folderMoves = effective.filter((op) => op.op === "move-folder");
   const fileMoves = effective.filter(
     (op) => op.op === "move" || (op.op === "write" && op.from && op.from !== op.path),
@@ -209,34 +232,40 @@ async function applyOps(root: string, ops: readonly FileOp[]): Promise<number> {
       : { from: (op as { from: string }).from, to: (op as { path: string }).path },
   );
   await twoPhaseMoves(root, moves, (name) => name.replace(/\.md$/, ".moving.md"));
+  // Within one kind of operation the paths are distinct, so they run side by side; the kinds
+  // run in order (writes before deletes before removing emptied folders).
+  const queue = new PQueue({ concurrency: 16 });
+  let pending: Promise<unknown>[] = [];
+  let phase: FileOp["op"] | undefined;
   for (const op of effective) {
+    if (op.op !== phase) {
+      await Promise.all(pending);
+      pending = [];
+      phase = op.op;
+    }
     switch (op.op) {
       case "move-folder":
+        break;
       case "move":
-        if (op.op === "move") changed++;
+        changed++;
         break;
       case "write":
+      case "copy":
         // A rewrite under a new name was moved there above; this replaces its bytes.
-        await writeTreeFile(root, op.path, op.text);
         changed++;
+        pending.push(queue.add(() => writeTreeFile(root, op.path, op.text)));
         break;
       case "delete":
-        await removeTreeFile(root, op.path);
+      case "remove-copy":
         changed++;
+        pending.push(queue.add(() => removeTreeFile(root, op.path)));
         break;
       case "remove-folder-if-empty":
-        await removeEmptyFolder(root, op.path);
-        break;
-      case "copy":
-        await writeTreeFile(root, op.path, op.text);
-        changed++;
-        break;
-      case "remove-copy":
-        await removeTreeFile(root, op.path);
-        changed++;
+        pending.push(queue.add(() => removeEmptyFolder(root, op.path)));
         break;
     }
   }
+  await Promise.all(pending);
   return changed;
 }
 

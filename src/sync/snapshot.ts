@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import type { WireRecord } from "../api/wire.js";
 import { UserError } from "../errors.js";
+import { atomicWrite } from "../tree/fs-ops.js";
 import { sha256 } from "../util/hash.js";
 import { stableStringify } from "../util/stable-json.js";
 
@@ -127,11 +128,8 @@ export class ContentCache {
     const hash = sha256(text);
     const file = this.file(hash);
     if (existsSync(file)) return hash;
-    await mkdir(path.dirname(file), { recursive: true });
-    const temp = `${file}.${process.pid}.tmp`;
     // Lone surrogates cannot be UTF-8: store such text as a JSON string instead.
-    await writeFile(temp, text.isWellFormed() ? `t${text}` : `j${JSON.stringify(text)}`);
-    await rename(temp, file);
+    await atomicWrite(file, text.isWellFormed() ? `t${text}` : `j${JSON.stringify(text)}`);
     return hash;
   }
 

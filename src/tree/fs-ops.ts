@@ -1,6 +1,5 @@
-import { mkdir, readFile, rename, rm, rmdir } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import writeFileAtomic from "write-file-atomic";
 import { sha256 } from "../util/hash.js";
 
 /** An absolute path for a relative tree path written with /. */
@@ -14,11 +13,38 @@ export function abs(root: string, relPath: string): string {
   return full;
 }
 
-/** Write a file atomically (temp file in the same folder, fsync, rename). */
+let tempCounter = 0;
+const madeDirs = new Set<string>();
+
+/**
+ * Write a file atomically: a temp file in the same folder, then rename over the target, so a
+ * crash or kill -9 never leaves a half-written file. Lean on purpose (no fsync, no realpath):
+ * write-file-atomic resolves every target's real path and fsyncs, which made a pull of
+ * thousands of files wait on the disk for each; git does not fsync its work tree either.
+ * The snapshot, written once per run, still goes through write-file-atomic with fsync.
+ */
+export async function atomicWrite(file: string, data: string | Uint8Array): Promise<void> {
+  const dir = path.dirname(file);
+  if (!madeDirs.has(dir)) {
+    await mkdir(dir, { recursive: true });
+    madeDirs.add(dir);
+  }
+  const temp = `${file}.${process.pid}.${tempCounter++}.tmp`;
+  try {
+    await writeFile(temp, data);
+    await rename(temp, file);
+  } catch (error) {
+    await rm(temp, { force: true });
+    // A folder removed since we made it (a course folder renamed away): make it again once.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT" && madeDirs.delete(dir))
+      return atomicWrite(file, data);
+    throw error;
+  }
+}
+
+/** Write a tree file atomically. */
 export async function writeTreeFile(root: string, relPath: string, text: string): Promise<void> {
-  const file = abs(root, relPath);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFileAtomic(file, text);
+  await atomicWrite(abs(root, relPath), text);
 }
 
 /** The SHA-256 of a tree file's bytes, or undefined when it does not exist. */

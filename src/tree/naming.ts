@@ -1,4 +1,4 @@
-import slugify from "@sindresorhus/slugify";
+import slugify from "slugify";
 
 /** Longest slug kept in a file or folder name; longer titles are cut at a word boundary. */
 export const MAX_SLUG_LENGTH = 60;
@@ -12,7 +12,9 @@ const RESERVED = /^(con|prn|aux|nul|com\d|lpt\d)$/;
  * nothing of the text survives (emoji, CJK without transliteration).
  */
 export function safeSlug(text: string, fallback: string): string {
-  let slug = slugify(text, { lowercase: true, decamelize: false, separator: "-" })
+  // slugify transliterates accents, Cyrillic, Greek and symbols from its char map; separators
+  // it would drop silently become word breaks first.
+  let slug = slugify(text.replace(/[/\\_.:]+/g, " "), { lower: true, strict: true, trim: true })
     .replace(/[^a-z0-9-]/g, "")
     .replace(/-+/g, "-")
     .replace(/^-|-$/g, "");
