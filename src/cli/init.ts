@@ -25,6 +25,7 @@ export const GITATTRIBUTES_BLOCK = `# coursesync: keep the mirrored files byte-e
 coursesync.yaml -text
 .coursesync/*.json -text
 courses/** -text
+events.ndjson -text
 `;
 
 /** The text of a fresh coursesync.yaml. */

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { Option } from "commander";
 import { ExitCode, usageError } from "../errors.js";
+import { archiveEvents, EVENTS_FILE } from "../sync/events.js";
 import { acquireLock } from "../sync/lock.js";
 import { pull } from "../sync/pull.js";
 import { countOutcomes } from "../sync/report.js";
@@ -14,6 +15,7 @@ import { listingProgress } from "./progress.js";
 import { changeJson, changeLines, countsLine } from "./summary.js";
 
 interface PullFlags {
+  events?: boolean;
   dryRun?: boolean;
   theirs?: boolean;
   json?: boolean;
@@ -28,6 +30,7 @@ export function registerPull(program: Command, run: CliRun): void {
     .argument("[paths...]", "limit to these course folders")
     .option("--dry-run", "print what would change; write nothing anywhere")
     .option("--theirs", "take the site's side of every conflict")
+    .option("--events", `also archive the site's events in ${EVENTS_FILE} (append-only, deduplicated)`)
     .option("--json", "print one JSON summary on stdout")
     .addOption(
       new Option(
@@ -63,6 +66,9 @@ export function registerPull(program: Command, run: CliRun): void {
           },
           client,
         );
+        const events = flags.events
+          ? await archiveEvents(tree.root, client, { dryRun: flags.dryRun })
+          : undefined;
         progress.stop();
         const conflicts = result.changes.filter((c) => c.outcome === "conflict");
         if (flags.json) {
@@ -74,6 +80,7 @@ export function registerPull(program: Command, run: CliRun): void {
             remote: result.counts,
             requests: result.requests,
             files_written: result.filesWritten,
+            ...(events ? { events } : {}),
             counts: countOutcomes(result.changes),
             changes: result.changes.filter((c) => c.outcome !== "unchanged").map(changeJson),
             conflicts: conflicts.map(changeJson),
@@ -87,6 +94,11 @@ export function registerPull(program: Command, run: CliRun): void {
               `in ${result.requests} requests; ${countsLine(result.changes)}; ${verb} ${result.filesWritten} files` +
               (result.filesWritten === 0 && !result.dryRun ? " (already up to date)" : ""),
           );
+          if (events) {
+            out.result(
+              `events: ${events.added} new ${result.dryRun ? "to archive" : "archived"} in ${EVENTS_FILE} (${events.known} already there; ${events.pages} pages read)`,
+            );
+          }
           if (conflicts.length) {
             out.result(
               `${conflicts.length} conflict${conflicts.length === 1 ? "" : "s"}: your files were left as they are and the site's versions written beside them. ` +

@@ -122,7 +122,8 @@ export function buildLocalView(
       try {
         content = bodies.toHtml(chapter.parsed.body, chapter.parsed.format, chapter.file);
       } catch (error) {
-        view.problems.push(new FileProblem(chapter.file, undefined, (error as Error).message));
+        if (!(error instanceof FileProblem)) throw error;
+        view.problems.push(error);
         continue;
       }
       values = { title: chapter.parsed.title, ordinal: chapter.parsed.ordinal, course_id: courseId, content };

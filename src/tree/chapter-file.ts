@@ -1,8 +1,11 @@
 import matter from "gray-matter";
 import { FileProblem, parseYamlMapping, stringifyYamlFields } from "./yaml-text.js";
 
-/** The body format of a chapter file: Markdown (the default) or the site's HTML verbatim. */
-export type BodyFormat = "markdown" | "html";
+/**
+ * The body format of a chapter file: Markdown (the default), the site's HTML verbatim, or —
+ * only for HTML that UTF-8 cannot hold (a lone surrogate) — that HTML as one JSON string.
+ */
+export type BodyFormat = "markdown" | "html" | "json";
 
 /** A chapter file as the author sees it: front matter fields plus the body text. */
 export interface ChapterFile {
@@ -67,7 +70,8 @@ export function parseChapterFile(text: string, file: string): ChapterFile {
       `ordinal must be a whole number, not ${JSON.stringify(ordinal ?? null)}`,
     );
   }
-  if (format !== undefined && format !== null && format !== "html" && format !== "markdown") {
+  const formats: unknown[] = [undefined, null, "markdown", "html", "json"];
+  if (!formats.includes(format)) {
     throw new FileProblem(
       file,
       lines.format,
@@ -78,7 +82,7 @@ export function parseChapterFile(text: string, file: string): ChapterFile {
     id: id === undefined || id === null ? undefined : (id as number),
     title,
     ordinal: ordinal as number,
-    format: format === "html" ? "html" : "markdown",
+    format: format === "html" || format === "json" ? (format as BodyFormat) : "markdown",
     body,
   };
 }
@@ -88,6 +92,6 @@ export function serializeChapterFile(chapter: ChapterFile): string {
   const fields: Array<[string, unknown]> = [];
   if (chapter.id !== undefined) fields.push(["id", chapter.id]);
   fields.push(["title", chapter.title], ["ordinal", chapter.ordinal]);
-  if (chapter.format === "html") fields.push(["format", "html"]);
+  if (chapter.format !== "markdown") fields.push(["format", chapter.format]);
   return `---\n${stringifyYamlFields(fields)}---\n${chapter.body}\n`;
 }

@@ -3,7 +3,8 @@ export function stableStringify(value: unknown): string {
   return `${JSON.stringify(sortKeys(value), null, 2)}\n`;
 }
 
-function sortKeys(value: unknown): unknown {
+/** The value with object keys sorted at every depth (for deterministic JSON). */
+export function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};

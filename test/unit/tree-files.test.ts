@@ -116,3 +116,18 @@ describe("course.yaml", () => {
     expect(problem.message).toMatch(message);
   });
 });
+
+describe("HTML that UTF-8 cannot hold", () => {
+  it("is kept exact as a JSON string body and read back to the same text", async () => {
+    const { htmlBodies } = await import("../../src/tree/bodies.js");
+    const html = "<p>half an emoji: \uD83D and more</p>";
+    const { body, format } = htmlBodies.fromHtml(html);
+    expect(format).toBe("json");
+    const text = serializeChapterFile(chapter(body, { format }));
+    // The file's bytes hold no replacement character: what is written is what was sent.
+    expect(Buffer.from(text, "utf8").toString("utf8")).toBe(text);
+    const parsed = parseChapterFile(text, "c.md");
+    expect(htmlBodies.toHtml(parsed.body, parsed.format, "c.md")).toBe(html);
+    expect(htmlBodies.fromHtml("<p>fine</p>")).toEqual({ body: "<p>fine</p>", format: "html" });
+  });
+});

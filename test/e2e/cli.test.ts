@@ -1,0 +1,67 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runBin, startBinEmulator } from "../helpers/subprocess.js";
+import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
+
+afterEach(cleanupTestdirs);
+
+const SAMPLE = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "..", "sample-site");
+
+describe("the built CLI", () => {
+  it("prints help and its version, and rejects an unknown command with exit 2", async () => {
+    const dir = await testdir();
+    const help = await runBin(["--help"], { cwd: dir });
+    expect(help.code).toBe(0);
+    for (const command of ["init", "login", "logout", "pull", "emulator"])
+      expect(help.stdout).toContain(command);
+    const version = await runBin(["--version"], { cwd: dir });
+    const pkg = JSON.parse(await readFile(path.join(SAMPLE, "..", "package.json"), "utf8")) as {
+      version: string;
+    };
+    expect(version.stdout.trim()).toBe(pkg.version);
+    const bad = await runBin(["pul"], { cwd: dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/unknown command 'pul'/);
+    expect(bad.stderr).toMatch(/Did you mean pull\?/);
+  });
+
+  it("runs the main job against its own emulator: init, login, pull, and a pull that writes nothing", async () => {
+    const emulator = await startBinEmulator();
+    try {
+      const dir = await testdir();
+      const env = {
+        COURSESYNC_CONFIG_DIR: path.join(dir, "config"),
+        COURSESYNC_EMAIL: "demo@example.com",
+        COURSESYNC_PASSWORD: "coursesync",
+      };
+      expect((await runBin(["init", "school", "--url", emulator.url], { cwd: dir, env })).code).toBe(0);
+      const tree = path.join(dir, "school");
+      expect((await runBin(["login"], { cwd: tree, env })).code).toBe(0);
+      const pull = await runBin(["pull", "--json"], {
+        cwd: tree,
+        env: { COURSESYNC_CONFIG_DIR: env.COURSESYNC_CONFIG_DIR },
+      });
+      expect(pull.code).toBe(0);
+      const summary = JSON.parse(pull.stdout) as { counts: { created: number }; files_written: number };
+      expect(summary.counts.created).toBe(16);
+      // The sample site pulled back is the sample site, byte for byte.
+      expect(await readTree(path.join(tree, "courses"))).toEqual(
+        await readTree(path.join(SAMPLE, "courses")),
+      );
+      const again = await runBin(["pull"], { cwd: tree, env });
+      expect(again.code).toBe(0);
+      expect(again.stdout).toMatch(/wrote 0 files \(already up to date\)/);
+      expect(again.stdout + again.stderr).not.toContain("coursesync\n");
+    } finally {
+      await emulator.stop();
+    }
+  });
+
+  it("stops the emulator cleanly on SIGINT", async () => {
+    const emulator = await startBinEmulator(["--empty"]);
+    expect(emulator.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
+    await emulator.stop();
+    expect(emulator.child.exitCode).toBe(0);
+  });
+});

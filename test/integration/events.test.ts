@@ -1,0 +1,77 @@
+import { appendFile, readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
+import { useEmulators } from "../helpers/emulator.js";
+import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
+
+const start = useEmulators();
+afterEach(cleanupTestdirs);
+
+async function setup() {
+  const emulator = await start({ seedDir: null, pageSize: 5 });
+  for (let i = 1; i <= 3; i++) emulator.state.createCourse({ course: { title: `Course ${i}`, status: 0 } });
+  for (let i = 1; i <= 9; i++)
+    emulator.state.createChapter({
+      chapter: { course_id: 1 + (i % 3), title: `Ch ${i}`, content: "<p>x</p>" },
+    });
+  const dir = await testdir();
+  const tree = path.join(dir, "tree");
+  const env = {
+    COURSESYNC_CONFIG_DIR: path.join(dir, "config"),
+    COURSESYNC_EMAIL: "demo@example.com",
+    COURSESYNC_PASSWORD: "coursesync",
+  };
+  await runCli(["init", "tree", "--url", emulator.baseUrl], { cwd: dir, env });
+  const pull = (...args: string[]) => runCli(["pull", "--events", ...args], { cwd: tree, env });
+  const eventRequests = () => emulator.state.requests.filter((r) => r.path.endsWith("/events")).length;
+  const archived = async () =>
+    (await readFile(path.join(tree, "events.ndjson"), "utf8"))
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { id: number; type: string });
+  return { emulator, tree, pull, eventRequests, archived };
+}
+
+describe("pull --events", () => {
+  it("archives every event oldest first, then only new ones, paging no further than needed", async () => {
+    const { emulator, tree, pull, eventRequests, archived } = await setup();
+    const first = await pull();
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain("events: 12 new archived in events.ndjson");
+    const events = await archived();
+    expect(events.map((e) => e.id)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    const line = (await readFile(path.join(tree, "events.ndjson"), "utf8")).split("\n")[0]!;
+    expect(line).toBe(JSON.stringify(JSON.parse(line), Object.keys(JSON.parse(line)).sort()));
+
+    emulator.state.clearRequests();
+    const again = await pull();
+    expect(again.stdout).toContain("events: 0 new archived");
+    // Newest first: the first page already reaches archived events.
+    expect(eventRequests()).toBe(1);
+
+    emulator.state.edit("courses", 1, { title: "Renamed" });
+    emulator.state.remove("chapters", 4);
+    emulator.state.clearRequests();
+    const third = await pull();
+    expect(third.stdout).toContain("events: 2 new archived");
+    expect(eventRequests()).toBe(1);
+    const all = await archived();
+    expect(all.map((e) => e.id)).toEqual(Array.from({ length: 14 }, (_, i) => i + 1));
+    expect(all.slice(-2).map((e) => e.type)).toEqual(["course.updated", "chapter.deleted"]);
+  });
+
+  it("repairs a line cut off by a killed run, and dry runs append nothing", async () => {
+    const { emulator, tree, pull, archived } = await setup();
+    await pull();
+    await appendFile(path.join(tree, "events.ndjson"), '{"id":13,"ty');
+    emulator.state.edit("courses", 2, { title: "Again" });
+    const dry = await pull("--dry-run");
+    expect(dry.stdout).toContain("events: 1 new to archive");
+    expect((await readFile(path.join(tree, "events.ndjson"), "utf8")).endsWith('{"id":13,"ty')).toBe(true);
+    await pull();
+    const all = await archived();
+    expect(all.map((e) => e.id)).toEqual(Array.from({ length: 13 }, (_, i) => i + 1));
+    expect(new Set(all.map((e) => e.id)).size).toBe(all.length);
+  });
+});
