@@ -71,7 +71,7 @@ export async function archiveEvents(
   if (archive.validLength !== archive.size) await truncate(file, archive.validLength);
   const handle = await open(file, "a");
   try {
-    await handle.writeFile(fresh.map((event) => JSON.stringify(sortKeys(event))).join("\n") + "\n");
+    await handle.writeFile(`${fresh.map((event) => JSON.stringify(sortKeys(event))).join("\n")}\n`);
   } finally {
     await handle.close();
   }
