@@ -275,6 +275,7 @@ export function planPull(input: PullInput): PullPlan {
     if (chapter.id === undefined) pseudoByKey.set(chapter.key, chapterSlots.at(-1)!.id);
   }
   const unplaceable = new Set<number>();
+  const slotIds = new Set(courseSlots.map((slot) => slot.id));
   for (const [id, plan] of chapterPlans) {
     const mine = local.chapters.get(`chapter:${id}`);
     const stays = (mine && plan.local.type !== "delete") || plan.local.type === "create";
@@ -283,7 +284,7 @@ export function planPull(input: PullInput): PullPlan {
     const moved = plan.local.type === "write" && plan.local.fields.includes("course_id");
     const course = mine && !moved ? local.courses.get(mine.courseKey)?.id : Number(values.course_id);
     const folderExists =
-      course !== undefined && (courseFinal.has(course) || courseSlots.some((slot) => slot.id === course));
+      course !== undefined && (courseFinal.has(course) || slotIds.has(course));
     if (!folderExists || course === undefined) {
       unplaceable.add(id);
       continue;

@@ -11,6 +11,7 @@ import {
   writeTreeFile,
 } from "../tree/fs-ops.js";
 import { scanTree } from "../tree/scan.js";
+import { StatCache } from "../tree/stat-cache.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { sha256 } from "../util/hash.js";
 import { buildLocalView, knownHashes } from "./local-view.js";
@@ -21,9 +22,9 @@ import {
   loadSnapshot,
   type Snapshot,
   saveSnapshot,
-  snapshotText,
   statePaths,
 } from "./snapshot.js";
+import { jsonEqual } from "./reconcile.js";
 
 /** The part of the API client pull uses. */
 export interface Lister {
@@ -87,7 +88,8 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
       },
     );
   }
-  const scan = await scanTree(root, { ignore: options.ignore, knownHashes: knownHashes(snapshot) });
+  const statCache = await new StatCache(path.join(statePaths(root, options.site).cache, "stat.json")).load();
+  const scan = await scanTree(root, { ignore: options.ignore, knownHashes: knownHashes(snapshot), statCache });
   const local = buildLocalView(scan, snapshot, bodies);
   const problems = [...scan.problems, ...local.problems];
   if (problems.length > 0) throw invalidFilesError(problems, "nothing was pulled");
@@ -185,6 +187,7 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
   result.filesWritten = await applyOps(root, plan.ops, existing);
   await new PQueue({ concurrency: 16 }).addAll(plan.cacheTexts.map((text) => () => cache.put(text)));
   result.snapshotWritten = await saveIfChanged(root, options.site, snapshot, plan.snapshot);
+  await statCache.save();
   return result;
 }
 
@@ -301,7 +304,7 @@ async function saveIfChanged(
   before: Snapshot | undefined,
   after: Snapshot,
 ): Promise<boolean> {
-  if (before && snapshotText(before) === snapshotText(after)) return false;
+  if (before && jsonEqual(before, after)) return false;
   await saveSnapshot(root, site, after);
   return true;
 }

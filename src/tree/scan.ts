@@ -1,9 +1,10 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { sha256 } from "../util/hash.js";
 import { type ChapterFile, parseChapterFile } from "./chapter-file.js";
 import { type CourseFile, parseCourseFile } from "./course-file.js";
 import { ignoreMatcher } from "./ignore-rules.js";
+import type { StatCache } from "./stat-cache.js";
 import { FileProblem } from "./yaml-text.js";
 
 /** The folder under the root that holds one folder per course. */
@@ -54,6 +55,8 @@ export interface ScanOptions {
    * hash the same is not parsed (its fields are the snapshot's).
    */
   knownHashes?: ReadonlyMap<string, string>;
+  /** Hashes by stat from earlier runs, so unchanged files are not read (updated in place). */
+  statCache?: StatCache;
   /** Parse every file even when its hash is known (e.g. to validate before a push). */
   parseAll?: boolean;
 }
@@ -95,9 +98,20 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
   }
 
   const known = options.knownHashes ?? new Map<string, string>();
+  const seen = new Set<string>();
   const read = async (relPath: string): Promise<{ text: string; hash: string; parse: boolean }> => {
-    const buffer = await readFile(path.join(root, ...relPath.split("/")));
+    const full = path.join(root, ...relPath.split("/"));
+    seen.add(relPath);
+    const cache = options.statCache;
+    // With the stat cache, a file whose stat and hash are unchanged is not even opened.
+    const stats = cache ? await stat(full) : undefined;
+    const cached = cache && stats ? cache.get(relPath, stats) : undefined;
+    if (cached !== undefined && options.parseAll !== true && known.get(relPath) === cached) {
+      return { text: "", hash: cached, parse: false };
+    }
+    const buffer = await readFile(full);
     const hash = sha256(buffer);
+    if (cache && stats) cache.set(relPath, stats, hash);
     return {
       text: buffer.toString("utf8"),
       hash,
@@ -160,6 +174,7 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
       }
     }),
   );
+  options.statCache?.keepOnly(seen);
   result.courses.sort((a, b) => (a.folder < b.folder ? -1 : 1));
   result.chapters.sort((a, b) => (a.file < b.file ? -1 : 1));
   result.problems.sort((a, b) =>
