@@ -1,11 +1,13 @@
 import { Command, CommanderError, Option } from "commander";
 import { redactUrl } from "../api/login-url.js";
 import { ExitCode, UserError } from "../errors.js";
+import { registerDiff } from "./diff.js";
 import { registerEmulator } from "./emulator.js";
 import { registerInit } from "./init.js";
 import type { CliIO, CliRun, GlobalOptions } from "./io.js";
 import { registerLogin, registerLogout } from "./login.js";
 import { registerPull } from "./pull.js";
+import { registerStatus } from "./status.js";
 import { VERSION } from "./version.js";
 
 /** Build the commander program: global options plus every command. */
@@ -32,6 +34,8 @@ export function buildProgram(io: CliRun): Command {
   registerLogin(program, io);
   registerLogout(program, io);
   registerPull(program, io);
+  registerStatus(program, io);
+  registerDiff(program, io);
   registerEmulator(program, io);
   for (const command of program.commands) command.exitOverride();
   return program;

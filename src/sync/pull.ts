@@ -88,23 +88,37 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
       },
     );
   }
+  // Both lists at once through the one gate, while the tree is read; a failure of any page
+  // fails the whole pull. The lists only read the site, so starting them early is harmless.
+  const listing = Promise.all([
+    client.listAll("courses", { onPage: (page, count) => options.onPage?.("courses", page, count) }),
+    client.listAll("chapters", { onPage: (page, count) => options.onPage?.("chapters", page, count) }),
+  ]);
+  // Handled below; this only keeps an early exit (invalid files) from an unhandled rejection.
+  listing.catch(() => {});
   const statCache = await new StatCache(path.join(statePaths(root, options.site).cache, "stat.json")).load();
   const scan = await scanTree(root, { ignore: options.ignore, knownHashes: knownHashes(snapshot), statCache });
   const local = buildLocalView(scan, snapshot, bodies);
   const problems = [...scan.problems, ...local.problems];
   if (problems.length > 0) throw invalidFilesError(problems, "nothing was pulled");
 
-  // Both lists at once through the one gate; a failure of any page fails the whole pull.
-  const [courses, chapters] = await Promise.all([
-    client.listAll("courses", { onPage: (page, count) => options.onPage?.("courses", page, count) }),
-    client.listAll("chapters", { onPage: (page, count) => options.onPage?.("chapters", page, count) }),
-  ]);
+  const [courses, chapters] = await listing;
   const known = Object.keys(snapshot?.courses ?? {}).length + Object.keys(snapshot?.chapters ?? {}).length;
   if (courses.records.length === 0 && Object.keys(snapshot?.courses ?? {}).length > 0) {
     throw new UserError(
       `the site listed no courses, but the snapshot holds ${known} records; nothing was changed`,
       {
         hint: "An empty listing is not taken as 'everything was deleted'. Check the site and the account. If the site really is empty now, remove the courses folder and the snapshot by hand.",
+      },
+    );
+  }
+  // The same for chapters alone: courses listed but no chapter is as likely a failure as a fact.
+  const knownChapters = Object.keys(snapshot?.chapters ?? {}).length;
+  if (chapters.records.length === 0 && knownChapters > 0) {
+    throw new UserError(
+      `the site listed no chapters, but the snapshot holds ${knownChapters}; nothing was changed`,
+      {
+        hint: "An empty listing is not taken as 'every chapter was deleted'. Check the site and the account. If the site really has no chapters now, remove the chapter files and their snapshot entries by hand.",
       },
     );
   }

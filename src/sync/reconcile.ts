@@ -242,7 +242,7 @@ export function reconcileEntity(input: EntityInput, options: ReconcileOptions = 
     });
   }
   if (!local && remote) {
-    if (remoteState === "unchanged" || options.winner === "local") {
+    if (remoteChanged.length === 0 || options.winner === "local") {
       return plan({
         localState,
         remoteState,

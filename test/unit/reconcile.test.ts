@@ -146,3 +146,11 @@ describe("reconcile: one entity, three sides", () => {
     expect(plan.remote).toEqual({ type: "update", fields: ["title"] });
   });
 });
+
+describe("reconcile offline", () => {
+  it("plans a local delete as a remote delete, not a conflict", () => {
+    const plan = reconcileEntity(chapter({ local: undefined, remote: undefined, remoteKnown: false }));
+    expect(plan.remote).toEqual({ type: "delete" });
+    expect(plan.conflict).toBeUndefined();
+  });
+});

@@ -1,0 +1,96 @@
+import path from "node:path";
+import type { Command } from "commander";
+import { resolveSite } from "../config/config.js";
+import { ExitCode, UserError } from "../errors.js";
+import { loadSnapshot, statePaths } from "../sync/snapshot.js";
+import { type StatusEntry, treeStatus } from "../sync/status.js";
+import { htmlBodies } from "../tree/bodies.js";
+import { StatCache } from "../tree/stat-cache.js";
+import { openTree } from "./context.js";
+import type { CliRun } from "./io.js";
+import { globalsOf } from "./main.js";
+import { Output } from "./output.js";
+import { treePaths } from "./paths.js";
+
+const STYLE = {
+  new: "green",
+  modified: "yellow",
+  moved: "cyan",
+  renamed: "cyan",
+  deleted: "red",
+  conflict: "magenta",
+  invalid: "red",
+  untracked: "gray",
+} as const;
+
+/** Open a tree's snapshot for an offline command, or say how to get one. */
+export async function requireSnapshot(root: string, site: string) {
+  const snapshot = await loadSnapshot(root, site);
+  if (!snapshot) {
+    throw new UserError(`no snapshot for site "${site}" in ${path.join(root, ".coursesync")}`, {
+      hint: "Run `coursesync pull` first: the snapshot is the base every local change is measured against.",
+    });
+  }
+  return snapshot;
+}
+
+/** One status line for people. */
+export function statusLine(entry: StatusEntry, out: Output): string {
+  const detail = [
+    entry.kind === "file" ? undefined : `${entry.kind} ${entry.id ?? "(new)"}`,
+    entry.from ? `from ${entry.from}` : undefined,
+    entry.fields?.length ? `[${entry.fields.join(", ")}]` : undefined,
+    entry.copy ? `site's version: ${entry.copy}` : undefined,
+    entry.message,
+  ]
+    .filter(Boolean)
+    .join("; ");
+  return `  ${out.paint(STYLE[entry.state], entry.state.padEnd(9))} ${entry.path}${detail ? `  (${detail})` : ""}`;
+}
+
+/** `coursesync status [paths...]` */
+export function registerStatus(program: Command, run: CliRun): void {
+  program
+    .command("status")
+    .description("show local changes against the last sync (offline, fast)")
+    .argument("[paths...]", "limit to these files or folders")
+    .option("--json", "print one JSON document on stdout")
+    .option("--exit-code", "exit 1 when anything is pending")
+    .action(async (paths: string[], flags: { json?: boolean; exitCode?: boolean }, command: Command) => {
+      const globals = globalsOf(command);
+      const out = new Output(run, globals.quiet || flags.json);
+      const tree = await openTree(run, globals);
+      const site = resolveSite(tree.config, globals);
+      const snapshot = await requireSnapshot(tree.root, site.name);
+      const statCache = await new StatCache(
+        path.join(statePaths(tree.root, site.name).cache, "stat.json"),
+      ).load();
+      const entries = await treeStatus({
+        root: tree.root,
+        snapshot,
+        ignore: tree.config.ignore,
+        bodies: htmlBodies,
+        paths: paths.length ? treePaths(run, tree.root, paths) : undefined,
+        statCache,
+      });
+      await statCache.save();
+      if (flags.json) {
+        out.json({ command: "status", site: site.url, clean: entries.length === 0, entries });
+      } else {
+        out.result(`Site "${site.name}" (${site.url})`);
+        if (entries.length === 0) out.result("Nothing to push: the tree matches the last sync.");
+        for (const entry of entries) out.result(statusLine(entry, out));
+        if (entries.length) {
+          const invalid = entries.filter((e) => e.state === "invalid").length;
+          out.result(
+            `${entries.length} pending` +
+              (invalid
+                ? `; ${invalid} invalid file${invalid === 1 ? "" : "s"} must be fixed before a push`
+                : "") +
+              ". `coursesync diff` shows the changes; `coursesync push` sends them.",
+          );
+        }
+      }
+      if (flags.exitCode && entries.length > 0) run.exitCode = Math.max(run.exitCode, ExitCode.failed);
+    });
+}

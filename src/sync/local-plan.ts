@@ -1,0 +1,126 @@
+import { COURSE_FILE } from "../tree/scan.js";
+import { asFields, chapterValuesOfRecord, courseValuesOfRecord, fieldsEqual } from "./entities.js";
+import type { LocalView } from "./local-view.js";
+import { type EntityPlan, reconcileEntity } from "./reconcile.js";
+import type { Snapshot } from "./snapshot.js";
+
+/** One entity's pending local change, as status shows it and push starts from. */
+export interface LocalChange {
+  plan: EntityPlan;
+  /** Where it is now (the file, or for a course its folder); the snapshot's path when deleted. */
+  path: string;
+  /** The snapshot's path when the file was renamed or moved locally. */
+  from?: string | undefined;
+  /** For chapters: the key of the course whose folder holds the file. */
+  courseKey?: string | undefined;
+}
+
+/** Does a path fall under one of the given tree paths (or are there none)? */
+export function inPaths(file: string, paths: readonly string[] | undefined): boolean {
+  if (!paths) return true;
+  return paths.some((p) => p === "." || file === p || file.startsWith(`${p}/`) || p.startsWith(`${file}/`));
+}
+
+/**
+ * Local changes against the snapshot alone (no network): reconcile with the site taken to be
+ * as the snapshot left it. Unchanged entities whose file did not move are left out.
+ */
+export function planLocalChanges(
+  snapshot: Snapshot,
+  local: LocalView,
+  paths?: readonly string[],
+): LocalChange[] {
+  const out: LocalChange[] = [];
+  const consider = (change: LocalChange) => {
+    const { plan } = change;
+    const pending = plan.remote.type !== "none" || plan.conflict !== undefined || change.from !== undefined;
+    if (
+      pending &&
+      (inPaths(change.path, paths) || (change.from !== undefined && inPaths(change.from, paths)))
+    ) {
+      out.push(change);
+    }
+  };
+  const courseIds = new Set<number>([...Object.keys(snapshot.courses).map(Number)]);
+  for (const course of local.courses.values()) if (course.id !== undefined) courseIds.add(course.id);
+  for (const course of local.courses.values()) {
+    if (course.id !== undefined) continue;
+    consider({
+      plan: reconcileEntity({
+        kind: "course",
+        id: undefined,
+        key: course.key,
+        local: asFields(course.values),
+        remoteKnown: false,
+      }),
+      path: course.folder,
+    });
+  }
+  for (const id of [...courseIds].sort((a, b) => a - b)) {
+    const entry = snapshot.courses[id];
+    const mine = local.courses.get(`course:${id}`);
+    const base = entry ? asFields(courseValuesOfRecord(entry.record)) : undefined;
+    const plan = reconcileEntity(
+      {
+        kind: "course",
+        id,
+        key: `course:${id}`,
+        base,
+        local: mine ? asFields(mine.values) : undefined,
+        remoteKnown: false,
+      },
+      { equal: fieldsEqual },
+    );
+    const from = mine && entry && mine.folder !== entry.path ? entry.path : undefined;
+    consider({ plan, path: mine?.folder ?? entry?.path ?? "", from });
+  }
+
+  const chapterIds = new Set<number>([...Object.keys(snapshot.chapters).map(Number)]);
+  for (const chapter of local.chapters.values()) if (chapter.id !== undefined) chapterIds.add(chapter.id);
+  for (const chapter of local.chapters.values()) {
+    if (chapter.id !== undefined) continue;
+    consider({
+      plan: reconcileEntity({
+        kind: "chapter",
+        id: undefined,
+        key: chapter.key,
+        local: asFields(chapter.values),
+        remoteKnown: false,
+      }),
+      path: chapter.file,
+      courseKey: chapter.courseKey,
+    });
+  }
+  for (const id of [...chapterIds].sort((a, b) => a - b)) {
+    const entry = snapshot.chapters[id];
+    const mine = local.chapters.get(`chapter:${id}`);
+    const base = entry ? asFields(chapterValuesOfRecord(entry.record)) : undefined;
+    const plan = reconcileEntity(
+      {
+        kind: "chapter",
+        id,
+        key: `chapter:${id}`,
+        base,
+        local: mine ? asFields(mine.values) : undefined,
+        remoteKnown: false,
+      },
+      { equal: fieldsEqual },
+    );
+    const from = mine && entry && mine.file !== entry.path ? entry.path : undefined;
+    consider({ plan, path: mine?.file ?? entry?.path ?? "", from, courseKey: mine?.courseKey });
+  }
+  return out;
+}
+
+/** The conflict copy beside a file, if the scan saw one. */
+export function copyBeside(file: string, copies: ReadonlySet<string>): string | undefined {
+  const copy = file.endsWith(".md")
+    ? file.replace(/\.md$/, ".remote.md")
+    : `${file.replace(/\/course\.yaml$/, "")}/course.remote.yaml`;
+  return copies.has(copy) ? copy : undefined;
+}
+
+/** The course.yaml path of a course folder. */
+export function courseFileOf(folder: string): string {
+  return `${folder}/${COURSE_FILE}`;
+}

@@ -1,0 +1,110 @@
+import type { BodyCodec } from "../tree/bodies.js";
+import { scanTree } from "../tree/scan.js";
+import type { StatCache } from "../tree/stat-cache.js";
+import { copyBeside, inPaths, planLocalChanges } from "./local-plan.js";
+import { buildLocalView, knownHashes } from "./local-view.js";
+import type { Snapshot } from "./snapshot.js";
+
+/** What status says of one file or record. */
+export type StatusState =
+  | "new"
+  | "modified"
+  | "moved"
+  | "renamed"
+  | "deleted"
+  | "conflict"
+  | "invalid"
+  | "untracked";
+
+/** One line of status. */
+export interface StatusEntry {
+  state: StatusState;
+  kind: "course" | "chapter" | "file";
+  id: number | undefined;
+  path: string;
+  fields?: string[];
+  from?: string;
+  /** The site's version of a conflicted record, written beside it by pull. */
+  copy?: string;
+  message?: string;
+}
+
+/** Local changes against the snapshot, offline: what push would send, and what is in the way. */
+export async function treeStatus(options: {
+  root: string;
+  snapshot: Snapshot;
+  ignore: readonly string[];
+  bodies: BodyCodec;
+  paths?: readonly string[] | undefined;
+  statCache?: StatCache | undefined;
+}): Promise<StatusEntry[]> {
+  const { snapshot, paths } = options;
+  const scan = await scanTree(options.root, {
+    ignore: options.ignore,
+    knownHashes: knownHashes(snapshot),
+    statCache: options.statCache,
+  });
+  const local = buildLocalView(scan, snapshot, options.bodies);
+  const entries: StatusEntry[] = [];
+  for (const problem of [...scan.problems, ...local.problems]) {
+    if (!inPaths(problem.file, paths)) continue;
+    entries.push({
+      state: "invalid",
+      kind: "file",
+      id: undefined,
+      path: problem.file,
+      message: `${problem.line === undefined ? "" : `line ${problem.line}: `}${problem.problem}`,
+    });
+  }
+  const copies = new Set(scan.copies);
+  const conflicted = new Set<string>();
+  for (const copy of scan.copies) {
+    if (!inPaths(copy, paths)) continue;
+    const file = copy.endsWith(".remote.md")
+      ? copy.replace(/\.remote\.md$/, ".md")
+      : copy.replace(/course\.remote\.yaml$/, "course.yaml");
+    conflicted.add(file);
+  }
+  for (const change of planLocalChanges(snapshot, local, paths)) {
+    const { plan } = change;
+    const file = plan.kind === "course" ? `${change.path}/course.yaml` : change.path;
+    const base = { kind: plan.kind, id: plan.id, path: change.path } as const;
+    if (conflicted.has(file)) continue; // reported once below, as a conflict
+    if (plan.localState === "new") entries.push({ ...base, state: "new" });
+    else if (plan.id !== undefined && !snapshot[plan.kind === "course" ? "courses" : "chapters"][plan.id]) {
+      entries.push({
+        ...base,
+        state: "untracked",
+        message: "not in the snapshot: run `coursesync pull` to adopt it",
+      });
+    } else if (plan.remote.type === "delete") entries.push({ ...base, state: "deleted" });
+    else if (plan.remote.type === "update") {
+      const moved = plan.remote.fields.includes("course_id");
+      entries.push({
+        ...base,
+        state: moved ? "moved" : "modified",
+        fields: plan.remote.fields,
+        ...(change.from ? { from: change.from } : {}),
+      });
+    } else if (change.from) entries.push({ ...base, state: "renamed", from: change.from });
+  }
+  for (const file of conflicted) {
+    const id = idAt(file, local);
+    entries.push({
+      state: "conflict",
+      kind: file.endsWith(".md") ? "chapter" : "course",
+      id,
+      path: file.endsWith("/course.yaml") ? file.slice(0, -"/course.yaml".length) : file,
+      copy: copyBeside(file, copies),
+      message:
+        "the site changed it too: merge by hand and `coursesync push --force`, or `coursesync pull --theirs`",
+    });
+  }
+  return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.state < b.state ? -1 : 1));
+}
+
+function idAt(file: string, local: ReturnType<typeof buildLocalView>): number | undefined {
+  for (const course of local.courses.values()) if (course.file === file) return course.id;
+  for (const chapter of local.chapters.values()) if (chapter.file === file) return chapter.id;
+  return undefined;
+}
