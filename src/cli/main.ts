@@ -7,6 +7,7 @@ import { registerInit } from "./init.js";
 import type { CliIO, CliRun, GlobalOptions } from "./io.js";
 import { registerLogin, registerLogout } from "./login.js";
 import { registerPull } from "./pull.js";
+import { registerPush } from "./push.js";
 import { registerStatus } from "./status.js";
 import { VERSION } from "./version.js";
 
@@ -36,6 +37,7 @@ export function buildProgram(io: CliRun): Command {
   registerPull(program, io);
   registerStatus(program, io);
   registerDiff(program, io);
+  registerPush(program, io);
   registerEmulator(program, io);
   for (const command of program.commands) command.exitOverride();
   return program;

@@ -41,6 +41,26 @@ export interface ScanResult {
   copies: string[];
 }
 
+/** The first line of a merge's leftover conflict markers (<<<<<<< ... >>>>>>>), if any. */
+export function conflictMarkerLine(text: string): number | undefined {
+  const lines = text.split("\n");
+  const start = lines.findIndex((l) => /^<{7}( |$)/.test(l));
+  if (start < 0) return undefined;
+  return lines.slice(start).some((l) => /^>{7}( |$)/.test(l)) ? start + 1 : undefined;
+}
+
+function markerProblem(file: string, text: string): FileProblem | undefined {
+  const line = conflictMarkerLine(text);
+  return line === undefined
+    ? undefined
+    : new FileProblem(
+        file,
+        line,
+        "holds conflict markers (<<<<<<< ... >>>>>>>)",
+        "Finish the merge: keep the lines you want and remove the markers.",
+      );
+}
+
 /** Whether a file name is one of coursesync's conflict copies. */
 export function isConflictCopy(name: string): boolean {
   return name.endsWith(".remote.md") || name === "course.remote.yaml";
@@ -138,6 +158,8 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
         course.hash = hash;
         if (parse) {
           try {
+            const marker = markerProblem(file, text);
+            if (marker) throw marker;
             course.parsed = parseCourseFile(text, file);
           } catch (error) {
             if (!(error instanceof FileProblem)) throw error;
@@ -163,6 +185,8 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
         const chapter: ScannedChapter = { file, folder, hash, parsed: undefined };
         if (parse) {
           try {
+            const marker = markerProblem(file, text);
+            if (marker) throw marker;
             chapter.parsed = parseChapterFile(text, file);
           } catch (error) {
             if (!(error instanceof FileProblem)) throw error;

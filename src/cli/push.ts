@@ -1,0 +1,171 @@
+import type { Command } from "commander";
+import { Option } from "commander";
+import { ExitCode, usageError } from "../errors.js";
+import { acquireLock } from "../sync/lock.js";
+import { push } from "../sync/push.js";
+import type { PushOp, PushPlan } from "../sync/push-plan.js";
+import { countOutcomes } from "../sync/report.js";
+import { htmlBodies } from "../tree/bodies.js";
+import { connect, openTree } from "./context.js";
+import type { CliRun } from "./io.js";
+import { globalsOf } from "./main.js";
+import type { Output } from "./output.js";
+import { Output as OutputClass } from "./output.js";
+import { treePaths } from "./paths.js";
+import { changeJson, changeLines, countsLine } from "./summary.js";
+
+interface PushFlags {
+  dryRun?: boolean;
+  yes?: boolean;
+  force?: boolean;
+  maxDelete?: string;
+  json?: boolean;
+  watch?: boolean;
+}
+
+function show(value: unknown): string {
+  if (value === null || value === undefined) return "(none)";
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  return JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text);
+}
+
+/** One line of the plan for people. */
+export function opLine(op: PushOp, out: Output): string {
+  const what = `${op.kind}${op.type === "create" ? "" : ` ${op.id}`}`;
+  switch (op.type) {
+    case "create":
+      return `  ${out.paint("green", "+ create")} ${what.padEnd(14)} ${op.path}`;
+    case "delete":
+      return `  ${out.paint("red", "- delete")} ${what.padEnd(14)} ${op.path}`;
+    case "update": {
+      const fields = op.diff
+        .map((d) =>
+          d.field === "content"
+            ? "body changed"
+            : d.field === "course_id"
+              ? `moved to course ${d.to ?? "(new)"}`
+              : `${d.field}: ${show(d.from)} -> ${show(d.to)}`,
+        )
+        .join("; ");
+      return `  ${out.paint("yellow", "~ update")} ${what.padEnd(14)} ${op.path}  ${fields}`;
+    }
+  }
+}
+
+/** The plan as JSON. */
+export function opJson(op: PushOp): Record<string, unknown> {
+  const base = { type: op.type, kind: op.kind, id: op.type === "create" ? null : op.id, path: op.path };
+  return op.type === "update" ? { ...base, fields: op.fields } : base;
+}
+
+function planSummary(plan: PushPlan): string {
+  const n = (type: PushOp["type"]) => plan.ops.filter((op) => op.type === type).length;
+  return `${n("create")} to create, ${n("update")} to update, ${n("delete")} to delete`;
+}
+
+/** `coursesync push [paths...]` */
+export function registerPush(program: Command, run: CliRun): void {
+  program
+    .command("push")
+    .description("send local edits to the site: creates, updates of changed fields, deletes")
+    .argument("[paths...]", "limit to these files or folders")
+    .option("--dry-run", "print the plan; send and write nothing")
+    .option("-y, --yes", "apply without asking (needed without a terminal)")
+    .option("--force", "the local side wins conflicts with the site")
+    .addOption(
+      new Option(
+        "--max-delete <n>",
+        "most records the push may delete (default: 10, or 25% of the site if lower)",
+      ),
+    )
+    .option("--json", "print one JSON summary on stdout")
+    .action(async (paths: string[], flags: PushFlags, command: Command) => {
+      const globals = globalsOf(command);
+      const out = new OutputClass(run, globals.quiet || flags.json);
+      const tree = await openTree(run, globals);
+      const maxDelete = flags.maxDelete === undefined ? undefined : Number(flags.maxDelete);
+      if (maxDelete !== undefined && !(Number.isInteger(maxDelete) && maxDelete >= 0)) {
+        throw usageError(`--max-delete: "${flags.maxDelete}" is not a whole number`);
+      }
+      const scope = paths.length ? treePaths(run, tree.root, paths) : undefined;
+      const { site, client } = await connect(run, globals, tree.config);
+      const release = flags.dryRun ? async () => {} : await acquireLock(tree.root, site.name, "push");
+      let refused = false;
+      try {
+        const result = await push(
+          {
+            root: tree.root,
+            site: site.name,
+            siteUrl: site.url,
+            ignore: tree.config.ignore,
+            bodies: htmlBodies,
+            paths: scope,
+            dryRun: flags.dryRun,
+            force: flags.force,
+            maxDelete,
+            confirm: async (plan) => {
+              if (!flags.json) {
+                out.result(`Push to "${site.name}" (${site.url}): ${planSummary(plan)}`);
+                for (const op of plan.ops) out.result(opLine(op, out));
+              }
+              if (flags.yes) return true;
+              if (!run.stdinIsTTY) {
+                refused = true;
+                return false;
+              }
+              const ok = await run.prompts.confirm(
+                `Apply ${plan.ops.length} write${plan.ops.length === 1 ? "" : "s"} to ${site.url}?`,
+              );
+              refused = !ok;
+              return ok;
+            },
+            onChange: (change) => {
+              if (!flags.json && !globals.quiet)
+                for (const line of changeLines([change], out)) out.result(line);
+            },
+          },
+          client,
+        );
+        const { plan } = result;
+        if (flags.json) {
+          out.json({
+            command: "push",
+            site: site.url,
+            dry_run: result.dryRun,
+            applied: result.applied,
+            plan: plan.ops.map(opJson),
+            counts: countOutcomes(result.changes),
+            changes: result.changes.map(changeJson),
+            conflicts: result.conflicts.map(changeJson),
+            errors: result.changes.filter((c) => c.outcome === "failed").map(changeJson),
+            requests: client.stats.requests,
+          });
+        } else if (result.dryRun) {
+          out.result(
+            `Dry run: push to "${site.name}" (${site.url}) would send ${plan.ops.length} writes: ${planSummary(plan)}`,
+          );
+          for (const op of plan.ops) out.result(opLine(op, out));
+        } else if (plan.ops.length === 0) {
+          out.result("Nothing to push: the tree matches the last sync.");
+        } else if (refused) {
+          out.result(
+            run.stdinIsTTY
+              ? "Nothing was sent."
+              : "Nothing was sent: confirmation is needed and there is no terminal. Run again with --yes to apply this plan.",
+          );
+        } else if (result.conflicts.length > 0) {
+          out.result(
+            `Nothing was sent: ${result.conflicts.length} record${result.conflicts.length === 1 ? "" : "s"} changed on the site since the last sync. ` +
+              "Run `coursesync pull` to merge, or `coursesync push --force` to overwrite the site's changes.",
+          );
+        } else {
+          out.result(`Pushed: ${countsLine(result.changes)}.`);
+        }
+        if (refused || result.conflicts.length > 0) run.exitCode = Math.max(run.exitCode, ExitCode.stopped);
+        if (result.failed) run.exitCode = Math.max(run.exitCode, ExitCode.failed);
+      } finally {
+        client.close();
+        await release();
+      }
+    });
+}

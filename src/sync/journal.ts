@@ -1,0 +1,79 @@
+import { appendFile, readFile, rm } from "node:fs/promises";
+import type { WireRecord } from "../api/wire.js";
+
+/** A write push is about to send: kept so a rerun after a crash can look for its result. */
+export interface Intent {
+  t: "intent";
+  op: "create";
+  kind: "course" | "chapter";
+  key: string;
+  path: string;
+  fields: Record<string, unknown>;
+}
+
+/** A write the site confirmed, with what the snapshot should now say. */
+export interface Done {
+  t: "done";
+  op: "create" | "update" | "delete";
+  kind: "course" | "chapter";
+  key: string;
+  id: number;
+  /** Where the file (or course folder) is; for deletes, where it was. */
+  path: string;
+  /** The record as the site now has it; undefined for deletes. */
+  record?: WireRecord;
+  /** Hash of the file as it stands for `record`. */
+  hash?: string;
+}
+
+/** One line of the push journal. */
+export type JournalLine = Intent | Done;
+
+/**
+ * The push journal (`.coursesync/<site>.journal`): one JSON line per intent and per confirmed
+ * write, appended as they happen, so a push killed at any moment can be finished by the next
+ * one without sending an edit twice or creating a duplicate. Folded into the snapshot and
+ * removed when a push ends.
+ */
+export class Journal {
+  constructor(readonly file: string) {}
+
+  /** Every complete line of a journal left by an earlier run ([] when there is none). */
+  async read(): Promise<JournalLine[]> {
+    let text: string;
+    try {
+      text = await readFile(this.file, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw error;
+    }
+    const lines: JournalLine[] = [];
+    for (const line of text.split("\n")) {
+      if (!line.trim()) continue;
+      try {
+        lines.push(JSON.parse(line) as JournalLine);
+      } catch {
+        // The last line of a run killed mid-write: it was not confirmed.
+      }
+    }
+    return lines;
+  }
+
+  /** Append one line (a single small append: whole or not at all in practice). */
+  async append(line: JournalLine): Promise<void> {
+    await appendFile(this.file, `${JSON.stringify(line)}\n`);
+  }
+
+  /** Remove the journal once its lines are in the saved snapshot. */
+  async clear(): Promise<void> {
+    await rm(this.file, { force: true });
+  }
+}
+
+/** Intents whose write was never confirmed: creates to look for on the site before sending again. */
+export function unconfirmedIntents(lines: readonly JournalLine[]): Intent[] {
+  const done = new Set(lines.filter((l) => l.t === "done").map((l) => l.key));
+  const open = new Map<string, Intent>();
+  for (const line of lines) if (line.t === "intent" && !done.has(line.key)) open.set(line.key, line);
+  return [...open.values()];
+}

@@ -1,0 +1,177 @@
+import type { ChapterInput, CourseInput } from "../api/wire.js";
+import { FileProblem } from "../tree/yaml-text.js";
+import type { ChapterValues, CourseValues } from "./entities.js";
+import { chapterValuesOfRecord, courseValuesOfRecord } from "./entities.js";
+import type { LocalChange } from "./local-plan.js";
+import type { LocalView } from "./local-view.js";
+import type { Snapshot } from "./snapshot.js";
+
+/** One write push will send, in the order it is sent. */
+export type PushOp =
+  | { type: "create"; kind: "course"; key: string; path: string; values: CourseValues }
+  | { type: "create"; kind: "chapter"; key: string; path: string; values: ChapterValues; courseKey: string }
+  | {
+      type: "update";
+      kind: "course" | "chapter";
+      id: number;
+      key: string;
+      path: string;
+      fields: string[];
+      courseKey?: string | undefined;
+      /** Old and new values of each field, for the plan a person reads (bodies as "(changed)"). */
+      diff: Array<{ field: string; from: unknown; to: unknown }>;
+    }
+  | { type: "delete"; kind: "course" | "chapter"; id: number; key: string; path: string };
+
+/** The plan: writes in order, plus renames that only move the snapshot's idea of a path. */
+export interface PushPlan {
+  ops: PushOp[];
+  /** Local renames with nothing to send: key and new path. */
+  renames: Array<{ kind: "course" | "chapter"; id: number; path: string; from: string }>;
+  problems: FileProblem[];
+}
+
+const STATUS_INPUT: Record<string, 0 | 1> = { draft: 0, published: 1 };
+
+/** The API's course input for some fields of a course (status as 0/1). */
+export function courseInput(values: CourseValues, fields: readonly string[]): CourseInput {
+  const out: Record<string, unknown> = {};
+  for (const field of fields) {
+    const value = values[field as keyof CourseValues];
+    if (field === "status") {
+      const code = STATUS_INPUT[String(value)];
+      if (code !== undefined) out.status = code;
+    } else out[field] = value;
+  }
+  return out as CourseInput;
+}
+
+/** The API's chapter input for some fields of a chapter. */
+export function chapterInput(
+  values: ChapterValues,
+  fields: readonly string[],
+  courseId?: number,
+): ChapterInput {
+  const out: Record<string, unknown> = {};
+  for (const field of fields) {
+    if (field === "course_id") out.course_id = courseId ?? values.course_id;
+    else if (field === "content") {
+      if (typeof values.content !== "string") throw new Error("content to send is not at hand");
+      out.content = values.content;
+    } else out[field] = values[field as keyof ChapterValues];
+  }
+  return out as ChapterInput;
+}
+
+/**
+ * Turn local changes into the ordered writes of a push: course creates, chapter creates,
+ * updates, chapter deletes, course deletes. Checks what only the plan can see: a status the
+ * API cannot take, a chapter whose new course will not exist.
+ */
+export function planPush(changes: readonly LocalChange[], snapshot: Snapshot, local: LocalView): PushPlan {
+  const plan: PushPlan = { ops: [], renames: [], problems: [] };
+  const courseCreates: PushOp[] = [];
+  const chapterCreates: PushOp[] = [];
+  const updates: PushOp[] = [];
+  const chapterDeletes: PushOp[] = [];
+  const courseDeletes: PushOp[] = [];
+  const creatingCourse = new Set<string>();
+  for (const change of changes) {
+    if (change.plan.kind === "course" && change.plan.remote.type === "create")
+      creatingCourse.add(change.plan.key);
+  }
+
+  for (const change of changes) {
+    const { plan: p } = change;
+    const file = p.kind === "course" ? `${change.path}/course.yaml` : change.path;
+    if (p.kind === "course" && p.merged && (p.remote.type === "create" || p.remote.type === "update")) {
+      const values = p.merged as unknown as CourseValues;
+      const base = p.id === undefined ? undefined : snapshot.courses[p.id];
+      const baseStatus = base ? courseValuesOfRecord(base.record).status : undefined;
+      if (values.status !== baseStatus && !(values.status in STATUS_INPUT)) {
+        plan.problems.push(
+          new FileProblem(
+            file,
+            undefined,
+            `status must be draft or published, not ${JSON.stringify(values.status)}`,
+            baseStatus && !(baseStatus in STATUS_INPUT)
+              ? `The site reported "${baseStatus}", which can be kept but not set.`
+              : undefined,
+          ),
+        );
+        continue;
+      }
+    }
+    switch (p.remote.type) {
+      case "create":
+        if (p.kind === "course") {
+          courseCreates.push({
+            type: "create",
+            kind: "course",
+            key: p.key,
+            path: change.path,
+            values: p.merged as unknown as CourseValues,
+          });
+        } else {
+          const courseKey = change.courseKey ?? "";
+          const courseId = local.courses.get(courseKey)?.id;
+          if (courseId === undefined && !creatingCourse.has(courseKey)) {
+            plan.problems.push(
+              new FileProblem(file, undefined, "its course folder has no course to create it in"),
+            );
+            continue;
+          }
+          chapterCreates.push({
+            type: "create",
+            kind: "chapter",
+            key: p.key,
+            path: change.path,
+            values: p.merged as unknown as ChapterValues,
+            courseKey,
+          });
+        }
+        break;
+      case "update": {
+        const entry = p.kind === "course" ? snapshot.courses[p.id!] : snapshot.chapters[p.id!];
+        const before = (
+          entry
+            ? p.kind === "course"
+              ? courseValuesOfRecord(entry.record)
+              : chapterValuesOfRecord(entry.record)
+            : {}
+        ) as Record<string, unknown>;
+        const after = (p.merged ?? {}) as Record<string, unknown>;
+        updates.push({
+          type: "update",
+          kind: p.kind,
+          id: p.id!,
+          key: p.key,
+          path: change.path,
+          fields: p.remote.fields,
+          courseKey: change.courseKey,
+          diff: p.remote.fields.map((field) =>
+            field === "content"
+              ? { field, from: "(body)", to: "(changed)" }
+              : { field, from: before[field], to: after[field] },
+          ),
+        });
+        break;
+      }
+      case "delete":
+        (p.kind === "course" ? courseDeletes : chapterDeletes).push({
+          type: "delete",
+          kind: p.kind,
+          id: p.id!,
+          key: p.key,
+          path: change.path,
+        });
+        break;
+      case "none":
+        if (change.from && p.id !== undefined)
+          plan.renames.push({ kind: p.kind, id: p.id, path: change.path, from: change.from });
+        break;
+    }
+  }
+  plan.ops = [...courseCreates, ...chapterCreates, ...updates, ...chapterDeletes, ...courseDeletes];
+  return plan;
+}

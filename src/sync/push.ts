@@ -1,0 +1,583 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import type { Listing, ListOptions } from "../api/client.js";
+import { ApiError, WriteOutcomeUnknownError } from "../api/errors.js";
+import type { Resource, WireRecord } from "../api/wire.js";
+import { ExitCode, UserError } from "../errors.js";
+import type { BodyCodec } from "../tree/bodies.js";
+import { abs, writeTreeFile } from "../tree/fs-ops.js";
+import { scanTree } from "../tree/scan.js";
+import { StatCache } from "../tree/stat-cache.js";
+import { sha256 } from "../util/hash.js";
+import {
+  asFields,
+  type ChapterValues,
+  type CourseValues,
+  chapterFileText,
+  chapterValuesOfRecord,
+  courseFileText,
+  courseValuesOfRecord,
+  fieldsEqual,
+  snapshotRecord,
+} from "./entities.js";
+import { type Done, Journal, type JournalLine, unconfirmedIntents } from "./journal.js";
+import { courseFileOf, planLocalChanges } from "./local-plan.js";
+import { buildLocalView, knownHashes, type LocalView } from "./local-view.js";
+import { invalidFilesError } from "./pull.js";
+import { chapterInput, courseInput, type PushOp, type PushPlan, planPush } from "./push-plan.js";
+import { type EntityPlan, reconcileEntity } from "./reconcile.js";
+import { type Change, defaultMaxDelete } from "./report.js";
+import { loadSnapshot, type Snapshot, saveSnapshot, statePaths } from "./snapshot.js";
+
+/** The part of the API client push uses. */
+export interface PushClient {
+  get(resource: Resource, id: number): Promise<WireRecord | undefined>;
+  create(resource: Resource, fields: Record<string, unknown>): Promise<WireRecord | undefined>;
+  update(resource: Resource, id: number, fields: Record<string, unknown>): Promise<WireRecord | undefined>;
+  remove(resource: Resource, id: number): Promise<void>;
+  listAll(path: string, options?: ListOptions): Promise<Listing>;
+}
+
+/** What push needs to know. */
+export interface PushOptions {
+  root: string;
+  site: string;
+  siteUrl: string;
+  ignore: readonly string[];
+  bodies: BodyCodec;
+  paths?: readonly string[] | undefined;
+  dryRun?: boolean;
+  /** The local side wins conflicts. */
+  force?: boolean;
+  maxDelete?: number | undefined;
+  /** Asked once the plan is known and checked; false stops the push before any write. */
+  confirm: (plan: PushPlan) => Promise<boolean>;
+  /** Called as each operation ends. */
+  onChange?: (change: Change) => void;
+}
+
+/** What a push did. */
+export interface PushResult {
+  plan: PushPlan;
+  changes: Change[];
+  /** Whether writes were sent (false for a dry run, a refusal, or conflicts). */
+  applied: boolean;
+  confirmed: boolean;
+  dryRun: boolean;
+  /** The run ended on conflicts found when re-reading the site. */
+  conflicts: Change[];
+  failed: boolean;
+}
+
+const RESOURCE = { course: "courses", chapter: "chapters" } as const;
+
+/** Put `id: N` at the top of a file's fields, leaving every other byte as it was. */
+export function withId(text: string, id: number, kind: "course" | "chapter"): string {
+  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
+  const body = bom ? text.slice(1) : text;
+  const eol = body.includes("\r\n") ? "\r\n" : "\n";
+  if (kind === "course") return `${bom}id: ${id}${eol}${body}`;
+  const first = body.indexOf("\n") + 1;
+  return `${bom}${body.slice(0, first)}id: ${id}${eol}${body.slice(first)}`;
+}
+
+function fileOf(kind: "course" | "chapter", where: string): string {
+  return kind === "course" ? courseFileOf(where) : where;
+}
+
+function valuesOf(kind: "course" | "chapter", record: WireRecord): CourseValues | ChapterValues {
+  return kind === "course" ? courseValuesOfRecord(record) : chapterValuesOfRecord(record);
+}
+
+function sameValues(a: object, b: object): boolean {
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  return Object.keys({ ...x, ...y }).every((k) => fieldsEqual(k, x[k], y[k]));
+}
+
+/** Fold confirmed writes of a journal into a snapshot (pure). */
+export function foldJournal(snapshot: Snapshot, lines: readonly JournalLine[]): Snapshot {
+  const next: Snapshot = {
+    ...snapshot,
+    courses: { ...snapshot.courses },
+    chapters: { ...snapshot.chapters },
+  };
+  for (const line of lines) {
+    if (line.t !== "done") continue;
+    const table = line.kind === "course" ? next.courses : next.chapters;
+    if (line.op === "delete") delete table[line.id];
+    else if (line.record && line.hash)
+      table[line.id] = { path: line.path, hash: line.hash, record: snapshotRecord(line.record) };
+  }
+  return next;
+}
+
+/** Push local changes to the site: validate, plan, confirm, re-read, write, journal, snapshot. */
+export async function push(options: PushOptions, client: PushClient): Promise<PushResult> {
+  const { root, bodies } = options;
+  const state = statePaths(root, options.site);
+  let snapshot = await loadSnapshot(root, options.site);
+  if (!snapshot) {
+    throw new UserError(`no snapshot for site "${options.site}": push needs a pull first`, {
+      hint: "Run `coursesync pull`: without the last sync, coursesync cannot tell your edits from the site's.",
+    });
+  }
+  if (snapshot.site !== options.siteUrl) {
+    throw new UserError(`the snapshot was made for ${snapshot.site}, not ${options.siteUrl}`, {
+      hint: "Push to the site the tree was pulled from (--site).",
+      exitCode: ExitCode.usage,
+    });
+  }
+  const journal = new Journal(state.journal);
+  const earlier = await journal.read();
+  if (earlier.length > 0) {
+    snapshot = foldJournal(snapshot, earlier);
+    if (!options.dryRun) await restoreIds(root, earlier, bodies);
+  }
+
+  const statCache = await new StatCache(path.join(state.cache, "stat.json")).load();
+  const scan = await scanTree(root, {
+    ignore: options.ignore,
+    knownHashes: knownHashes(snapshot),
+    statCache,
+    parseAll: true,
+  });
+  const local = buildLocalView(scan, snapshot, bodies);
+  const problems = [...scan.problems, ...local.problems];
+  if (problems.length > 0) throw invalidFilesError(problems, "nothing was sent");
+  const changes = planLocalChanges(snapshot, local, options.paths);
+  const plan = planPush(changes, snapshot, local);
+  if (plan.problems.length > 0) throw invalidFilesError(plan.problems, "nothing was sent");
+
+  const deletes = plan.ops.filter((op) => op.type === "delete").length;
+  const siteSize = Object.keys(snapshot.courses).length + Object.keys(snapshot.chapters).length;
+  const maxDelete = options.maxDelete ?? defaultMaxDelete(siteSize);
+  if (deletes > maxDelete) {
+    throw new UserError(
+      `the push would delete ${deletes} records on the site (the limit is ${maxDelete}); nothing was sent`,
+      {
+        hint: `Check that the files were deleted on purpose; if so, run again with --max-delete ${deletes}.`,
+        exitCode: ExitCode.stopped,
+      },
+    );
+  }
+  const result: PushResult = {
+    plan,
+    changes: [],
+    applied: false,
+    confirmed: false,
+    dryRun: options.dryRun === true,
+    conflicts: [],
+    failed: false,
+  };
+  if (options.dryRun) return result;
+  if (plan.ops.length > 0 && !(await options.confirm(plan))) return result;
+  result.confirmed = true;
+
+  const report = (change: Change) => {
+    result.changes.push(change);
+    if (change.outcome === "conflict") result.conflicts.push(change);
+    if (change.outcome === "failed") result.failed = true;
+    options.onChange?.(change);
+  };
+
+  // Re-read what is about to change, and stop on conflicts before any write.
+  const checked = await recheck(plan.ops, snapshot, local, client, options.force === true);
+  for (const conflict of checked.conflicts) report(conflict);
+  if (result.conflicts.length > 0) return result;
+
+  const done: JournalLine[] = [...earlier.filter((l) => l.t === "done")];
+  const createdCourse = new Map<string, number>();
+  for (const course of local.courses.values())
+    if (course.id !== undefined) createdCourse.set(course.key, course.id);
+  const adopter = new Adopter(client, snapshot, unconfirmedIntents(earlier).length > 0);
+  let stopped = false;
+  result.applied = true;
+  try {
+    for (const op of plan.ops) {
+      if (stopped) {
+        report({
+          kind: op.kind,
+          id: op.type === "create" ? undefined : op.id,
+          path: op.path,
+          outcome: "skipped",
+          reason: "not applied: an earlier write failed",
+        });
+        continue;
+      }
+      const decision = checked.decisions.get(op.key);
+      try {
+        const line = await apply(op, decision, {
+          client,
+          journal,
+          local,
+          snapshot,
+          createdCourse,
+          adopter,
+          root,
+          bodies,
+        });
+        if (line) {
+          done.push(line);
+          report({
+            kind: op.kind,
+            id: line.id,
+            path: op.path,
+            outcome:
+              op.type === "create"
+                ? "created"
+                : op.type === "delete"
+                  ? "deleted"
+                  : line.record
+                    ? "updated"
+                    : "unchanged",
+            ...(op.type === "update" ? { fields: decision?.fields ?? op.fields } : {}),
+          });
+        } else {
+          report({
+            kind: op.kind,
+            id: op.type === "create" ? undefined : op.id,
+            path: op.path,
+            outcome: "unchanged",
+            reason: "the site already had it",
+          });
+        }
+      } catch (error) {
+        if (!(error instanceof UserError)) throw error;
+        stopped = true;
+        report({
+          kind: op.kind,
+          id: op.type === "create" ? undefined : op.id,
+          path: op.path,
+          outcome: "failed",
+          reason: failureText(error, fileOf(op.kind, op.path)),
+        });
+      }
+    }
+  } finally {
+    // Whatever happened, what the site confirmed goes into the snapshot.
+    let next = foldJournal(snapshot, done);
+    for (const rename of plan.renames) {
+      const table = rename.kind === "course" ? next.courses : next.chapters;
+      const entry = table[rename.id];
+      if (entry) table[rename.id] = { ...entry, path: rename.path };
+    }
+    next = { ...next };
+    await saveSnapshot(root, options.site, next);
+    await journal.clear();
+    await statCache.save();
+  }
+  return result;
+}
+
+/** What re-reading the site decided for one write. */
+interface Decision {
+  /** Fields to send (update), after dropping what the site already has. */
+  fields: string[];
+  /** The values the record should end with (local edits over the site's record). */
+  merged: CourseValues | ChapterValues | undefined;
+  /** The site's record as re-read (undefined when it is gone). */
+  remote: WireRecord | undefined;
+}
+
+async function recheck(
+  ops: readonly PushOp[],
+  snapshot: Snapshot,
+  local: LocalView,
+  client: PushClient,
+  force: boolean,
+): Promise<{ decisions: Map<string, Decision>; conflicts: Change[] }> {
+  const decisions = new Map<string, Decision>();
+  const conflicts: Change[] = [];
+  const targets = ops.filter((op): op is Extract<PushOp, { id: number }> => op.type !== "create");
+  if (targets.length === 0) return { decisions, conflicts };
+  const remote = new Map<string, WireRecord | undefined>();
+  const courseDeletes = targets.filter((op) => op.kind === "course" && op.type === "delete");
+  // One GET per record, unless listing the pages costs fewer requests (25 a page at least).
+  const pagesCourses = Math.max(1, Math.ceil(Object.keys(snapshot.courses).length / 25));
+  const pagesChapters = Math.max(1, Math.ceil(Object.keys(snapshot.chapters).length / 25));
+  const useLists = targets.length > pagesCourses + pagesChapters;
+  let chapterList: WireRecord[] | undefined;
+  if (useLists || courseDeletes.length > 0) {
+    const [courses, chapters] = await Promise.all([
+      useLists ? client.listAll("courses") : undefined,
+      client.listAll("chapters"),
+    ]);
+    chapterList = chapters.records;
+    if (courses) for (const r of courses.records) remote.set(`course:${r.id}`, r);
+    if (useLists) for (const r of chapters.records) remote.set(`chapter:${r.id}`, r);
+  }
+  await Promise.all(
+    targets.map(async (op) => {
+      if (remote.has(op.key) || useLists) return;
+      remote.set(op.key, await client.get(RESOURCE[op.kind], op.id));
+    }),
+  );
+  for (const op of targets) {
+    const table = op.kind === "course" ? snapshot.courses : snapshot.chapters;
+    const entry = table[op.id];
+    const record = remote.get(op.key);
+    const mine = op.kind === "course" ? local.courses.get(op.key) : local.chapters.get(op.key);
+    const base = entry ? asFields(valuesOf(op.kind, entry.record)) : undefined;
+    const plan: EntityPlan = reconcileEntity(
+      {
+        kind: op.kind,
+        id: op.id,
+        key: op.key,
+        base,
+        local: op.type === "delete" ? undefined : mine ? asFields(mine.values) : undefined,
+        remote: record ? asFields(valuesOf(op.kind, record)) : undefined,
+        remoteKnown: true,
+      },
+      { equal: fieldsEqual, winner: force ? "local" : undefined },
+    );
+    let conflict = plan.conflict;
+    if (!conflict && op.kind === "course" && op.type === "delete" && chapterList) {
+      // Deleting a course deletes its chapters: one the snapshot never saw would be lost.
+      const unseen = chapterList.filter((c) => Number(c.course_id) === op.id && !snapshot.chapters[c.id]);
+      if (unseen.length > 0 && !force) conflict = { fields: [], reason: "deleted-locally-edited-remotely" };
+    }
+    if (conflict) {
+      conflicts.push({
+        kind: op.kind,
+        id: op.id,
+        path: op.path,
+        outcome: "conflict",
+        fields: conflict.fields,
+        reason:
+          conflict.reason === "both-changed"
+            ? `changed here and on the site since the last sync: ${conflict.fields.join(", ")}`
+            : conflict.reason === "deleted-remotely-edited-locally"
+              ? "deleted on the site, edited here"
+              : "deleted here, changed on the site",
+      });
+      continue;
+    }
+    decisions.set(op.key, {
+      fields: plan.remote.type === "update" ? plan.remote.fields : [],
+      merged: plan.merged as unknown as CourseValues | ChapterValues | undefined,
+      remote: record,
+    });
+    if (plan.remote.type === "create")
+      decisions.set(op.key, { fields: ["*recreate"], merged: plan.merged as never, remote: undefined });
+  }
+  return { decisions, conflicts };
+}
+
+/** Finds a record a lost POST may have created, so it is adopted instead of created twice. */
+class Adopter {
+  private lists = new Map<Resource, WireRecord[]>();
+  private taken = new Set<string>();
+
+  constructor(
+    private readonly client: PushClient,
+    private readonly snapshot: Snapshot,
+    /** An earlier run left creates unconfirmed: look before every create. */
+    readonly recovering: boolean,
+  ) {}
+
+  /** A record on the site that matches the fields sent and that no sync knows yet. */
+  async find(
+    kind: "course" | "chapter",
+    fields: Record<string, unknown>,
+    fresh: boolean,
+  ): Promise<WireRecord | undefined> {
+    const resource = RESOURCE[kind];
+    if (fresh || !this.lists.has(resource))
+      this.lists.set(resource, (await this.client.listAll(resource)).records);
+    const known = kind === "course" ? this.snapshot.courses : this.snapshot.chapters;
+    const candidates = this.lists
+      .get(resource)!
+      .filter((r) => !known[r.id] && !this.taken.has(`${kind}:${r.id}`))
+      .filter((r) =>
+        Object.entries(fields).every(([k, v]) => {
+          if (k === "status") return true; // 0/1 in, a word out
+          if (k === "course_id") return Number(r[k]) === Number(v);
+          return fieldsEqual(k, r[k], v);
+        }),
+      )
+      .sort((a, b) => b.id - a.id);
+    const found = candidates[0];
+    if (found) this.taken.add(`${kind}:${found.id}`);
+    return found;
+  }
+}
+
+interface ApplyContext {
+  client: PushClient;
+  journal: Journal;
+  local: LocalView;
+  snapshot: Snapshot;
+  createdCourse: Map<string, number>;
+  adopter: Adopter;
+  root: string;
+  bodies: BodyCodec;
+}
+
+async function apply(
+  op: PushOp,
+  decision: Decision | undefined,
+  ctx: ApplyContext,
+): Promise<Done | undefined> {
+  const { client, journal } = ctx;
+  const resource = RESOURCE[op.kind];
+  if (op.type === "create") {
+    let fields: Record<string, unknown>;
+    if (op.kind === "course") fields = { ...courseInput(op.values, Object.keys(op.values)) };
+    else {
+      const courseId = ctx.createdCourse.get(op.courseKey);
+      if (courseId === undefined)
+        throw new UserError(`${op.path}: its course was not created, so neither is the chapter`);
+      fields = { ...chapterInput(op.values, ["title", "ordinal", "content", "course_id"], courseId) };
+    }
+    for (const key of Object.keys(fields)) if (fields[key] === null) delete fields[key];
+    let record = ctx.adopter.recovering ? await ctx.adopter.find(op.kind, fields, false) : undefined;
+    if (!record) {
+      await journal.append({ t: "intent", op: "create", kind: op.kind, key: op.key, path: op.path, fields });
+      try {
+        record = await client.create(resource, fields);
+      } catch (error) {
+        if (!(error instanceof WriteOutcomeUnknownError)) throw error;
+        // The answer was lost: the record may exist. Look before sending it again.
+        record = (await ctx.adopter.find(op.kind, fields, true)) ?? (await client.create(resource, fields));
+      }
+      record ??= await ctx.adopter.find(op.kind, fields, true);
+      if (!record)
+        throw new UserError(
+          `POST ${resource}: the site answered without the new record and it cannot be found`,
+        );
+    }
+    if (op.kind === "course") ctx.createdCourse.set(op.key, record.id);
+    const hash = await settleFile(op.kind, op.path, record, op.values, true, ctx);
+    const line: Done = {
+      t: "done",
+      op: "create",
+      kind: op.kind,
+      key: op.key,
+      id: record.id,
+      path: op.path,
+      record,
+      hash,
+    };
+    await journal.append(line);
+    return line;
+  }
+  if (op.type === "delete") {
+    if (decision && decision.remote === undefined) {
+      const line: Done = { t: "done", op: "delete", kind: op.kind, key: op.key, id: op.id, path: op.path };
+      await journal.append(line);
+      return line;
+    }
+    await client.remove(resource, op.id);
+    const line: Done = { t: "done", op: "delete", kind: op.kind, key: op.key, id: op.id, path: op.path };
+    await journal.append(line);
+    return line;
+  }
+  // update
+  const mine = op.kind === "course" ? ctx.local.courses.get(op.key) : ctx.local.chapters.get(op.key);
+  if (!mine) throw new Error(`update of ${op.key} without a local file`);
+  const merged = (decision?.merged ?? mine.values) as CourseValues | ChapterValues;
+  if (decision?.fields.includes("*recreate")) {
+    // --force over a record deleted on the site: create it again from the local file.
+    return apply(
+      op.kind === "course"
+        ? { type: "create", kind: "course", key: op.key, path: op.path, values: merged as CourseValues }
+        : {
+            type: "create",
+            kind: "chapter",
+            key: op.key,
+            path: op.path,
+            values: merged as ChapterValues,
+            courseKey: op.courseKey ?? "",
+          },
+      undefined,
+      ctx,
+    );
+  }
+  const fields = decision ? decision.fields : op.fields;
+  let record = decision?.remote;
+  if (fields.length > 0) {
+    const courseId = op.kind === "chapter" ? ctx.createdCourse.get(op.courseKey ?? "") : undefined;
+    const payload =
+      op.kind === "course"
+        ? courseInput(merged as CourseValues, fields)
+        : chapterInput(merged as ChapterValues, fields, courseId);
+    record =
+      (await client.update(resource, op.id, payload as Record<string, unknown>)) ??
+      (await client.get(resource, op.id));
+    if (!record) throw new UserError(`PATCH ${resource}/${op.id}: the record is gone from the site`);
+  }
+  if (!record) return undefined;
+  const hash = await settleFile(op.kind, op.path, record, mine.values, false, ctx);
+  const line: Done = {
+    t: "done",
+    op: "update",
+    kind: op.kind,
+    key: op.key,
+    id: op.id,
+    path: op.path,
+    record,
+    hash,
+  };
+  await journal.append(line);
+  return fields.length > 0 ? line : { ...line, record };
+}
+
+/**
+ * Make the file agree with the record the site now holds: when the site took exactly the local
+ * values, the file keeps its bytes (plus the new id); otherwise it is rewritten from the record
+ * (fields changed only on the site come into the file). Returns the file's hash.
+ */
+async function settleFile(
+  kind: "course" | "chapter",
+  where: string,
+  record: WireRecord,
+  localValues: CourseValues | ChapterValues,
+  created: boolean,
+  ctx: ApplyContext,
+): Promise<string> {
+  const file = fileOf(kind, where);
+  const text = await readFile(abs(ctx.root, file), "utf8");
+  const siteValues = valuesOf(kind, record);
+  const wanted = { ...localValues } as Record<string, unknown>;
+  if (kind === "chapter") wanted.course_id = (siteValues as ChapterValues).course_id;
+  if (sameValues(siteValues, wanted)) {
+    const next = created ? withId(text, record.id, kind) : text;
+    if (next !== text) await writeTreeFile(ctx.root, file, next);
+    return sha256(next);
+  }
+  const next =
+    kind === "course"
+      ? courseFileText(record.id, siteValues as CourseValues)
+      : chapterFileText(record.id, siteValues as ChapterValues, ctx.bodies);
+  await writeTreeFile(ctx.root, file, next);
+  return sha256(next);
+}
+
+/** After a crash: files whose create was confirmed but whose id was never written get it now. */
+async function restoreIds(root: string, lines: readonly JournalLine[], bodies: BodyCodec): Promise<void> {
+  void bodies;
+  for (const line of lines) {
+    if (line.t !== "done" || line.op !== "create") continue;
+    const file = fileOf(line.kind, line.path);
+    let text: string;
+    try {
+      text = await readFile(abs(root, file), "utf8");
+    } catch {
+      continue;
+    }
+    const head = text.split("\n---")[0] ?? text;
+    if (/^id:/m.test(line.kind === "course" ? text : head)) continue;
+    await writeTreeFile(root, file, withId(text, line.id, line.kind));
+  }
+}
+
+function failureText(error: UserError, file: string): string {
+  if (error instanceof ApiError && error.fieldErrors) {
+    const fields = Object.entries(error.fieldErrors)
+      .map(([field, messages]) => `${file}: ${field} ${messages.join(", ")}`)
+      .join("; ");
+    return `${error.message} (${fields})`;
+  }
+  return error.message;
+}
