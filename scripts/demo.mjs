@@ -1,7 +1,7 @@
 // The demo: the built-in emulator seeded from sample-site/, a fresh tree, and the main job.
 // Every step runs the real CLI as a user would, and the commands are printed as it goes.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -75,6 +75,18 @@ try {
   step("A chapter file");
   process.stdout.write(`${readFileSync(chapter, "utf8").split("\n").slice(0, 10).join("\n")}\n...\n`);
   step("Pull again: nothing changed on the site, so no file is written");
+  cli(["pull"]);
+
+  step("Edit a chapter and a course title, as an author would");
+  writeFileSync(chapter, readFileSync(chapter, "utf8").replace("</blockquote>\n", "</blockquote>\n<p>Edited locally with coursesync.</p>\n"));
+  const courseFile = path.join(tree, "courses", "data-analysis-with-python", "course.yaml");
+  writeFileSync(courseFile, readFileSync(courseFile, "utf8").replace(/^title: .*$/m, "title: Data Analysis with Python and pandas"));
+  cli(["status"]);
+  cli(["diff"]);
+  step("Push: the plan, then only the changed fields are sent");
+  cli(["push", "--yes"]);
+  cli(["status"]);
+  step("Pull once more: the site and the tree agree");
   cli(["pull"]);
   step("Done");
 } finally {
