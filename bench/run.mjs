@@ -1,7 +1,15 @@
 // npm run bench [-- case...]: the performance figures the issues ask for, measured against
 // the built-in emulator over real HTTP on 127.0.0.1. Cases: list, pull.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -107,6 +115,49 @@ if (run("pull")) {
       `pull (again, no remote change): exit ${second.code}; ${(second.ms / 1000).toFixed(2)} s; ` +
         `${countRequests(emulator)} requests; files written: ${again.newestMs > after.newestMs ? "some (newer mtimes!)" : 0}; ` +
         `peak RSS ${(second.maxRssKb / 1024).toFixed(0)} MB`,
+    );
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+    await emulator.close();
+  }
+}
+
+if (run("push")) {
+  // Issue 4: a push of 50 edits on a 1,000-chapter site at requests_per_second: 10.
+  const emulator = await startEmulator({ seedDir: null, pageSize: 25, rate: 10 });
+  seedLargeSite(emulator.state, { courses: 100, chapters: 10 });
+  const work = mkdtempSync(path.join(tmpdir(), "coursesync-bench-"));
+  const env = {
+    COURSESYNC_CONFIG_DIR: path.join(work, "config"),
+    COURSESYNC_EMAIL: "demo@example.com",
+    COURSESYNC_PASSWORD: "coursesync",
+    CI: "1",
+  };
+  try {
+    const tree = path.join(work, "tree");
+    await cli(["init", tree, "--url", emulator.baseUrl], work, env);
+    const configFile = path.join(tree, "coursesync.yaml");
+    writeFileSync(
+      configFile,
+      readFileSync(configFile, "utf8").replace("# requests_per_second: 5", "requests_per_second: 10"),
+    );
+    await cli(["pull"], tree, env);
+    const files = readdirSync(path.join(tree, "courses"), { recursive: true })
+      .filter((f) => String(f).endsWith(".md"))
+      .sort()
+      .slice(0, 50);
+    for (const file of files) appendFileSync(path.join(tree, "courses", String(file)), "<p>An edit.</p>\n");
+    emulator.state.clearRequests();
+    const result = await cli(["push", "--yes"], tree, env);
+    const log = emulator.state.requests;
+    const writes = log
+      .filter((r) => r.method === "PATCH" || r.method === "POST" || r.method === "DELETE")
+      .filter((r) => !r.path.endsWith("/login"));
+    const reads = log.filter((r) => r.method === "GET");
+    const limited = log.filter((r) => r.status === 429).length;
+    console.log(
+      `push (50 edits, 1,000 chapters, requests_per_second 10): exit ${result.code}; ${(result.ms / 1000).toFixed(2)} s; ` +
+        `${writes.length} writes + ${reads.length} reads (+${log.length - writes.length - reads.length} login); ${limited} answered 429`,
     );
   } finally {
     rmSync(work, { recursive: true, force: true });

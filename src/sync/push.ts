@@ -293,10 +293,12 @@ async function recheck(
   if (targets.length === 0) return { decisions, conflicts };
   const remote = new Map<string, WireRecord | undefined>();
   const courseDeletes = targets.filter((op) => op.kind === "course" && op.type === "delete");
-  // One GET per record, unless listing the pages costs fewer requests (25 a page at least).
-  const pagesCourses = Math.max(1, Math.ceil(Object.keys(snapshot.courses).length / 25));
-  const pagesChapters = Math.max(1, Math.ceil(Object.keys(snapshot.chapters).length / 25));
-  const useLists = targets.length > pagesCourses + pagesChapters;
+  // One GET per record, unless listing the pages costs fewer requests: a list costs its pages
+  // (25 records a page at least), the empty page that ends it, and a look-ahead window.
+  const listCost = (records: number) => Math.ceil(records / 25) + 1 + 4;
+  const useLists =
+    targets.length >
+    listCost(Object.keys(snapshot.courses).length) + listCost(Object.keys(snapshot.chapters).length);
   let chapterList: WireRecord[] | undefined;
   if (useLists || courseDeletes.length > 0) {
     const [courses, chapters] = await Promise.all([
