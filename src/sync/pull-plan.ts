@@ -194,8 +194,10 @@ export function planPull(input: PullInput): PullPlan {
     const mine = local.chapters.get(`chapter:${id}`);
     const stays = (mine && plan.local.type !== "delete") || plan.local.type === "create";
     if (!stays) continue;
+    // A chapter the site moved to another course leaves this folder.
+    const moved = plan.local.type === "write" && plan.local.fields.includes("course_id");
     const course =
-      plan.local.type === "create"
+      plan.local.type === "create" || moved
         ? Number((plan.merged as unknown as ChapterValues).course_id)
         : courseOfChapter(id);
     if (course !== undefined) chaptersStaying.set(course, (chaptersStaying.get(course) ?? 0) + 1);
@@ -257,6 +259,14 @@ export function planPull(input: PullInput): PullPlan {
       keep: !renamed && mine !== undefined,
     });
   }
+  // What this pull deletes keeps its name while the pull runs: files are written and moved
+  // before anything is deleted, so a name freed now must not go to another record now (its
+  // file would be deleted, or a folder moved onto one that is not empty yet).
+  for (const [id, plan] of coursePlans) {
+    const mine = local.courses.get(`course:${id}`);
+    if (plan.local.type !== "delete" || !mine) continue;
+    courseSlots.push({ id, title: mine.values.title, current: mine.folder.split("/")[1], keep: true });
+  }
   const chapterSlots: ChapterSlot[] = [];
   const slotOfCourse = (courseKey: string, courseId: number | undefined) =>
     courseId !== undefined ? courseId : pseudoByKey.get(courseKey);
@@ -278,13 +288,26 @@ export function planPull(input: PullInput): PullPlan {
   const slotIds = new Set(courseSlots.map((slot) => slot.id));
   for (const [id, plan] of chapterPlans) {
     const mine = local.chapters.get(`chapter:${id}`);
+    if (plan.local.type !== "delete" || !mine) continue;
+    const course = slotOfCourse(mine.courseKey, local.courses.get(mine.courseKey)?.id);
+    if (course === undefined || !slotIds.has(course)) continue;
+    chapterSlots.push({
+      id,
+      course,
+      title: mine.values.title,
+      ordinal: mine.values.ordinal,
+      current: mine.file.split("/")[2],
+      keep: true,
+    });
+  }
+  for (const [id, plan] of chapterPlans) {
+    const mine = local.chapters.get(`chapter:${id}`);
     const stays = (mine && plan.local.type !== "delete") || plan.local.type === "create";
     if (!stays) continue;
     const values = plan.merged ? (plan.merged as unknown as ChapterValues) : mine!.values;
     const moved = plan.local.type === "write" && plan.local.fields.includes("course_id");
     const course = mine && !moved ? local.courses.get(mine.courseKey)?.id : Number(values.course_id);
-    const folderExists =
-      course !== undefined && (courseFinal.has(course) || slotIds.has(course));
+    const folderExists = course !== undefined && (courseFinal.has(course) || slotIds.has(course));
     if (!folderExists || course === undefined) {
       unplaceable.add(id);
       continue;

@@ -16,15 +16,9 @@ import type { FileProblem } from "../tree/yaml-text.js";
 import { sha256 } from "../util/hash.js";
 import { buildLocalView, knownHashes } from "./local-view.js";
 import { type FileOp, planPull } from "./pull-plan.js";
-import { type Change, defaultMaxDelete } from "./report.js";
-import {
-  ContentCache,
-  loadSnapshot,
-  type Snapshot,
-  saveSnapshot,
-  statePaths,
-} from "./snapshot.js";
 import { jsonEqual } from "./reconcile.js";
+import { type Change, defaultMaxDelete } from "./report.js";
+import { ContentCache, loadSnapshot, type Snapshot, saveSnapshot, statePaths } from "./snapshot.js";
 
 /** The part of the API client pull uses. */
 export interface Lister {
@@ -97,7 +91,11 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
   // Handled below; this only keeps an early exit (invalid files) from an unhandled rejection.
   listing.catch(() => {});
   const statCache = await new StatCache(path.join(statePaths(root, options.site).cache, "stat.json")).load();
-  const scan = await scanTree(root, { ignore: options.ignore, knownHashes: knownHashes(snapshot), statCache });
+  const scan = await scanTree(root, {
+    ignore: options.ignore,
+    knownHashes: knownHashes(snapshot),
+    statCache,
+  });
   const local = buildLocalView(scan, snapshot, bodies);
   const problems = [...scan.problems, ...local.problems];
   if (problems.length > 0) throw invalidFilesError(problems, "nothing was pulled");
@@ -277,12 +275,12 @@ async function applyOps(
         changed++;
         pending.push(queue.add(() => removeTreeFile(root, op.path)));
         break;
-      case "remove-folder-if-empty":
-        pending.push(queue.add(() => removeEmptyFolder(root, op.path)));
-        break;
     }
   }
   await Promise.all(pending);
+  // Course folders emptied above go last, after conflict copies in them were removed too
+  // (effectiveOps leaves these out: removing an empty folder changes no file).
+  for (const op of ops) if (op.op === "remove-folder-if-empty") await removeEmptyFolder(root, op.path);
   return changed;
 }
 

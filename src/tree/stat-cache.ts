@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
 import type { Stats } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { atomicWrite } from "./fs-ops.js";
 
 interface Entry {
@@ -31,7 +31,10 @@ export class StatCache {
   /** Read the cache file; a missing or unreadable one leaves the cache empty. */
   async load(): Promise<this> {
     try {
-      const data = JSON.parse(await readFile(this.file, "utf8")) as { version?: number; entries?: Record<string, Entry> };
+      const data = JSON.parse(await readFile(this.file, "utf8")) as {
+        version?: number;
+        entries?: Record<string, Entry>;
+      };
       if (data.version === 1 && data.entries) this.entries = new Map(Object.entries(data.entries));
     } catch {
       this.entries = new Map();
@@ -62,7 +65,14 @@ export class StatCache {
     }
     const entry = { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, hash };
     const old = this.entries.get(relPath);
-    if (!old || old.hash !== hash || old.mtimeMs !== entry.mtimeMs || old.ctimeMs !== entry.ctimeMs || old.ino !== entry.ino || old.size !== entry.size) {
+    if (
+      !old ||
+      old.hash !== hash ||
+      old.mtimeMs !== entry.mtimeMs ||
+      old.ctimeMs !== entry.ctimeMs ||
+      old.ino !== entry.ino ||
+      old.size !== entry.size
+    ) {
       this.entries.set(relPath, entry);
       this.dirty = true;
     }

@@ -1,0 +1,404 @@
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { cp, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ApiClient } from "../../src/api/client.js";
+import type { EmulatorOptions } from "../../src/emulator/server.js";
+import { acquireLock } from "../../src/sync/lock.js";
+import { pull as pullTree } from "../../src/sync/pull.js";
+import { htmlBodies } from "../../src/tree/bodies.js";
+import { runCli } from "../helpers/cli.js";
+import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";
+import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
+
+const start = useEmulators();
+afterEach(cleanupTestdirs);
+
+const LOGIN = { COURSESYNC_EMAIL: "demo@example.com", COURSESYNC_PASSWORD: "coursesync" };
+const SNAPSHOT = ".coursesync/production.json";
+
+async function writeConfig(root: string, url: string): Promise<void> {
+  await mkdir(root, { recursive: true });
+  await writeFile(
+    path.join(root, "coursesync.yaml"),
+    `site: production\nsites:\n  production:\n    url: ${url}\nbody: html\nconcurrency: 4\nignore: []\n`,
+  );
+}
+
+/** An emulator, a tree for it, and a CLI bound to both. */
+async function setup(options: EmulatorOptions = {}) {
+  const emulator = await start({ seedDir: null, admin: true, now: manualClock().now, ...options });
+  const dir = await testdir();
+  const env = { COURSESYNC_CONFIG_DIR: path.join(dir, "config"), ...LOGIN };
+  const root = path.join(dir, "tree");
+  await writeConfig(root, emulator.baseUrl);
+  const pull = (...args: string[]) => runCli(["pull", ...args], { cwd: root, env });
+  return { emulator, dir, env, root, pull };
+}
+
+function ok<T>(outcome: { kind: string; value?: T }): T {
+  if (outcome.kind !== "ok") throw new Error(`emulator refused: ${JSON.stringify(outcome)}`);
+  return outcome.value as T;
+}
+
+/** `courses` courses of `chapters` chapters each; returns their ids. */
+function seed(
+  emulator: TestEmulator,
+  courses: number,
+  chapters: number,
+  content = (i: number) => `<p>${i}</p>`,
+) {
+  const out: { course: number; chapters: number[] }[] = [];
+  for (let c = 0; c < courses; c++) {
+    const course = ok<{ id: number }>(emulator.state.createCourse({ course: { title: `Course ${c}` } })).id;
+    const ids: number[] = [];
+    for (let i = 0; i < chapters; i++) {
+      ids.push(
+        ok<{ id: number }>(
+          emulator.state.createChapter({
+            chapter: { course_id: course, title: `Chapter ${i}`, content: content(c * chapters + i) },
+          }),
+        ).id,
+      );
+    }
+    out.push({ course, chapters: ids });
+  }
+  return out;
+}
+
+async function stamps(root: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const file of Object.keys(await readTree(root, [".coursesync/cache"]))) {
+    const s = await stat(path.join(root, file), { bigint: true });
+    out[file] = `${s.ino}:${s.mtimeNs}`;
+  }
+  return out;
+}
+
+describe("pull guards: cannot see it is not deleted", () => {
+  it("aborts when a list page fails after its retries: nothing deleted, the snapshot untouched", async () => {
+    const { emulator, root, pull } = await setup({ pageSize: 2 });
+    const site = seed(emulator, 2, 4);
+    expect((await pull()).code).toBe(0);
+    // Changes a complete listing would apply: a delete, an update, a create.
+    emulator.state.remove("chapters", site[0]!.chapters[0]!);
+    ok(emulator.state.edit("chapters", site[1]!.chapters[1]!, { title: "Renamed" }));
+    ok(emulator.state.createCourse({ course: { title: "New" } }));
+    const before = await readTree(root);
+
+    // Page 1 of the chapters arrives; every later chapters page answers 503, retries included.
+    const client = new ApiClient({
+      baseUrl: emulator.baseUrl,
+      credentials: { email: LOGIN.COURSESYNC_EMAIL, password: LOGIN.COURSESYNC_PASSWORD },
+      sleep: async () => {},
+    });
+    const failing = pullTree(
+      {
+        root,
+        site: "production",
+        siteUrl: emulator.baseUrl,
+        ignore: [],
+        bodies: htmlBodies,
+        onPage: (list, page) => {
+          if (list === "chapters" && page === 1) {
+            emulator.faults.update({ failNext: 1000, failStatus: 503, match: { path: "/api/v1/chapters" } });
+          }
+        },
+      },
+      client,
+    );
+    await expect(failing).rejects.toThrow(/GET \/api\/v1\/chapters\?page=2.* 503/);
+    client.close();
+    const retried = emulator.state.requests.filter((r) => r.query === "page=2" && r.status === 503);
+    expect(retried.length).toBeGreaterThan(1);
+    expect(await readTree(root)).toEqual(before);
+
+    // Through the CLI: a page that fails aborts with exit 1 and changes nothing.
+    emulator.faults.update({ failNext: 1, failStatus: 403, match: { path: "/api/v1/courses" } });
+    const result = await pull();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/GET \/api\/v1\/courses\?page=1 .*403/);
+    expect(await readTree(root)).toEqual(before);
+    emulator.faults.update({ failNext: 0 });
+    expect((await pull()).code).toBe(0);
+  });
+
+  it("aborts on an empty course listing while the snapshot holds records", async () => {
+    const { emulator, root, pull } = await setup();
+    const site = seed(emulator, 2, 2);
+    expect((await pull()).code).toBe(0);
+    const before = await readTree(root);
+    for (const { course } of site) emulator.state.remove("courses", course);
+    const result = await pull("--max-delete", "100");
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /the site listed no courses, but the snapshot holds 6 records; nothing was changed/,
+    );
+    expect(await readTree(root)).toEqual(before);
+  });
+
+  it("aborts on an empty chapter listing while the snapshot holds chapters", async () => {
+    const { emulator, root, pull } = await setup();
+    const site = seed(emulator, 4, 1);
+    expect((await pull()).code).toBe(0);
+    const before = await readTree(root);
+    for (const { chapters } of site) emulator.state.remove("chapters", chapters[0]!);
+    const result = await pull("--max-delete", "100");
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /the site listed no chapters, but the snapshot holds 4; nothing was changed/,
+    );
+    expect(await readTree(root)).toEqual(before);
+  });
+
+  it("stops (exit 3) before deleting more files than the guard allows, unless --max-delete says more", async () => {
+    const { emulator, root, pull } = await setup();
+    const [only] = seed(emulator, 1, 8); // 9 records: a quarter is 2
+    expect((await pull()).code).toBe(0);
+    const before = await readTree(root);
+    for (const id of only!.chapters.slice(0, 3)) emulator.state.remove("chapters", id);
+    const stopped = await pull();
+    expect(stopped.code).toBe(3);
+    expect(stopped.stderr).toMatch(/would delete 3 local files \(the limit is 2\); nothing was changed/);
+    expect(stopped.stderr).toMatch(/--max-delete 3/);
+    expect(await readTree(root)).toEqual(before);
+    expect((await pull("--max-delete", "2")).code).toBe(3);
+    const allowed = await pull("--max-delete", "3");
+    expect(allowed.code).toBe(0);
+    expect(Object.keys(await readTree(path.join(root, "courses")))).toHaveLength(1 + 5);
+  });
+
+  it("caps the guard at 10 files on a large site", async () => {
+    const { emulator, root, pull } = await setup({ pageSize: 50 });
+    const [big] = seed(emulator, 1, 59); // 60 records: a quarter is 15, the cap 10
+    expect((await pull()).code).toBe(0);
+    for (const id of big!.chapters.slice(0, 11)) emulator.state.remove("chapters", id);
+    const stopped = await pull();
+    expect(stopped.code).toBe(3);
+    expect(stopped.stderr).toMatch(/would delete 11 local files \(the limit is 10\)/);
+    expect((await pull("--max-delete", "11")).code).toBe(0);
+    expect(Object.keys(await readTree(path.join(root, "courses")))).toHaveLength(1 + 48);
+  });
+});
+
+describe("pull with invalid local files", () => {
+  it("stops before changing anything and names each file and line", async () => {
+    const { emulator, root, pull } = await setup();
+    const [course] = seed(emulator, 1, 2);
+    expect((await pull()).code).toBe(0);
+    const file = path.join(root, "courses/course-0/01-chapter-0.md");
+    await writeFile(file, (await readFile(file, "utf8")).replace("ordinal: 1", "ordinal: first"));
+    ok(emulator.state.edit("chapters", course!.chapters[1]!, { title: "Changed" }));
+    emulator.state.remove("chapters", course!.chapters[0]!);
+    const before = await readTree(root);
+    const result = await pull();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/1 invalid file; nothing was pulled/);
+    expect(result.stderr).toMatch(/courses\/course-0\/01-chapter-0\.md:4: ordinal must be a whole number/);
+    expect(await readTree(root)).toEqual(before);
+  });
+});
+
+describe("pull without a usable snapshot", () => {
+  // Bodies that must read back exactly for "equal to the site" to hold.
+  const bodies = [
+    "",
+    "<p>no final newline</p>",
+    "<p>trailing newlines</p>\n\n\n",
+    "---\ntitle: not front matter\n---\n<p>x</p>",
+    "<p>crlf</p>\r\n<p>and a lone cr\r</p>",
+    "\n<p>leading newline</p>",
+    "<p>lone surrogate \ud800 here</p>",
+  ];
+
+  it("adopts files equal to the site without writing them, and rebuilds the same snapshot", async () => {
+    const { emulator, dir, env, root, pull } = await setup();
+    seed(emulator, 1, bodies.length, (i) => bodies[i]!);
+    expect((await pull()).code).toBe(0);
+    const snapshot = await readFile(path.join(root, SNAPSHOT), "utf8");
+
+    // A fresh clone: the committed files, no .coursesync/.
+    const clone = path.join(dir, "clone");
+    await cp(root, clone, { recursive: true, filter: (src) => !src.includes(`${path.sep}.coursesync`) });
+    const before = await stamps(clone);
+    const adopted = await runCli(["pull", "--json"], { cwd: clone, env });
+    expect(adopted.code).toBe(0);
+    const summary = JSON.parse(adopted.stdout) as { snapshot_missing: boolean; conflicts: unknown[] };
+    expect(summary).toMatchObject({ snapshot_missing: true, files_written: 0, conflicts: [], changes: [] });
+    const after = await stamps(clone);
+    delete after[SNAPSHOT];
+    expect(after).toEqual(before);
+    expect(await readFile(path.join(clone, SNAPSHOT), "utf8")).toBe(snapshot);
+
+    // A deleted .coursesync/ in the original tree: the same.
+    await rm(path.join(root, ".coursesync"), { recursive: true });
+    expect((await pull()).code).toBe(0);
+    expect(await readFile(path.join(root, SNAPSHOT), "utf8")).toBe(snapshot);
+  });
+
+  it("reports every difference as a conflict instead of choosing a side", async () => {
+    const { emulator, root, pull } = await setup();
+    const [course] = seed(emulator, 1, 3);
+    expect((await pull()).code).toBe(0);
+    await rm(path.join(root, ".coursesync"), { recursive: true });
+    const local = path.join(root, "courses/course-0/01-chapter-0.md");
+    const localText = (await readFile(local, "utf8")).replace("<p>0</p>", "<p>older, or newer?</p>");
+    await writeFile(local, localText);
+    ok(emulator.state.edit("chapters", course!.chapters[1]!, { title: "Changed on the site" }));
+    const before = await stamps(root);
+
+    const result = await pull();
+    expect(result.code).toBe(3);
+    expect(result.stdout).toMatch(
+      /! conflict +courses\/course-0\/01-chapter-0\.md .*no snapshot to tell which side changed: content/,
+    );
+    expect(result.stdout).toMatch(/! conflict +courses\/course-0\/02-chapter-1\.md .*title/);
+    expect(await readFile(local, "utf8")).toBe(localText);
+    expect(await readFile(path.join(root, "courses/course-0/01-chapter-0.remote.md"), "utf8")).toContain(
+      "<p>0</p>",
+    );
+    expect(await readFile(path.join(root, "courses/course-0/02-chapter-1.remote.md"), "utf8")).toContain(
+      "title: Changed on the site",
+    );
+    const after = await stamps(root);
+    for (const file of Object.keys(before)) expect(after[file], file).toBe(before[file]);
+
+    const theirs = await pull("--theirs");
+    expect(theirs.code).toBe(0);
+    expect(await readFile(local, "utf8")).toContain("<p>0</p>");
+    expect(existsSync(path.join(root, "courses/course-0/02-changed-on-the-site.md"))).toBe(true);
+  });
+
+  it.each([
+    ["does not parse", "{ not json"],
+    ["is not a snapshot", '{"version": 2, "courses": {}, "chapters": {}}'],
+    ["has a broken entry", '{"version": 1, "site": "x", "courses": {"1": {"path": 3}}, "chapters": {}}'],
+  ])("stops when the snapshot %s, changing nothing", async (_name, text) => {
+    const { emulator, root, pull } = await setup();
+    seed(emulator, 1, 2);
+    expect((await pull()).code).toBe(0);
+    await writeFile(path.join(root, SNAPSHOT), text);
+    const before = await readTree(root);
+    emulator.state.clearRequests();
+    const result = await pull();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/the snapshot \.coursesync[/\\]production\.json .*never read as empty/);
+    expect(await readTree(root)).toEqual(before);
+  });
+});
+
+describe("pull into a tree made from another site", () => {
+  it("refuses with exit 2 and changes nothing", async () => {
+    const { emulator, root, pull } = await setup();
+    seed(emulator, 1, 1);
+    expect((await pull()).code).toBe(0);
+    const other = await start({ seedDir: null });
+    await writeConfig(root, other.baseUrl);
+    const before = await readTree(root);
+    const result = await pull();
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`was made for ${emulator.baseUrl}, not ${other.baseUrl}`);
+    expect(await readTree(root)).toEqual(before);
+    expect(other.state.requests).toHaveLength(0);
+  });
+});
+
+describe("pull: one process at a time, atomic writes", () => {
+  it("refuses to run while another process holds the lock, naming its pid", async () => {
+    const { emulator, root, pull } = await setup();
+    seed(emulator, 1, 1);
+    const release = await acquireLock(root, "production", "push");
+    try {
+      const result = await pull();
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`the tree is busy: coursesync push (pid ${process.pid} on`);
+      expect(existsSync(path.join(root, "courses"))).toBe(false);
+      expect(emulator.state.requests).toHaveLength(0);
+    } finally {
+      await release();
+    }
+    expect((await pull()).code).toBe(0);
+  });
+
+  it("takes over the lock of a process that died on this machine", async () => {
+    const { emulator, root, pull } = await setup();
+    seed(emulator, 1, 1);
+    const dead = spawnSync(process.execPath, ["-e", ""]).pid;
+    await mkdir(path.join(root, ".coursesync/production.lock"), { recursive: true });
+    await writeFile(
+      path.join(root, ".coursesync/production.lock.holder"),
+      JSON.stringify({ pid: dead, host: hostname(), command: "pull", since: "2026-03-01T09:30:00.000Z" }),
+    );
+    const result = await pull();
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(existsSync(path.join(root, ".coursesync/production.lock"))).toBe(false);
+  });
+
+  it("lets only one of two overlapping pulls run", async () => {
+    const { emulator, root, pull } = await setup({ latencyMs: 150, pageSize: 2 });
+    seed(emulator, 2, 2);
+    // Start a pull; once its first request is answered it holds the lock and has more to do.
+    let firstRequest!: () => void;
+    const started = new Promise<void>((resolve) => {
+      firstRequest = resolve;
+    });
+    const log = emulator.state.logRequest.bind(emulator.state);
+    emulator.state.logRequest = (entry) => {
+      log(entry);
+      firstRequest();
+    };
+    const first = pull();
+    await started;
+    const second = await pull();
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`the tree is busy: coursesync pull (pid ${process.pid}`);
+    expect((await first).code).toBe(0);
+    expect(Object.keys(await readTree(path.join(root, "courses")))).toHaveLength(6);
+    emulator.faults.update({ latencyMs: 0 });
+    expect((await pull()).code).toBe(0);
+  });
+
+  it("replaces files by rename, leaves no temp files, and saves the snapshot last", async () => {
+    const { emulator, env, root, pull } = await setup();
+    const [course] = seed(emulator, 1, 3);
+    expect((await pull()).code).toBe(0);
+    const before = await stamps(root);
+    const snapshotBefore = await readFile(path.join(root, SNAPSHOT), "utf8");
+    const rewritten = "courses/course-0/01-chapter-0.md";
+    ok(emulator.state.edit("chapters", course!.chapters[0]!, { content: "<p>new</p>" }));
+    ok(emulator.state.edit("chapters", course!.chapters[2]!, { title: "Renamed" }));
+    ok(emulator.state.createChapter({ chapter: { course_id: course!.course, title: "Fourth", ordinal: 4 } }));
+    // Something in the way of the new chapter's file: the pull fails part-way.
+    const blocker = path.join(root, "courses/course-0/04-fourth.md");
+    await mkdir(path.join(blocker, "in-the-way"), { recursive: true });
+    const failed = await pull();
+    expect(failed.code).toBe(1);
+    expect(await readFile(path.join(root, SNAPSHOT), "utf8")).toBe(snapshotBefore);
+    expect(Object.keys(await readTree(root)).filter((f) => /\.tmp$|\.moving/.test(f))).toEqual([]);
+
+    // The next run, with the way clear, finishes the job without conflicts.
+    await rm(blocker, { recursive: true });
+    const rerun = await pull();
+    expect(rerun.code).toBe(0);
+    expect(rerun.stdout).not.toMatch(/conflict/);
+    const after = await stamps(root);
+    expect(after[rewritten]!.split(":")[0]).not.toBe(before[rewritten]!.split(":")[0]);
+    expect(after[SNAPSHOT]!.split(":")[0]).not.toBe(before[SNAPSHOT]!.split(":")[0]);
+    expect(Object.keys(after).filter((f) => f.startsWith("courses/"))).toEqual([
+      "courses/course-0/01-chapter-0.md",
+      "courses/course-0/02-chapter-1.md",
+      "courses/course-0/03-renamed.md",
+      "courses/course-0/04-fourth.md",
+      "courses/course-0/course.yaml",
+    ]);
+    expect(Object.keys(await readTree(root)).filter((f) => /\.tmp$|\.moving/.test(f))).toEqual([]);
+    // And equals a clean pull of the same site.
+    const clean = path.join(root, "..", "clean");
+    await writeConfig(clean, emulator.baseUrl);
+    expect((await runCli(["pull"], { cwd: clean, env })).code).toBe(0);
+    expect(await readTree(root, [".coursesync/cache"])).toEqual(await readTree(clean, [".coursesync/cache"]));
+  });
+});
