@@ -49,11 +49,23 @@ export function globalsOf(command: Command): GlobalOptions {
 }
 
 /** Print an error the way every command does: what happened, then what to do. */
-export function reportError(error: unknown, io: CliIO): number {
-  if (error instanceof UserError) {
-    io.stderr.write(`coursesync: ${redactUrl(error.message)}\n`);
-    if (error.hint) io.stderr.write(`${redactUrl(error.hint)}\n`);
-    return error.exitCode;
+export function reportError(error: unknown, io: CliIO, json = false): number {
+  const user = error instanceof UserError ? error : fileSystemError(error);
+  if (user) {
+    io.stderr.write(`coursesync: ${redactUrl(user.message)}\n`);
+    if (user.hint) io.stderr.write(`${redactUrl(user.hint)}\n`);
+    if (json) {
+      const errors = [
+        { message: redactUrl(user.message), ...(user.hint ? { hint: redactUrl(user.hint) } : {}) },
+      ];
+      io.stdout.write(`${JSON.stringify({ ok: false, exit_code: user.exitCode, errors }, null, 2)}\n`);
+    }
+    return user.exitCode;
+  }
+  if (json) {
+    io.stdout.write(
+      `${JSON.stringify({ ok: false, exit_code: ExitCode.failed, errors: [{ message: "internal error" }] }, null, 2)}\n`,
+    );
   }
   const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
   io.stderr.write(
@@ -75,6 +87,29 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       if (error.code === "commander.help") return ExitCode.ok;
       return ExitCode.usage;
     }
-    return reportError(error, io);
+    return reportError(error, io, argv.includes("--json"));
   }
+}
+
+/** A file-system failure (permissions, a full disk, a folder in the way) named with its file. */
+function fileSystemError(error: unknown): UserError | undefined {
+  const e = error as NodeJS.ErrnoException;
+  if (!(error instanceof Error) || typeof e.code !== "string" || typeof e.path !== "string") return undefined;
+  const what: Record<string, string> = {
+    EACCES: "permission denied",
+    EPERM: "operation not permitted",
+    ENOSPC: "no space left on the device",
+    EISDIR: "a folder is in the way",
+    ENOTDIR: "a file is in the way where a folder should be",
+    EROFS: "the file system is read-only",
+    EEXIST: "it already exists",
+    ENOTEMPTY: "the folder is not empty",
+    EMFILE: "too many open files",
+  };
+  const reason = what[e.code];
+  if (!reason) return undefined;
+  return new UserError(`cannot ${e.syscall ?? "use"} ${e.path}: ${reason} (${e.code})`, {
+    hint: "Fix the file or folder named above and run the command again; what was done so far is kept.",
+    cause: error,
+  });
 }

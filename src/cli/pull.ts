@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
 import type { Command } from "commander";
 import { Option } from "commander";
 import { ExitCode, usageError } from "../errors.js";
@@ -13,6 +15,25 @@ import { Output } from "./output.js";
 import { treePaths } from "./paths.js";
 import { listingProgress } from "./progress.js";
 import { changeJson, changeLines, countsLine } from "./summary.js";
+
+/** Pull works on whole course folders: a file stands for its folder; anything else is an error. */
+function courseFolders(root: string, paths: readonly string[]): string[] {
+  return paths.map((p) => {
+    if (p === "." || p === "courses") return p;
+    const parts = p.split("/");
+    if (parts[0] !== "courses" || parts.length < 2) {
+      throw usageError(`${p} is not a course folder`, "Give folders under courses/, e.g. courses/my-course.");
+    }
+    const folder = `courses/${parts[1]}`;
+    if (!existsSync(path.join(root, folder))) {
+      throw usageError(
+        `${folder}: no such course folder`,
+        "Run `coursesync pull` without paths to fetch new courses.",
+      );
+    }
+    return folder;
+  });
+}
 
 interface PullFlags {
   events?: boolean;
@@ -46,7 +67,7 @@ export function registerPull(program: Command, run: CliRun): void {
       if (maxDelete !== undefined && !(Number.isInteger(maxDelete) && maxDelete >= 0)) {
         throw usageError(`--max-delete: "${flags.maxDelete}" is not a whole number`);
       }
-      const scope = paths.length ? treePaths(run, tree.root, paths) : undefined;
+      const scope = paths.length ? courseFolders(tree.root, treePaths(run, tree.root, paths)) : undefined;
       const { site, client } = await connect(run, globals, tree.config);
       const release = flags.dryRun ? async () => {} : await acquireLock(tree.root, site.name, "pull");
       const progress = listingProgress(run, globals);
@@ -106,7 +127,8 @@ export function registerPull(program: Command, run: CliRun): void {
             );
           }
         }
-        if (conflicts.length) run.exitCode = Math.max(run.exitCode, ExitCode.stopped);
+        // A dry run reports conflicts but, like push --dry-run, ends 0: it only shows.
+        if (conflicts.length && !result.dryRun) run.exitCode = Math.max(run.exitCode, ExitCode.stopped);
       } finally {
         progress.stop();
         client.close();

@@ -39,13 +39,15 @@ export function courseFolderBase(course: { id: number | undefined; title: string
 
 /** The number prefix of a chapter file: the ordinal, zero-padded to `width` digits. */
 export function ordinalPrefix(ordinal: number, width: number): string {
-  const digits = String(Math.abs(ordinal)).padStart(width, "0");
-  return ordinal < 0 ? `n${digits}` : digits;
+  // The API promises whole numbers; anything else still gets a plain numeric prefix.
+  const whole = Number.isFinite(ordinal) ? Math.trunc(ordinal) : 0;
+  const digits = String(Math.abs(whole)).padStart(width, "0");
+  return whole < 0 ? `n${digits}` : digits;
 }
 
 /** The digits every chapter prefix in a course uses: at least 2, more for 100+ chapters. */
 export function ordinalWidth(ordinals: readonly number[]): number {
-  return Math.max(2, ...ordinals.map((o) => String(Math.abs(o)).length));
+  return Math.max(2, ...ordinals.map((o) => String(Math.abs(Number.isFinite(o) ? Math.trunc(o) : 0)).length));
 }
 
 /** The file name a chapter asks for, before collisions: `NN-<slug>.md`. */

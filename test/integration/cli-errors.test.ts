@@ -1,0 +1,69 @@
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
+import { useEmulators } from "../helpers/emulator.js";
+import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
+
+const start = useEmulators();
+afterEach(cleanupTestdirs);
+
+async function pulledTree() {
+  const emulator = await start({ seedDir: null });
+  emulator.state.createCourse({ course: { title: "Only course", status: 1 } });
+  emulator.state.createChapter({
+    chapter: { course_id: 1, title: "Intro", ordinal: 1, content: "<p>x</p>" },
+  });
+  const dir = await testdir();
+  const env = {
+    COURSESYNC_CONFIG_DIR: path.join(dir, "config"),
+    COURSESYNC_EMAIL: "demo@example.com",
+    COURSESYNC_PASSWORD: "coursesync",
+  };
+  await runCli(["init", "tree", "--url", emulator.baseUrl], { cwd: dir, env });
+  const tree = path.join(dir, "tree");
+  expect((await runCli(["pull"], { cwd: tree, env })).code).toBe(0);
+  return { emulator, tree, env };
+}
+
+describe("errors a script can read", () => {
+  it("--json still prints one JSON document on stdout when the command fails", async () => {
+    const dir = await testdir({ "coursesync.yaml": "sites: [\n" });
+    const result = await runCli(["pull", "--json"], { cwd: dir });
+    expect(result.code).toBe(2);
+    const doc = JSON.parse(result.stdout) as {
+      ok: boolean;
+      exit_code: number;
+      errors: Array<{ message: string }>;
+    };
+    expect(doc.ok).toBe(false);
+    expect(doc.exit_code).toBe(2);
+    expect(doc.errors[0]?.message).toMatch(/coursesync\.yaml:\d+: YAML does not parse/);
+  });
+
+  it("names the file when the file system refuses a write, instead of calling it a bug", async () => {
+    // A folder where pull must write a file: refused whoever runs the test (root included).
+    const { emulator, tree, env } = await pulledTree();
+    emulator.state.createChapter({
+      chapter: { course_id: 1, title: "Second", ordinal: 2, content: "<p>y</p>" },
+    });
+    const target = path.join(tree, "courses", "only-course", "02-second.md");
+    await mkdir(target);
+    const result = await runCli(["pull"], { cwd: tree, env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).not.toMatch(/internal error/);
+    expect(result.stderr).toContain("02-second.md");
+  });
+
+  it("pull [paths] takes course folders (or files in them) and refuses anything else", async () => {
+    const { tree, env } = await pulledTree();
+    const file = await runCli(["pull", "courses/only-course/01-intro.md"], { cwd: tree, env });
+    expect(file.code).toBe(0);
+    const missing = await runCli(["pull", "courses/nope"], { cwd: tree, env });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/courses\/nope: no such course folder/);
+    const outside = await runCli(["pull", "coursesync.yaml"], { cwd: tree, env });
+    expect(outside.code).toBe(2);
+    expect(outside.stderr).toMatch(/is not a course folder/);
+  });
+});
