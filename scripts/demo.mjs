@@ -78,9 +78,18 @@ try {
   cli(["pull"]);
 
   step("Edit a chapter and a course title, as an author would");
-  writeFileSync(chapter, readFileSync(chapter, "utf8").replace("</blockquote>\n", "</blockquote>\n<p>Edited locally with coursesync.</p>\n"));
+  writeFileSync(
+    chapter,
+    readFileSync(chapter, "utf8").replace(
+      "</blockquote>\n",
+      "</blockquote>\n<p>Edited locally with coursesync.</p>\n",
+    ),
+  );
   const courseFile = path.join(tree, "courses", "data-analysis-with-python", "course.yaml");
-  writeFileSync(courseFile, readFileSync(courseFile, "utf8").replace(/^title: .*$/m, "title: Data Analysis with Python and pandas"));
+  writeFileSync(
+    courseFile,
+    readFileSync(courseFile, "utf8").replace(/^title: .*$/m, "title: Data Analysis with Python and pandas"),
+  );
   cli(["status"]);
   cli(["diff"]);
   step("Push: the plan, then only the changed fields are sent");

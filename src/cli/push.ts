@@ -25,8 +25,9 @@ interface PushFlags {
 
 function show(value: unknown): string {
   if (value === null || value === undefined) return "(none)";
-  const text = typeof value === "string" ? value : JSON.stringify(value);
-  return JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text);
+  // Only text is quoted: `ordinal: 1 -> 3`, `free: true -> false`, `title: "A" -> "B"`.
+  if (typeof value !== "string") return JSON.stringify(value);
+  return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
 }
 
 /** One line of the plan for people. */

@@ -31,9 +31,10 @@ export function planLocalChanges(
   paths?: readonly string[],
 ): LocalChange[] {
   const out: LocalChange[] = [];
-  const consider = (change: LocalChange) => {
+  const consider = (change: LocalChange, untracked = false) => {
     const { plan } = change;
-    const pending = plan.remote.type !== "none" || plan.conflict !== undefined || change.from !== undefined;
+    const pending =
+      untracked || plan.remote.type !== "none" || plan.conflict !== undefined || change.from !== undefined;
     if (
       pending &&
       (inPaths(change.path, paths) || (change.from !== undefined && inPaths(change.from, paths)))
@@ -72,7 +73,8 @@ export function planLocalChanges(
       { equal: fieldsEqual },
     );
     const from = mine && entry && mine.folder !== entry.path ? entry.path : undefined;
-    consider({ plan, path: mine?.folder ?? entry?.path ?? "", from });
+    // A file with an id the snapshot does not know is neither new nor in sync: status says so.
+    consider({ plan, path: mine?.folder ?? entry?.path ?? "", from }, entry === undefined);
   }
 
   const chapterIds = new Set<number>([...Object.keys(snapshot.chapters).map(Number)]);
@@ -107,7 +109,10 @@ export function planLocalChanges(
       { equal: fieldsEqual },
     );
     const from = mine && entry && mine.file !== entry.path ? entry.path : undefined;
-    consider({ plan, path: mine?.file ?? entry?.path ?? "", from, courseKey: mine?.courseKey });
+    consider(
+      { plan, path: mine?.file ?? entry?.path ?? "", from, courseKey: mine?.courseKey },
+      entry === undefined,
+    );
   }
   return out;
 }

@@ -5,7 +5,7 @@ import { ApiError, WriteOutcomeUnknownError } from "../api/errors.js";
 import type { Resource, WireRecord } from "../api/wire.js";
 import { ExitCode, UserError } from "../errors.js";
 import type { BodyCodec } from "../tree/bodies.js";
-import { abs, writeTreeFile } from "../tree/fs-ops.js";
+import { abs, removeTreeFile, writeTreeFile } from "../tree/fs-ops.js";
 import { scanTree } from "../tree/scan.js";
 import { StatCache } from "../tree/stat-cache.js";
 import { sha256 } from "../util/hash.js";
@@ -71,14 +71,34 @@ export interface PushResult {
 
 const RESOURCE = { course: "courses", chapter: "chapters" } as const;
 
-/** Put `id: N` at the top of a file's fields, leaving every other byte as it was. */
+/** An `id:` line of a file's fields (empty, null, or an id the site no longer has). */
+const ID_LINE = /^id:[^\r\n]*/m;
+
+/**
+ * Put `id: N` into a file's fields, leaving every other byte as it was: an `id:` line already
+ * there (`id:`, `id: null`, or the old id of a record created again) gets the new value, so the
+ * file never ends up with the key twice; otherwise the line goes at the top of the fields.
+ */
 export function withId(text: string, id: number, kind: "course" | "chapter"): string {
   const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
   const body = bom ? text.slice(1) : text;
   const eol = body.includes("\r\n") ? "\r\n" : "\n";
-  if (kind === "course") return `${bom}id: ${id}${eol}${body}`;
+  if (kind === "course") {
+    if (ID_LINE.test(body)) return `${bom}${body.replace(ID_LINE, `id: ${id}`)}`;
+    return `${bom}id: ${id}${eol}${body}`;
+  }
   const first = body.indexOf("\n") + 1;
+  const close = body.slice(first).search(/^---[ \t]*\r?$/m);
+  const end = close < 0 ? body.length : first + close;
+  const fields = body.slice(first, end);
+  if (ID_LINE.test(fields))
+    return `${bom}${body.slice(0, first)}${fields.replace(ID_LINE, `id: ${id}`)}${body.slice(end)}`;
   return `${bom}${body.slice(0, first)}id: ${id}${eol}${body.slice(first)}`;
+}
+
+/** Where pull writes the site's version of a conflicted record (`*.remote.md`, `course.remote.yaml`). */
+function conflictCopyOf(kind: "course" | "chapter", where: string): string {
+  return kind === "course" ? `${where}/course.remote.yaml` : where.replace(/\.md$/, ".remote.md");
 }
 
 function fileOf(kind: "course" | "chapter", where: string): string {
@@ -105,6 +125,9 @@ export function foldJournal(snapshot: Snapshot, lines: readonly JournalLine[]): 
   for (const line of lines) {
     if (line.t !== "done") continue;
     const table = line.kind === "course" ? next.courses : next.chapters;
+    // `push --force` created again a record the site had deleted: the old id is gone for good.
+    const replaced = line.op === "create" ? /^(?:course|chapter):(\d+)$/.exec(line.key)?.[1] : undefined;
+    if (replaced !== undefined && Number(replaced) !== line.id) delete table[replaced];
     if (line.op === "delete") delete table[line.id];
     else if (line.record && line.hash)
       table[line.id] = { path: line.path, hash: line.hash, record: snapshotRecord(line.record) };
@@ -219,19 +242,29 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
         });
         if (line) {
           done.push(line);
+          // The site now has this side: a conflict copy pull left beside the file is settled.
+          await removeTreeFile(root, conflictCopyOf(op.kind, op.path));
+          // An update re-read as already on the site sends nothing; one over a record the
+          // site deleted (--force) creates it again.
+          const sent = op.type === "update" ? (decision?.fields ?? op.fields) : [];
+          const outcome =
+            op.type === "create" || line.op === "create"
+              ? "created"
+              : op.type === "delete"
+                ? "deleted"
+                : sent.length > 0
+                  ? "updated"
+                  : "unchanged";
           report({
             kind: op.kind,
             id: line.id,
             path: op.path,
-            outcome:
-              op.type === "create"
-                ? "created"
-                : op.type === "delete"
-                  ? "deleted"
-                  : line.record
-                    ? "updated"
-                    : "unchanged",
-            ...(op.type === "update" ? { fields: decision?.fields ?? op.fields } : {}),
+            outcome,
+            ...(outcome === "updated" ? { fields: sent } : {}),
+            ...(outcome === "unchanged" ? { reason: "the site already had it" } : {}),
+            ...(op.type === "update" && line.op === "create"
+              ? { reason: `deleted on the site; created again (it was ${op.kind} ${op.id})` }
+              : {}),
           });
         } else {
           report({
@@ -305,6 +338,18 @@ async function recheck(
       useLists ? client.listAll("courses") : undefined,
       client.listAll("chapters"),
     ]);
+    // "Cannot see it" is never "deleted": an empty listing while the snapshot holds records
+    // would pass every record for gone, and hide the chapters a course delete takes with it.
+    for (const [noun, listing, known] of [
+      ["courses", courses, Object.keys(snapshot.courses).length],
+      ["chapters", chapters, Object.keys(snapshot.chapters).length],
+    ] as const) {
+      if (listing && listing.records.length === 0 && known > 0) {
+        throw new UserError(`the site listed no ${noun}, but the snapshot holds ${known}; nothing was sent`, {
+          hint: "An empty listing is not taken as 'everything was deleted'. Check the site and the account, then run `coursesync pull` to see the site as it is.",
+        });
+      }
+    }
     chapterList = chapters.records;
     if (courses) for (const r of courses.records) remote.set(`course:${r.id}`, r);
     if (useLists) for (const r of chapters.records) remote.set(`chapter:${r.id}`, r);
@@ -522,7 +567,7 @@ async function apply(
     hash,
   };
   await journal.append(line);
-  return fields.length > 0 ? line : { ...line, record };
+  return line;
 }
 
 /**
@@ -569,7 +614,8 @@ async function restoreIds(root: string, lines: readonly JournalLine[], bodies: B
       continue;
     }
     const head = text.split("\n---")[0] ?? text;
-    if (/^id:/m.test(line.kind === "course" ? text : head)) continue;
+    if (new RegExp(`^id:[ \\t]*${line.id}[ \\t]*\\r?$`, "m").test(line.kind === "course" ? text : head))
+      continue;
     await writeTreeFile(root, file, withId(text, line.id, line.kind));
   }
 }

@@ -2,8 +2,8 @@ import { spawn } from "node:child_process";
 import { appendFile, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
 import { BIN, runBin, startBinEmulator } from "../helpers/subprocess.js";
+import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
 
 afterEach(cleanupTestdirs);
 
@@ -61,7 +61,10 @@ describe("a push killed with SIGKILL", () => {
         }
       }
       for (let i = 1; i <= 5; i++) {
-        await writeFile(path.join(folder, `9${i}-new.md`), `---\ntitle: New chapter ${i}\nordinal: ${10 + i}\nformat: html\n---\n<p>new ${i}</p>\n`);
+        await writeFile(
+          path.join(folder, `9${i}-new.md`),
+          `---\ntitle: New chapter ${i}\nordinal: ${10 + i}\nformat: html\n---\n<p>new ${i}</p>\n`,
+        );
       }
 
       await admin(emulator.url, "/requests").catch(() => undefined);
@@ -71,7 +74,8 @@ describe("a push killed with SIGKILL", () => {
         stdio: "ignore",
       });
       const writes = async () =>
-        (await admin<Array<{ method: string }>>(emulator.url, "/requests")).filter((r) => r.method !== "GET").length;
+        (await admin<Array<{ method: string }>>(emulator.url, "/requests")).filter((r) => r.method !== "GET")
+          .length;
       // Kill it in the middle: after some writes reached the site, before all 20 did.
       await waitFor(async () => (await writes()) >= 6, 20_000);
       child.kill("SIGKILL");
@@ -89,9 +93,11 @@ describe("a push killed with SIGKILL", () => {
         expect(edited).toHaveLength(1);
         expect(edited[0]!.content.split(`edit number ${i}`)).toHaveLength(2);
       }
-      for (let i = 0; i < 3; i++) expect(state.chapters.filter((c) => c.title === `Retitled ${i}`)).toHaveLength(1);
+      for (let i = 0; i < 3; i++)
+        expect(state.chapters.filter((c) => c.title === `Retitled ${i}`)).toHaveLength(1);
       expect(state.courses.filter((c) => c.title.startsWith("Renamed "))).toHaveLength(2);
-      for (let i = 1; i <= 5; i++) expect(state.chapters.filter((c) => c.title === `New chapter ${i}`)).toHaveLength(1);
+      for (let i = 1; i <= 5; i++)
+        expect(state.chapters.filter((c) => c.title === `New chapter ${i}`)).toHaveLength(1);
       expect(state.chapters).toHaveLength(13 + 5);
 
       // And the tree agrees with the site: nothing left to push, nothing to pull.
@@ -101,7 +107,9 @@ describe("a push killed with SIGKILL", () => {
       const pull = await runBin(["pull"], { cwd: tree, env });
       expect(pull.stdout).toMatch(/no changes/);
       const newIds = await Promise.all(
-        [1, 2, 3, 4, 5].map(async (i) => (await readFile(path.join(folder, `9${i}-new.md`), "utf8")).match(/^id: (\d+)$/m)?.[1]),
+        [1, 2, 3, 4, 5].map(
+          async (i) => (await readFile(path.join(folder, `9${i}-new.md`), "utf8")).match(/^id: (\d+)$/m)?.[1],
+        ),
       );
       expect(new Set(newIds).size).toBe(5);
       expect(newIds.every(Boolean)).toBe(true);

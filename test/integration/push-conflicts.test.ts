@@ -1,0 +1,299 @@
+import { readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { EmulatorOptions } from "../../src/emulator/server.js";
+import { runCli } from "../helpers/cli.js";
+import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";
+import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
+
+const start = useEmulators();
+afterEach(cleanupTestdirs);
+
+const LOGIN = { COURSESYNC_EMAIL: "demo@example.com", COURSESYNC_PASSWORD: "coursesync" };
+
+function ok<T>(outcome: { kind: string; value?: T }): T {
+  if (outcome.kind !== "ok") throw new Error(`emulator refused: ${JSON.stringify(outcome)}`);
+  return outcome.value as T;
+}
+
+/** The bodies of the PATCHes the site applied, by record. */
+function recordPatches(emulator: TestEmulator) {
+  const patches: Array<{ call: string; body: unknown }> = [];
+  const state = emulator.state;
+  const { updateCourse, updateChapter } = state;
+  state.updateCourse = (id, body) => {
+    patches.push({ call: `courses/${id}`, body });
+    return updateCourse.call(state, id, body);
+  };
+  state.updateChapter = (id, body) => {
+    patches.push({ call: `chapters/${id}`, body });
+    return updateChapter.call(state, id, body);
+  };
+  return patches;
+}
+
+/** A pulled tree of one course "Web" (id 1) with chapters Intro (1) and Tags (2), and "Go" (id 2) with Tour (3). */
+async function setup(options: EmulatorOptions = {}) {
+  const emulator = await start({ seedDir: null, admin: true, now: manualClock().now, ...options });
+  ok(emulator.state.createCourse({ course: { title: "Web", status: 1, excerpt: "HTML" } }));
+  ok(emulator.state.createCourse({ course: { title: "Go", excerpt: "Gophers" } }));
+  for (const [course_id, title, ordinal, content] of [
+    [1, "Intro", 1, "<p>a</p>\n<p>b</p>\n<p>c</p>"],
+    [1, "Tags", 2, "<p>tags</p>"],
+    [2, "Tour", 1, "<p>tour</p>"],
+  ] as const) {
+    ok(emulator.state.createChapter({ chapter: { course_id, title, ordinal, content } }));
+  }
+  const dir = await testdir();
+  const root = path.join(dir, "tree");
+  const env = { COURSESYNC_CONFIG_DIR: path.join(dir, "config"), ...LOGIN };
+  await runCli(["init", "tree", "--url", emulator.baseUrl], { cwd: dir, env });
+  expect((await runCli(["pull"], { cwd: root, env })).code).toBe(0);
+  emulator.state.clearRequests();
+  const patches = recordPatches(emulator);
+  const file = (rel: string) => path.join(root, ...rel.split("/"));
+  const read = (rel: string) => readFile(file(rel), "utf8");
+  const replace = async (rel: string, from: string, to: string) => {
+    const text = await read(rel);
+    if (!text.includes(from)) throw new Error(`${rel} does not hold ${from}`);
+    await writeFile(file(rel), text.replace(from, to));
+  };
+  const writes = () =>
+    emulator.state.requests
+      .filter((r) => r.method !== "GET" && r.path !== "/api/login")
+      .map((r) => `${r.method} ${r.path}`);
+  const tree = () => readTree(root, [".coursesync/cache"]);
+  const cli = (...args: string[]) => runCli(args, { cwd: root, env });
+  return { emulator, root, env, cli, file, read, replace, writes, patches, tree };
+}
+
+const WEB = "courses/web/course.yaml";
+const INTRO = "courses/web/01-intro.md";
+const TAGS = "courses/web/02-tags.md";
+
+describe("push re-reads what it will change", () => {
+  it("stops with exit 3 when the site changed the same field, sending nothing; --force makes the local side win", async () => {
+    const s = await setup();
+    await s.replace(INTRO, "title: Intro", "title: Local intro");
+    ok(s.emulator.state.edit("chapters", 1, { title: "Remote intro" }));
+    const before = await s.tree();
+
+    const stopped = await s.cli("push", "--yes");
+    expect(stopped.code).toBe(3);
+    expect(stopped.stdout).toContain(
+      "! conflict courses/web/01-intro.md  (chapter 1; [title]; changed here and on the site since the last sync: title)",
+    );
+    expect(stopped.stdout).toContain("Nothing was sent");
+    expect(s.emulator.state.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      "POST /api/login",
+      "GET /api/v1/chapters/1",
+    ]);
+    expect(await s.tree()).toEqual(before);
+    expect(s.emulator.state.get("chapters", 1)?.title).toBe("Remote intro");
+
+    const forced = await s.cli("push", "--yes", "--force");
+    expect(forced.code).toBe(0);
+    expect(s.patches).toEqual([{ call: "chapters/1", body: { chapter: { title: "Local intro" } } }]);
+    expect(s.emulator.state.get("chapters", 1)?.title).toBe("Local intro");
+    expect((await s.cli("status", "--exit-code")).code).toBe(0);
+  });
+
+  it("after a pull left the site's version beside the file, push --force settles the conflict", async () => {
+    const s = await setup();
+    await s.replace(INTRO, "title: Intro", "title: Mine");
+    await s.replace(WEB, "excerpt: HTML", "excerpt: My excerpt");
+    ok(s.emulator.state.edit("chapters", 1, { title: "Theirs" }));
+    ok(s.emulator.state.edit("courses", 1, { excerpt: "Their excerpt" }));
+    expect((await s.cli("pull")).code).toBe(3);
+    expect(Object.keys(await s.tree())).toEqual(
+      expect.arrayContaining(["courses/web/01-intro.remote.md", "courses/web/course.remote.yaml"]),
+    );
+    expect((await s.cli("push", "--yes")).code).toBe(3);
+
+    const forced = await s.cli("push", "--yes", "--force");
+    expect(forced.code).toBe(0);
+    expect(s.emulator.state.get("chapters", 1)?.title).toBe("Mine");
+    expect(s.emulator.state.get("courses", 1)?.excerpt).toBe("My excerpt");
+    expect(Object.keys(await s.tree()).filter((f) => f.includes(".remote."))).toEqual([]);
+    const status = await s.cli("status", "--exit-code");
+    expect(status.stdout).toContain("Nothing to push");
+    expect(status.code).toBe(0);
+  });
+
+  it("keeps fields changed only on the site, and pulls them into the file after the push", async () => {
+    const s = await setup();
+    await s.replace(WEB, "title: Web", "title: The Web");
+    await s.replace(INTRO, "title: Intro", "title: Introduction");
+    ok(s.emulator.state.edit("courses", 1, { excerpt: "Edited on the site" }));
+    ok(s.emulator.state.edit("chapters", 1, { content: "<p>a</p>\n<p>b</p>\n<p>C</p>" }));
+
+    const result = await s.cli("push", "--yes");
+    expect(result.code).toBe(0);
+    expect(s.patches).toEqual([
+      { call: "courses/1", body: { course: { title: "The Web" } } },
+      { call: "chapters/1", body: { chapter: { title: "Introduction" } } },
+    ]);
+    expect(s.emulator.state.get("courses", 1)).toMatchObject({
+      title: "The Web",
+      excerpt: "Edited on the site",
+    });
+    expect(s.emulator.state.get("chapters", 1)?.content).toBe("<p>a</p>\n<p>b</p>\n<p>C</p>");
+    expect(await s.read(WEB)).toContain("excerpt: Edited on the site\n");
+    expect(await s.read(INTRO)).toBe(
+      "---\nid: 1\ntitle: Introduction\nordinal: 1\nformat: html\n---\n<p>a</p>\n<p>b</p>\n<p>C</p>\n",
+    );
+    // The snapshot now matches both sides: nothing to push, nothing to pull.
+    expect((await s.cli("status", "--exit-code")).code).toBe(0);
+    s.emulator.state.clearRequests();
+    const pull = await s.cli("pull");
+    expect(pull.stdout).not.toMatch(/updated|created|deleted|conflict/);
+    expect((await s.cli("push", "--yes")).stdout).toContain("Nothing to push");
+  });
+
+  it("sends nothing for an edit the site already has, and reports it unchanged", async () => {
+    const s = await setup();
+    await s.replace(TAGS, "title: Tags", "title: Same");
+    ok(s.emulator.state.edit("chapters", 2, { title: "Same" }));
+    const result = await s.cli("push", "--yes", "--json");
+    expect(result.code).toBe(0);
+    const doc = JSON.parse(result.stdout) as { changes: unknown[]; counts: Record<string, number> };
+    expect(doc.changes).toEqual([
+      { kind: "chapter", id: 2, path: TAGS, outcome: "unchanged", reason: "the site already had it" },
+    ]);
+    expect(doc.counts).toMatchObject({ updated: 0, unchanged: 1 });
+    expect(s.writes()).toEqual([]);
+    expect((await s.cli("status", "--exit-code")).code).toBe(0);
+  });
+
+  it("a local edit of a record deleted on the site is a conflict; --force creates it again under its new id", async () => {
+    const s = await setup();
+    await s.replace(TAGS, "title: Tags", "title: Tags, revised");
+    s.emulator.state.remove("chapters", 2);
+
+    const stopped = await s.cli("push", "--yes");
+    expect(stopped.code).toBe(3);
+    expect(stopped.stdout).toContain("deleted on the site, edited here");
+    expect(s.writes()).toEqual([]);
+
+    const forced = await s.cli("push", "--yes", "--force");
+    expect(forced.code).toBe(0);
+    const again = s.emulator.state.dump().chapters.find((c) => c.title === "Tags, revised")!;
+    expect(again).toMatchObject({ course_id: 1, ordinal: 2, content: "<p>tags</p>" });
+    expect(forced.stdout).toContain(
+      `+ created  ${TAGS}  (chapter ${again.id}; deleted on the site; created again (it was chapter 2))`,
+    );
+    expect(s.writes()).toEqual(["POST /api/v1/chapters"]);
+    // One id line, the new one; the old id is gone from the snapshot.
+    expect(await s.read(TAGS)).toBe(
+      `---\nid: ${again.id}\ntitle: Tags, revised\nordinal: 2\nformat: html\n---\n<p>tags</p>\n`,
+    );
+    const snapshot = JSON.parse(await s.read(".coursesync/production.json")) as { chapters: object };
+    expect(Object.keys(snapshot.chapters).sort()).toEqual(["1", "3", String(again.id)].sort());
+    expect((await s.cli("status", "--exit-code")).code).toBe(0);
+    s.emulator.state.clearRequests();
+    expect((await s.cli("push", "--yes")).stdout).toContain("Nothing to push");
+  });
+
+  it("a local delete of a record edited on the site is a conflict; --force deletes it", async () => {
+    const s = await setup();
+    await rm(s.file(TAGS));
+    ok(s.emulator.state.edit("chapters", 2, { content: "<p>more tags</p>" }));
+    const stopped = await s.cli("push", "--yes");
+    expect(stopped.code).toBe(3);
+    expect(stopped.stdout).toContain(
+      "! conflict courses/web/02-tags.md  (chapter 2; [content]; deleted here, changed on the site)",
+    );
+    expect(s.emulator.state.get("chapters", 2)).toBeDefined();
+    expect(s.writes()).toEqual([]);
+    const forced = await s.cli("push", "--yes", "--force");
+    expect(forced.code).toBe(0);
+    expect(s.writes()).toEqual(["DELETE /api/v1/chapters/2"]);
+    expect(s.emulator.state.get("chapters", 2)).toBeUndefined();
+  });
+
+  it("a course deleted here whose chapter was edited on the site deletes nothing", async () => {
+    const s = await setup();
+    await rm(s.file("courses/web"), { recursive: true });
+    ok(s.emulator.state.edit("chapters", 1, { title: "Edited there" }));
+    const result = await s.cli("push", "--yes", "--max-delete", "5");
+    expect(result.code).toBe(3);
+    expect(result.stdout).toContain(
+      "! conflict courses/web/01-intro.md  (chapter 1; [title]; deleted here, changed on the site)",
+    );
+    expect(s.writes()).toEqual([]);
+    expect(s.emulator.state.get("courses", 1)).toBeDefined();
+  });
+
+  it("a course deleted here that gained a chapter on the site since the pull deletes nothing", async () => {
+    const s = await setup();
+    ok(s.emulator.state.createChapter({ chapter: { course_id: 1, title: "Added there", content: "" } }));
+    await rm(s.file("courses/web"), { recursive: true });
+    const result = await s.cli("push", "--yes", "--max-delete", "5");
+    expect(result.code).toBe(3);
+    expect(result.stdout).toContain("! conflict courses/web  (course 1; deleted here, changed on the site)");
+    expect(s.writes()).toEqual([]);
+    expect(s.emulator.state.dump().chapters).toHaveLength(4);
+  });
+
+  it("sends nothing at all when only the site changed", async () => {
+    const s = await setup();
+    ok(s.emulator.state.edit("chapters", 1, { title: "Remote only" }));
+    s.emulator.state.clearRequests();
+    const result = await s.cli("push", "--yes");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("Nothing to push");
+    expect(s.emulator.state.requests).toEqual([]);
+    expect(await s.read(INTRO)).toContain("title: Intro\n");
+  });
+});
+
+describe("the delete guard", () => {
+  it("stops more deletes than 25% of a small site with exit 3 and no request, unless --max-delete", async () => {
+    const s = await setup();
+    // 5 records: the guard allows 1.
+    await rm(s.file(INTRO));
+    await rm(s.file(TAGS));
+    const before = await s.tree();
+    const stopped = await s.cli("push", "--yes");
+    expect(stopped.code).toBe(3);
+    expect(stopped.stderr).toContain(
+      "the push would delete 2 records on the site (the limit is 1); nothing was sent",
+    );
+    expect(stopped.stderr).toContain("--max-delete 2");
+    expect(s.emulator.state.requests).toEqual([]);
+    expect(await s.tree()).toEqual(before);
+
+    const allowed = await s.cli("push", "--yes", "--max-delete", "2");
+    expect(allowed.code).toBe(0);
+    expect(s.writes()).toEqual(["DELETE /api/v1/chapters/1", "DELETE /api/v1/chapters/2"]);
+    expect((await s.cli("push", "--max-delete", "two")).code).toBe(2);
+  });
+
+  it("caps a large site at 10 deletes", async () => {
+    const emulator = await start({ seedDir: null });
+    ok(emulator.state.createCourse({ course: { title: "Big" } }));
+    for (let i = 1; i <= 47; i++)
+      ok(
+        emulator.state.createChapter({
+          chapter: { course_id: 1, title: `Part ${i}`, ordinal: i, content: "" },
+        }),
+      );
+    const dir = await testdir();
+    const root = path.join(dir, "tree");
+    const env = { COURSESYNC_CONFIG_DIR: path.join(dir, "config"), ...LOGIN };
+    await runCli(["init", "tree", "--url", emulator.baseUrl], { cwd: dir, env });
+    expect((await runCli(["pull"], { cwd: root, env })).code).toBe(0);
+    const chapterFiles = Object.keys(await readTree(path.join(root, "courses/big"))).filter((f) =>
+      f.endsWith(".md"),
+    );
+    for (const name of chapterFiles.slice(0, 11)) await rm(path.join(root, "courses/big", name));
+    emulator.state.clearRequests();
+    const stopped = await runCli(["push", "--yes"], { cwd: root, env });
+    expect(stopped.code).toBe(3);
+    expect(stopped.stderr).toContain("would delete 11 records on the site (the limit is 10)");
+    expect(emulator.state.requests).toEqual([]);
+    const allowed = await runCli(["push", "--yes", "--max-delete", "11"], { cwd: root, env });
+    expect(allowed.code).toBe(0);
+    expect(emulator.state.dump().chapters).toHaveLength(36);
+  });
+});

@@ -1,0 +1,425 @@
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { EmulatorOptions } from "../../src/emulator/server.js";
+import { acquireLock } from "../../src/sync/lock.js";
+import { runCli } from "../helpers/cli.js";
+import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";
+import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
+
+const start = useEmulators();
+afterEach(cleanupTestdirs);
+
+const LOGIN = { COURSESYNC_EMAIL: "demo@example.com", COURSESYNC_PASSWORD: "coursesync" };
+
+function ok<T>(outcome: { kind: string; value?: T }): T {
+  if (outcome.kind !== "ok") throw new Error(`emulator refused: ${JSON.stringify(outcome)}`);
+  return outcome.value as T;
+}
+
+/** Every write the site applied, with the body it was sent (wraps the store's methods). */
+function recordWrites(emulator: TestEmulator) {
+  const writes: Array<{ call: string; id?: number; body: unknown }> = [];
+  const state = emulator.state;
+  const { createCourse, updateCourse, createChapter, updateChapter } = state;
+  state.createCourse = (body) => {
+    writes.push({ call: "POST courses", body });
+    return createCourse.call(state, body);
+  };
+  state.createChapter = (body) => {
+    writes.push({ call: "POST chapters", body });
+    return createChapter.call(state, body);
+  };
+  state.updateCourse = (id, body) => {
+    writes.push({ call: `PATCH courses/${id}`, body });
+    return updateCourse.call(state, id, body);
+  };
+  state.updateChapter = (id, body) => {
+    writes.push({ call: `PATCH chapters/${id}`, body });
+    return updateChapter.call(state, id, body);
+  };
+  return writes;
+}
+
+/**
+ * A site with two courses and three chapters, pulled into a tree with a snapshot. The request
+ * log is emptied after the pull, and `writes` records what the site is sent from then on.
+ */
+async function setup(options: EmulatorOptions = {}) {
+  const emulator = await start({ seedDir: null, admin: true, now: manualClock().now, ...options });
+  const web = ok(
+    emulator.state.createCourse({
+      course: { title: "Web Foundations", status: 1, excerpt: "HTML & CSS", free: true },
+    }),
+  ).id;
+  const py = ok(emulator.state.createCourse({ course: { title: "Python", excerpt: "Snakes" } })).id;
+  const chapter = (course_id: number, title: string, ordinal: number, content: string) =>
+    ok(emulator.state.createChapter({ chapter: { course_id, title, ordinal, content } })).id;
+  const hello = chapter(web, "Hello HTML", 1, "<p>Tags</p>");
+  const css = chapter(web, "CSS", 2, "<p>one</p>\n<p>two</p>");
+  const setupChapter = chapter(py, "Setup", 1, "<p>pip</p>");
+  const dir = await testdir();
+  const root = path.join(dir, "tree");
+  const env = { COURSESYNC_CONFIG_DIR: path.join(dir, "config"), ...LOGIN };
+  expect((await runCli(["init", "tree", "--url", emulator.baseUrl], { cwd: dir, env })).code).toBe(0);
+  const pulled = await runCli(["pull"], { cwd: root, env });
+  expect(pulled.code).toBe(0);
+  emulator.state.clearRequests();
+  const writes = recordWrites(emulator);
+  const cli = (...args: string[]) => runCli(args, { cwd: root, env });
+  const file = (rel: string) => path.join(root, ...rel.split("/"));
+  const read = (rel: string) => readFile(file(rel), "utf8");
+  const write = async (rel: string, text: string) => {
+    await mkdir(path.dirname(file(rel)), { recursive: true });
+    await writeFile(file(rel), text);
+  };
+  const writeRequests = () =>
+    emulator.state.requests.filter((r) => r.method !== "GET" && r.path !== "/api/login");
+  const snapshot = () => read(".coursesync/production.json");
+  return {
+    emulator,
+    ids: { web, py, hello, css, setup: setupChapter },
+    dir,
+    root,
+    env,
+    cli,
+    file,
+    read,
+    write,
+    writes,
+    writeRequests,
+    snapshot,
+  };
+}
+
+const HELLO = "courses/web-foundations/01-hello-html.md";
+const CSS = "courses/web-foundations/02-css.md";
+const WEB = "courses/web-foundations/course.yaml";
+const SETUP = "courses/python/01-setup.md";
+
+describe("push: the plan", () => {
+  it("creates courses, then their chapters with the new course ids, and writes each new id into its file", async () => {
+    const s = await setup();
+    await s.write("courses/go/course.yaml", "# a new course\ntitle: Go\nstatus: published\nfree: true\n");
+    await s.write("courses/go/01-tour.md", "---\ntitle: A Tour\nordinal: 1\nformat: html\n---\n<p>Go!</p>\n");
+    await s.write("courses/go/02-types.md", "---\ntitle: Types\nordinal: 2\nformat: html\n---\n<p>int</p>\n");
+    await s.write(
+      "courses/python/02-venv.md",
+      "---\r\ntitle: Venv\r\nordinal: 2\r\nformat: html\r\n---\r\n<p>venv</p>\r\n",
+    );
+
+    const result = await s.cli("push", "--yes");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("4 to create, 0 to update, 0 to delete");
+    expect(result.stdout).toContain("Pushed: 4 created.");
+    const go = s.emulator.state.dump().courses.find((c) => c.title === "Go")!;
+    expect(go).toMatchObject({ status: "published", free: true });
+    expect(s.writes.map((w) => w.call)).toEqual([
+      "POST courses",
+      "POST chapters",
+      "POST chapters",
+      "POST chapters",
+    ]);
+    expect(s.writes[0]!.body).toEqual({ course: { title: "Go", status: 1, free: true } });
+    const chapterBodies = s.writes.slice(1).map((w) => w.body);
+    expect(chapterBodies).toContainEqual({
+      chapter: { title: "A Tour", ordinal: 1, content: "<p>Go!</p>", course_id: go.id },
+    });
+    expect(chapterBodies).toContainEqual({
+      chapter: { title: "Venv", ordinal: 2, content: "<p>venv</p>", course_id: s.ids.py },
+    });
+
+    const chapters = s.emulator.state.dump().chapters;
+    const tour = chapters.find((c) => c.title === "A Tour")!;
+    const venv = chapters.find((c) => c.title === "Venv")!;
+    expect(tour.course_id).toBe(go.id);
+    // The id is written into the file; every other byte is kept (CRLF, comments).
+    expect(await s.read("courses/go/01-tour.md")).toBe(
+      `---\nid: ${tour.id}\ntitle: A Tour\nordinal: 1\nformat: html\n---\n<p>Go!</p>\n`,
+    );
+    expect(await s.read("courses/python/02-venv.md")).toBe(
+      `---\r\nid: ${venv.id}\r\ntitle: Venv\r\nordinal: 2\r\nformat: html\r\n---\r\n<p>venv</p>\r\n`,
+    );
+    // Fields the site filled in (excerpt, questions_enabled) come into course.yaml.
+    expect(await s.read("courses/go/course.yaml")).toBe(
+      `id: ${go.id}\ntitle: Go\nstatus: published\nexcerpt: ""\nfree: true\nquestions_enabled: false\nscheduled_at: null\npublished_at: null\n`,
+    );
+
+    // Nothing is pending and a second push sends nothing.
+    expect((await s.cli("status", "--exit-code")).code).toBe(0);
+    s.emulator.state.clearRequests();
+    const again = await s.cli("push", "--yes");
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("Nothing to push");
+    expect(s.emulator.state.requests).toEqual([]);
+  });
+
+  it("sends only the changed fields in each PATCH, and nothing for a body that did not change", async () => {
+    const s = await setup();
+    await s.write(
+      WEB,
+      (await s.read(WEB))
+        .replace("title: Web Foundations", "title: Web Basics")
+        .replace("free: true", "free: false"),
+    );
+    await s.write(HELLO, (await s.read(HELLO)).replace("ordinal: 1", "ordinal: 3"));
+    await s.write(CSS, (await s.read(CSS)).replace("<p>two</p>", "<p>TWO</p>"));
+    await s.write(SETUP, (await s.read(SETUP)).replace("title: Setup", "title: Installing"));
+
+    const result = await s.cli("push", "--yes");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('title: "Web Foundations" -> "Web Basics"');
+    expect(result.stdout).toContain("free: true -> false");
+    expect(result.stdout).toContain("ordinal: 1 -> 3");
+    expect(result.stdout).toContain("body changed");
+    expect(result.stdout).toContain("Pushed: 4 updated.");
+    expect(s.writes).toEqual([
+      { call: `PATCH courses/${s.ids.web}`, body: { course: { free: false, title: "Web Basics" } } },
+      { call: `PATCH chapters/${s.ids.hello}`, body: { chapter: { ordinal: 3 } } },
+      { call: `PATCH chapters/${s.ids.css}`, body: { chapter: { content: "<p>one</p>\n<p>TWO</p>" } } },
+      { call: `PATCH chapters/${s.ids.setup}`, body: { chapter: { title: "Installing" } } },
+    ]);
+    // The re-read before writing: one GET per record to change, and no list.
+    expect(
+      s.emulator.state.requests
+        .filter((r) => r.method === "GET")
+        .map((r) => r.path)
+        .sort(),
+    ).toEqual(
+      [
+        `/api/v1/chapters/${s.ids.css}`,
+        `/api/v1/chapters/${s.ids.hello}`,
+        `/api/v1/chapters/${s.ids.setup}`,
+        `/api/v1/courses/${s.ids.web}`,
+      ].sort(),
+    );
+    expect((await s.cli("status", "--exit-code")).code).toBe(0);
+  });
+
+  it("moves a chapter to another course folder with a PATCH of course_id, into a course created first", async () => {
+    const s = await setup();
+    // git mv into another course folder, and into a course folder made in the same push.
+    await s.write("courses/web-foundations/03-setup.md", await s.read(SETUP));
+    await rm(s.file(SETUP));
+    await rm(s.file(CSS));
+    await s.write("courses/new-home/course.yaml", "title: New Home\n");
+    await s.write(
+      "courses/new-home/02-css.md",
+      `---\nid: ${s.ids.css}\ntitle: CSS\nordinal: 2\nformat: html\n---\n<p>one</p>\n<p>two</p>\n`,
+    );
+
+    const status = await s.cli("status");
+    expect(status.stdout).toMatch(
+      /moved\s+courses\/web-foundations\/03-setup\.md .*from courses\/python\/01-setup\.md/,
+    );
+    const result = await s.cli("push", "--yes");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`moved to course ${s.ids.web}`);
+    const home = s.emulator.state.dump().courses.find((c) => c.title === "New Home")!;
+    expect(s.writes).toEqual([
+      { call: "POST courses", body: { course: { title: "New Home", status: 0 } } },
+      { call: `PATCH chapters/${s.ids.css}`, body: { chapter: { course_id: home.id } } },
+      { call: `PATCH chapters/${s.ids.setup}`, body: { chapter: { course_id: s.ids.web } } },
+    ]);
+    expect(s.emulator.state.get("chapters", s.ids.setup)?.course_id).toBe(s.ids.web);
+    expect((await s.cli("status", "--exit-code")).code).toBe(0);
+  });
+
+  it("deletes chapters, then the course, only for what the snapshot knows and the tree lost", async () => {
+    const s = await setup({ pageSize: 2 });
+    // A chapter made on the site after the pull: not in the snapshot, so never deleted by push.
+    const later = ok(
+      s.emulator.state.createChapter({ chapter: { course_id: s.ids.py, title: "Later", content: "" } }),
+    ).id;
+    s.emulator.state.clearRequests();
+    s.writes.length = 0;
+    await rm(s.file(HELLO));
+    await rm(s.file("courses/web-foundations"), { recursive: true });
+
+    const result = await s.cli("push", "--yes", "--max-delete", "3");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("Pushed: 3 deleted.");
+    expect(s.emulator.state.requests.filter((r) => r.method === "DELETE").map((r) => r.path)).toEqual([
+      `/api/v1/chapters/${s.ids.hello}`,
+      `/api/v1/chapters/${s.ids.css}`,
+      `/api/v1/courses/${s.ids.web}`,
+    ]);
+    expect(s.writes).toEqual([]);
+    expect(s.emulator.state.get("chapters", later)).toBeDefined();
+    expect(s.emulator.state.get("chapters", s.ids.setup)).toBeDefined();
+    const snapshot = JSON.parse(await s.snapshot()) as { courses: object; chapters: object };
+    expect(Object.keys(snapshot.courses)).toEqual([String(s.ids.py)]);
+    expect(Object.keys(snapshot.chapters)).toEqual([String(s.ids.setup)]);
+  });
+});
+
+describe("push needs the last sync", () => {
+  it("refuses without a snapshot, or with one made for another site, before any request", async () => {
+    const s = await setup();
+    await s.write(HELLO, (await s.read(HELLO)).replace("title: Hello HTML", "title: Changed"));
+    const snapshot = await s.snapshot();
+    await writeFile(
+      s.file(".coursesync/production.json"),
+      snapshot.replace(s.emulator.baseUrl, "https://other.example/api/v1"),
+    );
+    const other = await s.cli("push", "--yes");
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain("the snapshot was made for https://other.example/api/v1");
+    await rm(s.file(".coursesync/production.json"));
+    const missing = await s.cli("push", "--yes");
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no snapshot for site "production": push needs a pull first');
+    expect(s.emulator.state.requests).toEqual([]);
+  });
+});
+
+describe("push: confirmation, dry run, JSON, paths", () => {
+  async function edited() {
+    const s = await setup();
+    await s.write(HELLO, (await s.read(HELLO)).replace("title: Hello HTML", "title: Hello, HTML"));
+    await s.write("courses/python/02-more.md", "---\ntitle: More\nordinal: 2\nformat: html\n---\n<p>m</p>\n");
+    await rm(s.file(CSS));
+    const before = await readTree(s.root, [".coursesync/cache"]);
+    return { ...s, before };
+  }
+
+  it("without a terminal and without --yes, prints the plan, sends nothing and exits 3", async () => {
+    const s = await edited();
+    const result = await s.cli("push");
+    expect(result.code).toBe(3);
+    expect(result.stdout).toContain("1 to create, 1 to update, 1 to delete");
+    expect(result.stdout).toMatch(/\+ create chapter\s+courses\/python\/02-more\.md/);
+    expect(result.stdout).toMatch(
+      /~ update chapter \d+\s+courses\/web-foundations\/01-hello-html\.md {2}title: "Hello HTML" -> "Hello, HTML"/,
+    );
+    expect(result.stdout).toMatch(/- delete chapter \d+\s+courses\/web-foundations\/02-css\.md/);
+    expect(result.stdout).toContain("Run again with --yes");
+    expect(s.emulator.state.requests).toEqual([]);
+    expect(await readTree(s.root, [".coursesync/cache"])).toEqual(s.before);
+  });
+
+  it("on a terminal asks once; no sends nothing, yes applies", async () => {
+    const s = await edited();
+    const asked: string[] = [];
+    const refuse = await runCli(["push"], {
+      cwd: s.root,
+      env: s.env,
+      tty: true,
+      prompts: {
+        confirm: async (message) => {
+          asked.push(message);
+          return false;
+        },
+      },
+    });
+    expect(asked).toEqual([`Apply 3 writes to ${s.emulator.baseUrl}?`]);
+    expect(refuse.stdout).toContain("Nothing was sent.");
+    expect(refuse.code).toBe(3);
+    expect(s.emulator.state.requests).toEqual([]);
+    expect(await readTree(s.root, [".coursesync/cache"])).toEqual(s.before);
+
+    const accept = await runCli(["push"], {
+      cwd: s.root,
+      env: s.env,
+      tty: true,
+      prompts: { confirm: async () => true },
+    });
+    expect(accept.code).toBe(0);
+    expect(accept.stdout).toContain("Pushed: 1 created, 1 updated, 1 deleted.");
+    expect(s.writeRequests().map((r) => r.method)).toEqual(["POST", "PATCH", "DELETE"]);
+  });
+
+  it("--dry-run prints the plan, sends no request and writes no byte, and needs no confirmation", async () => {
+    const s = await edited();
+    // Every byte under the root, the uncommitted cache included.
+    const all = await readTree(s.root);
+    const result = await s.cli("push", "--dry-run");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("Dry run");
+    expect(result.stdout).toContain("would send 3 writes: 1 to create, 1 to update, 1 to delete");
+    expect(s.emulator.state.requests).toEqual([]);
+    expect(await readTree(s.root)).toEqual(all);
+    const json = await s.cli("push", "--dry-run", "--json");
+    expect(JSON.parse(json.stdout)).toMatchObject({ dry_run: true, applied: false, counts: { created: 0 } });
+    expect(s.emulator.state.requests).toEqual([]);
+  });
+
+  it("--json prints one JSON document on stdout and nothing else", async () => {
+    const s = await edited();
+    const refused = await s.cli("push", "--json");
+    expect(refused.code).toBe(3);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ command: "push", applied: false });
+
+    const result = await s.cli("push", "--json", "--yes");
+    expect(result.code).toBe(0);
+    const doc = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(doc).toMatchObject({
+      command: "push",
+      site: s.emulator.baseUrl,
+      dry_run: false,
+      applied: true,
+      counts: { created: 1, updated: 1, deleted: 1, conflict: 0, failed: 0 },
+      conflicts: [],
+      errors: [],
+    });
+    expect(doc.plan).toEqual([
+      { type: "create", kind: "chapter", id: null, path: "courses/python/02-more.md" },
+      { type: "update", kind: "chapter", id: s.ids.hello, path: HELLO, fields: ["title"] },
+      { type: "delete", kind: "chapter", id: s.ids.css, path: CSS },
+    ]);
+    expect(doc.changes).toEqual([
+      expect.objectContaining({ kind: "chapter", outcome: "created", path: "courses/python/02-more.md" }),
+      { kind: "chapter", id: s.ids.hello, path: HELLO, outcome: "updated", fields: ["title"] },
+      { kind: "chapter", id: s.ids.css, path: CSS, outcome: "deleted" },
+    ]);
+    expect(result.stdout.trim().startsWith("{")).toBe(true);
+    expect(result.stdout.trim().endsWith("}")).toBe(true);
+  });
+
+  it("push [paths...] sends only what is under the given files or folders", async () => {
+    const s = await edited();
+    const onlyPython = await s.cli("push", "--yes", "courses/python");
+    expect(onlyPython.code).toBe(0);
+    expect(onlyPython.stdout).toContain("Pushed: 1 created.");
+    expect(s.writes.map((w) => w.call)).toEqual(["POST chapters"]);
+
+    s.writes.length = 0;
+    const oneFile = await runCli(["push", "--yes", "01-hello-html.md"], {
+      cwd: s.file("courses/web-foundations"),
+      env: s.env,
+    });
+    expect(oneFile.code).toBe(0);
+    expect(s.writes).toEqual([
+      { call: `PATCH chapters/${s.ids.hello}`, body: { chapter: { title: "Hello, HTML" } } },
+    ]);
+    // The delete outside those paths is still pending.
+    const status = await s.cli("status", "--json");
+    expect(JSON.parse(status.stdout).entries).toEqual([
+      { kind: "chapter", id: s.ids.css, path: CSS, state: "deleted" },
+    ]);
+  });
+
+  it("the lock stops a second process on the same tree, and nothing is sent", async () => {
+    const s = await edited();
+    const release = await acquireLock(s.root, "production", "pull");
+    try {
+      const result = await s.cli("push", "--yes");
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        /the tree is busy: coursesync pull \(pid \d+ on .*\) holds .*production\.lock/,
+      );
+      expect(s.writeRequests()).toEqual([]);
+      expect(
+        await readTree(s.root, [
+          ".coursesync/cache",
+          ".coursesync/production.lock",
+          ".coursesync/production.lock.holder",
+        ]),
+      ).toEqual(s.before);
+    } finally {
+      await release();
+    }
+    const after = await s.cli("push", "--yes");
+    expect(after.code).toBe(0);
+  });
+});

@@ -1,0 +1,325 @@
+import { mkdir, readFile, rename, rm, utimes, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
+import { manualClock, useEmulators } from "../helpers/emulator.js";
+import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
+
+const start = useEmulators();
+afterEach(cleanupTestdirs);
+
+const LOGIN = { COURSESYNC_EMAIL: "demo@example.com", COURSESYNC_PASSWORD: "coursesync" };
+
+function ok<T>(outcome: { kind: string; value?: T }): T {
+  if (outcome.kind !== "ok") throw new Error(`emulator refused: ${JSON.stringify(outcome)}`);
+  return outcome.value as T;
+}
+
+/** A pulled tree: "Web" (1) with Intro (1) and Tags (2); "Go" (2) with Tour (3). */
+async function setup() {
+  const emulator = await start({ seedDir: null, admin: true, now: manualClock().now });
+  ok(emulator.state.createCourse({ course: { title: "Web", status: 1, excerpt: "HTML" } }));
+  ok(emulator.state.createCourse({ course: { title: "Go" } }));
+  ok(
+    emulator.state.createChapter({
+      chapter: { course_id: 1, title: "Intro", ordinal: 1, content: "<p>one</p>\n<p>two</p>\n<p>three</p>" },
+    }),
+  );
+  ok(
+    emulator.state.createChapter({
+      chapter: { course_id: 1, title: "Tags", ordinal: 2, content: "<p>tags</p>" },
+    }),
+  );
+  ok(
+    emulator.state.createChapter({
+      chapter: { course_id: 2, title: "Tour", ordinal: 1, content: "<p>tour</p>" },
+    }),
+  );
+  const dir = await testdir();
+  const root = path.join(dir, "tree");
+  const env = { COURSESYNC_CONFIG_DIR: path.join(dir, "config"), ...LOGIN };
+  await runCli(["init", "tree", "--url", emulator.baseUrl], { cwd: dir, env });
+  expect((await runCli(["pull"], { cwd: root, env })).code).toBe(0);
+  emulator.state.clearRequests();
+  const file = (rel: string) => path.join(root, ...rel.split("/"));
+  const read = (rel: string) => readFile(file(rel), "utf8");
+  const write = async (rel: string, text: string) => {
+    await mkdir(path.dirname(file(rel)), { recursive: true });
+    await writeFile(file(rel), text);
+  };
+  const replace = async (rel: string, from: string, to: string) => {
+    const text = await read(rel);
+    if (!text.includes(from)) throw new Error(`${rel} does not hold ${from}`);
+    await writeFile(file(rel), text.replace(from, to));
+  };
+  const cli = (...args: string[]) => runCli(args, { cwd: root, env });
+  const entries = async (...args: string[]) => {
+    const result = await cli("status", "--json", ...args);
+    expect(result.code).toBe(0);
+    return (JSON.parse(result.stdout) as { entries: Array<Record<string, unknown>> }).entries;
+  };
+  return { emulator, dir, root, env, file, read, write, replace, cli, entries };
+}
+
+const WEB = "courses/web/course.yaml";
+const INTRO = "courses/web/01-intro.md";
+const TAGS = "courses/web/02-tags.md";
+const TOUR = "courses/go/01-tour.md";
+
+describe("status", () => {
+  it("says the tree is clean right after a pull, and --exit-code exits 0", async () => {
+    const s = await setup();
+    const result = await s.cli("status", "--exit-code");
+    expect(result).toEqual({
+      code: 0,
+      stdout: `Site "production" (${s.emulator.baseUrl})\nNothing to push: the tree matches the last sync.\n`,
+      stderr: "",
+    });
+    expect(JSON.parse((await s.cli("status", "--json")).stdout)).toEqual({
+      command: "status",
+      site: s.emulator.baseUrl,
+      clean: true,
+      entries: [],
+    });
+    expect(s.emulator.state.requests).toEqual([]);
+  });
+
+  it("lists new, modified (with fields), deleted, moved, renamed, conflicted and invalid files, offline", async () => {
+    const s = await setup();
+    // A conflict: both sides changed the title; pull leaves the site's version beside the file.
+    await s.replace(TAGS, "title: Tags", "title: Tags (mine)");
+    ok(s.emulator.state.edit("chapters", 2, { title: "Tags (theirs)" }));
+    expect((await s.cli("pull")).code).toBe(3);
+    expect(await s.read("courses/web/02-tags.remote.md")).toContain("title: Tags (theirs)");
+    s.emulator.state.clearRequests();
+
+    await s.replace(WEB, "excerpt: HTML", "excerpt: HTML and more");
+    await s.replace(WEB, "status: published", "status: draft");
+    await s.replace(INTRO, "<p>two</p>", "<p>TWO</p>");
+    await s.write("courses/web/03-new.md", "---\ntitle: New\nordinal: 3\nformat: html\n---\n<p>new</p>\n");
+    await s.write("courses/rust/course.yaml", "title: Rust\n");
+    await rename(s.file(TOUR), s.file("courses/web/04-tour.md"));
+    await s.write("courses/go/02-broken.md", "---\ntitle: Broken\nordinal: two\nformat: html\n---\n");
+    await s.emulator.close();
+
+    const result = await s.cli("status");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      [
+        `Site "production" (${s.emulator.baseUrl})`,
+        '  invalid   courses/go/02-broken.md  (line 3: ordinal must be a whole number, not "two")',
+        "  new       courses/rust  (course (new))",
+        "  modified  courses/web  (course 1; [excerpt, status])",
+        "  modified  courses/web/01-intro.md  (chapter 1; [content])",
+        "  conflict  courses/web/02-tags.md  (chapter 2; site's version: courses/web/02-tags.remote.md; the site changed it too: merge by hand and `coursesync push --force`, or `coursesync pull --theirs`)",
+        "  new       courses/web/03-new.md  (chapter (new))",
+        "  moved     courses/web/04-tour.md  (chapter 3; from courses/go/01-tour.md; [course_id])",
+        "7 pending; 1 invalid file must be fixed before a push. `coursesync diff` shows the changes; `coursesync push` sends them.",
+        "",
+      ].join("\n"),
+    );
+    expect((await s.cli("status", "--exit-code")).code).toBe(1);
+    expect(await s.entries()).toEqual([
+      {
+        state: "invalid",
+        kind: "file",
+        path: "courses/go/02-broken.md",
+        message: 'line 3: ordinal must be a whole number, not "two"',
+      },
+      { state: "new", kind: "course", path: "courses/rust" },
+      { state: "modified", kind: "course", id: 1, path: "courses/web", fields: ["excerpt", "status"] },
+      { state: "modified", kind: "chapter", id: 1, path: INTRO, fields: ["content"] },
+      {
+        state: "conflict",
+        kind: "chapter",
+        id: 2,
+        path: TAGS,
+        copy: "courses/web/02-tags.remote.md",
+        message: expect.stringContaining("coursesync push --force"),
+      },
+      { state: "new", kind: "chapter", path: "courses/web/03-new.md" },
+      {
+        state: "moved",
+        kind: "chapter",
+        id: 3,
+        path: "courses/web/04-tour.md",
+        fields: ["course_id"],
+        from: TOUR,
+      },
+    ]);
+  });
+
+  it("lists deletes, renames (git mv: nothing to send) and files with an id the snapshot does not know", async () => {
+    const s = await setup();
+    await rm(s.file(TAGS));
+    await rename(s.file(INTRO), s.file("courses/web/01-Introduction.md"));
+    await s.write(
+      "courses/go/07-stray.md",
+      "---\nid: 77\ntitle: Stray\nordinal: 7\nformat: html\n---\n<p>?</p>\n",
+    );
+    expect(await s.entries()).toEqual([
+      {
+        state: "untracked",
+        kind: "chapter",
+        id: 77,
+        path: "courses/go/07-stray.md",
+        message: "not in the snapshot: run `coursesync pull` to adopt it",
+      },
+      { state: "renamed", kind: "chapter", id: 1, path: "courses/web/01-Introduction.md", from: INTRO },
+      { state: "deleted", kind: "chapter", id: 2, path: TAGS },
+    ]);
+    expect((await s.cli("status", "--exit-code")).code).toBe(1);
+    expect(s.emulator.state.requests).toEqual([]);
+  });
+
+  it("a deleted course folder is its course and each of its chapters deleted", async () => {
+    const s = await setup();
+    await rm(s.file("courses/web"), { recursive: true });
+    expect((await s.entries()).map((e) => `${e.state} ${e.kind} ${e.id} ${e.path}`)).toEqual([
+      "deleted course 1 courses/web",
+      `deleted chapter 1 ${INTRO}`,
+      `deleted chapter 2 ${TAGS}`,
+    ]);
+  });
+
+  it("does not count an edit undone, a touched file, or editor junk", async () => {
+    const s = await setup();
+    const original = await s.read(INTRO);
+    await s.replace(INTRO, "title: Intro", "title: Changed");
+    expect(await s.entries()).toHaveLength(1);
+    await writeFile(s.file(INTRO), original);
+    const later = new Date(Date.now() + 60_000);
+    await utimes(s.file(TAGS), later, later);
+    await s.write("courses/web/.01-intro.md.swp", "junk");
+    await s.write("courses/web/01-intro.md~", "junk");
+    await s.write("courses/.DS_Store", "junk");
+    await s.write("courses/web/01-intro (conflicted copy).md", "junk");
+    await s.write("courses/web/02-tags.sync-conflict-20260301-093000-ABC.md", "junk");
+    const result = await s.cli("status", "--exit-code");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("Nothing to push");
+  });
+
+  it("limits itself to the given paths", async () => {
+    const s = await setup();
+    await s.replace(INTRO, "title: Intro", "title: Changed");
+    await s.replace(TOUR, "title: Tour", "title: Changed");
+    expect((await s.entries("courses/go")).map((e) => e.path)).toEqual([TOUR]);
+    expect((await s.entries(INTRO)).map((e) => e.path)).toEqual([INTRO]);
+    const fromInside = await runCli(["status", "--json", "01-tour.md"], {
+      cwd: s.file("courses/go"),
+      env: s.env,
+    });
+    expect(
+      (JSON.parse(fromInside.stdout) as { entries: Array<{ path: string }> }).entries.map((e) => e.path),
+    ).toEqual([TOUR]);
+    expect((await s.cli("status", "../elsewhere")).code).toBe(2);
+  });
+
+  it("needs a snapshot, and never reads a broken one as empty", async () => {
+    const s = await setup();
+    await writeFile(s.file(".coursesync/production.json"), "{ not json");
+    const broken = await s.cli("status");
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain("does not parse");
+    await rm(s.file(".coursesync/production.json"));
+    const missing = await s.cli("status");
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("coursesync pull");
+  });
+});
+
+describe("diff", () => {
+  it("shows the changed fields and a unified diff against the last sync, offline", async () => {
+    const s = await setup();
+    await s.replace(INTRO, "title: Intro", "title: Introduction");
+    await s.replace(INTRO, "<p>two</p>", "<p>2</p>");
+    await s.replace(WEB, "free: false", "free: true");
+    await s.emulator.close();
+
+    const result = await s.cli("diff");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      [
+        "course 1: update [free]",
+        "--- a/courses/web/course.yaml",
+        "+++ b/courses/web/course.yaml",
+        "@@ -2,7 +2,7 @@",
+        " title: Web",
+        " status: published",
+        " excerpt: HTML",
+        "-free: false",
+        "+free: true",
+        " questions_enabled: false",
+        " scheduled_at: null",
+        " published_at: null",
+        "chapter 1: update [content, title]",
+        "--- a/courses/web/01-intro.md",
+        "+++ b/courses/web/01-intro.md",
+        "@@ -1,9 +1,9 @@",
+        " ---",
+        " id: 1",
+        "-title: Intro",
+        "+title: Introduction",
+        " ordinal: 1",
+        " format: html",
+        " ---",
+        " <p>one</p>",
+        "-<p>two</p>",
+        "+<p>2</p>",
+        " <p>three</p>",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("shows new files against /dev/null, deletes and renames, limited to the paths given", async () => {
+    const s = await setup();
+    await s.write("courses/go/02-new.md", "---\ntitle: New\nordinal: 2\nformat: html\n---\n<p>n</p>\n");
+    await rm(s.file(TAGS));
+    await rename(s.file(INTRO), s.file("courses/web/01-start.md"));
+
+    const go = await s.cli("diff", "courses/go");
+    expect(go.stdout).toBe(
+      [
+        "chapter (new): create",
+        "--- /dev/null",
+        "+++ b/courses/go/02-new.md",
+        "@@ -0,0 +1,6 @@",
+        "+---",
+        "+title: New",
+        "+ordinal: 2",
+        "+format: html",
+        "+---",
+        "+<p>n</p>",
+        "",
+      ].join("\n"),
+    );
+    const web = await s.cli("diff", "courses/web");
+    expect(web.stdout).toContain(
+      "chapter 1: renamed\n--- a/courses/web/01-intro.md\n+++ b/courses/web/01-start.md\n",
+    );
+    expect(web.stdout).toContain(
+      "chapter 2: delete\n--- a/courses/web/02-tags.md\n+++ /dev/null\n@@ -1,7 +0,0 @@\n----\n-id: 2\n",
+    );
+    expect(s.emulator.state.requests).toEqual([]);
+  });
+
+  it("says so when the last synced body is not in the cache (a fresh clone)", async () => {
+    const s = await setup();
+    await s.replace(INTRO, "<p>two</p>", "<p>2</p>");
+    await rm(s.file(".coursesync/cache"), { recursive: true });
+    const result = await s.cli("diff");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      "chapter 1: update [content]\n  (the last synced body is not in the local cache",
+    );
+  });
+
+  it("prints nothing for a clean tree", async () => {
+    const s = await setup();
+    const before = await readTree(s.root, [".coursesync/cache"]);
+    expect(await s.cli("diff")).toEqual({ code: 0, stdout: "", stderr: "" });
+    expect(await readTree(s.root, [".coursesync/cache"])).toEqual(before);
+  });
+});
