@@ -146,6 +146,12 @@ export function registerPush(program: Command, run: CliRun): void {
             `Dry run: push to "${site.name}" (${site.url}) would send ${plan.ops.length} writes: ${planSummary(plan)}`,
           );
           for (const op of plan.ops) out.result(opLine(op, out));
+          const deletes = plan.ops.filter((op) => op.type === "delete").length;
+          if (result.deleteLimit !== undefined && deletes > result.deleteLimit) {
+            out.warn(
+              `${deletes} deletes are over the limit of ${result.deleteLimit}: a real push would stop unless --max-delete ${deletes}`,
+            );
+          }
         } else if (plan.ops.length === 0) {
           out.result("Nothing to push: the tree matches the last sync.");
         } else if (refused) {
@@ -158,6 +164,11 @@ export function registerPush(program: Command, run: CliRun): void {
           out.result(
             `Nothing was sent: ${result.conflicts.length} record${result.conflicts.length === 1 ? "" : "s"} changed on the site since the last sync. ` +
               "Run `coursesync pull` to merge, or `coursesync push --force` to overwrite the site's changes.",
+          );
+        } else if (result.failed) {
+          out.result(
+            `Push stopped by a failure: ${countsLine(result.changes)}. What was applied is saved; ` +
+              "fix the cause above and run `coursesync push` again to send the rest.",
           );
         } else {
           out.result(`Pushed: ${countsLine(result.changes)}.`);

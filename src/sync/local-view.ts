@@ -80,7 +80,7 @@ export function buildLocalView(
     view.problems.push(
       new FileProblem(
         file,
-        2,
+        file.endsWith(".md") ? 2 : 1,
         `has the same id as ${other}`,
         "Each record must have one file. Remove the id line from the copy to make it a new record.",
       ),

@@ -64,6 +64,8 @@ export interface PushResult {
   applied: boolean;
   confirmed: boolean;
   dryRun: boolean;
+  /** The delete guard's limit for this push. */
+  deleteLimit?: number;
   /** The run ended on conflicts found when re-reading the site. */
   conflicts: Change[];
   failed: boolean;
@@ -175,7 +177,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
   const deletes = plan.ops.filter((op) => op.type === "delete").length;
   const siteSize = Object.keys(snapshot.courses).length + Object.keys(snapshot.chapters).length;
   const maxDelete = options.maxDelete ?? defaultMaxDelete(siteSize);
-  if (deletes > maxDelete) {
+  if (deletes > maxDelete && !options.dryRun) {
     throw new UserError(
       `the push would delete ${deletes} records on the site (the limit is ${maxDelete}); nothing was sent`,
       {
@@ -190,6 +192,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     applied: false,
     confirmed: false,
     dryRun: options.dryRun === true,
+    deleteLimit: maxDelete,
     conflicts: [],
     failed: false,
   };

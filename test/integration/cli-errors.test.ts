@@ -67,3 +67,21 @@ describe("errors a script can read", () => {
     expect(outside.stderr).toMatch(/is not a course folder/);
   });
 });
+
+describe("push --dry-run over the delete guard", () => {
+  it("prints the plan with a warning and ends 0; the real push stops with exit 3", async () => {
+    const { emulator, tree, env } = await pulledTree();
+    const { rm } = await import("node:fs/promises");
+    await rm(path.join(tree, "courses", "only-course"), { recursive: true });
+    emulator.state.clearRequests();
+    const dry = await runCli(["push", "--dry-run"], { cwd: tree, env });
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/- delete chapter 1/);
+    expect(dry.stdout).toMatch(/- delete course 1/);
+    expect(dry.stderr).toMatch(/2 deletes are over the limit of 1/);
+    const real = await runCli(["push", "--yes"], { cwd: tree, env });
+    expect(real.code).toBe(3);
+    expect(real.stderr).toMatch(/--max-delete 2/);
+    expect(emulator.state.requests.filter((r) => r.method === "DELETE")).toHaveLength(0);
+  });
+});
