@@ -10,6 +10,7 @@ import { registerPull } from "./pull.js";
 import { registerPush } from "./push.js";
 import { registerStatus } from "./status.js";
 import { VERSION } from "./version.js";
+import { registerWatch } from "./watch.js";
 
 /** Build the commander program: global options plus every command. */
 export function buildProgram(io: CliRun): Command {
@@ -38,6 +39,7 @@ export function buildProgram(io: CliRun): Command {
   registerStatus(program, io);
   registerDiff(program, io);
   registerPush(program, io);
+  registerWatch(program, io);
   registerEmulator(program, io);
   for (const command of program.commands) command.exitOverride();
   return program;

@@ -13,6 +13,7 @@ import type { Output } from "./output.js";
 import { Output as OutputClass } from "./output.js";
 import { treePaths } from "./paths.js";
 import { changeJson, changeLines, countsLine } from "./summary.js";
+import { runWatch } from "./watch.js";
 
 interface PushFlags {
   dryRun?: boolean;
@@ -21,6 +22,7 @@ interface PushFlags {
   maxDelete?: string;
   json?: boolean;
   watch?: boolean;
+  delete?: boolean;
 }
 
 function show(value: unknown): string {
@@ -79,8 +81,16 @@ export function registerPush(program: Command, run: CliRun): void {
         "most records the push may delete (default: 10, or 25% of the site if lower)",
       ),
     )
-    .option("--json", "print one JSON summary on stdout")
+    .option("--json", "print one JSON summary on stdout (with --watch: one JSON line per event)")
+    .option("--watch", "after pushing, keep pushing as files are saved (see `coursesync watch`)")
+    .option("--delete", "with --watch: also delete on the site what is deleted here")
     .action(async (paths: string[], flags: PushFlags, command: Command) => {
+      if (flags.watch) {
+        if (paths.length || flags.dryRun || flags.force || flags.maxDelete !== undefined) {
+          throw usageError("push --watch takes no paths and none of --dry-run, --force, --max-delete");
+        }
+        return runWatch(run, command, { delete: flags.delete, yes: flags.yes, json: flags.json });
+      }
       const globals = globalsOf(command);
       const out = new OutputClass(run, globals.quiet || flags.json);
       const tree = await openTree(run, globals);

@@ -29,6 +29,8 @@ export interface PushPlan {
   /** Local renames with nothing to send: key and new path. */
   renames: Array<{ kind: "course" | "chapter"; id: number; path: string; from: string }>;
   problems: FileProblem[];
+  /** Deletes left out of this push (watch without --delete): a plain push sends them. */
+  heldDeletes?: PushOp[];
 }
 
 const STATUS_INPUT: Record<string, 0 | 1> = { draft: 0, published: 1 };

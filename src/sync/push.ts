@@ -8,6 +8,7 @@ import type { BodyCodec } from "../tree/bodies.js";
 import { abs, removeTreeFile, writeTreeFile } from "../tree/fs-ops.js";
 import { scanTree } from "../tree/scan.js";
 import { StatCache } from "../tree/stat-cache.js";
+import type { FileProblem } from "../tree/yaml-text.js";
 import { sha256 } from "../util/hash.js";
 import {
   asFields,
@@ -21,7 +22,7 @@ import {
   snapshotRecord,
 } from "./entities.js";
 import { type Done, Journal, type JournalLine, unconfirmedIntents } from "./journal.js";
-import { courseFileOf, planLocalChanges } from "./local-plan.js";
+import { courseFileOf, inPaths, planLocalChanges } from "./local-plan.js";
 import { buildLocalView, knownHashes, type LocalView } from "./local-view.js";
 import { invalidFilesError } from "./pull.js";
 import { chapterInput, courseInput, type PushOp, type PushPlan, planPush } from "./push-plan.js";
@@ -54,6 +55,13 @@ export interface PushOptions {
   confirm: (plan: PushPlan) => Promise<boolean>;
   /** Called as each operation ends. */
   onChange?: (change: Change) => void;
+  /** Leave deletes out of the plan (watch without --delete); they are returned as held. */
+  deletes?: boolean;
+  /** Report invalid files through onInvalid and go on without them (watch). */
+  skipInvalid?: boolean;
+  onInvalid?: (problem: FileProblem) => void;
+  /** "skip": a record the site changed too is reported and left alone, the rest go on (watch). */
+  conflicts?: "stop" | "skip";
 }
 
 /** What a push did. */
@@ -165,14 +173,38 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     ignore: options.ignore,
     knownHashes: knownHashes(snapshot),
     statCache,
-    parseAll: true,
+    parseAll: options.paths ? (file) => inPaths(file, options.paths) : true,
   });
   const local = buildLocalView(scan, snapshot, bodies);
   const problems = [...scan.problems, ...local.problems];
-  if (problems.length > 0) throw invalidFilesError(problems, "nothing was sent");
-  const changes = planLocalChanges(snapshot, local, options.paths);
+  // Invalid files stop the push, unless they are outside the paths asked for or the caller
+  // (watch) skips them; either way nothing they stand for (or hold, for a course) is touched.
+  const blocking = options.skipInvalid ? [] : problems.filter((p) => inPaths(p.file, options.paths));
+  if (blocking.length > 0) throw invalidFilesError(blocking, "nothing was sent");
+  if (options.skipInvalid)
+    for (const problem of problems) if (inPaths(problem.file, options.paths)) options.onInvalid?.(problem);
+  const blocked = problems.map((p) =>
+    p.file.endsWith("/course.yaml") ? p.file.slice(0, -"/course.yaml".length) : p.file,
+  );
+  const isBlocked = (file: string | undefined) =>
+    file !== undefined && blocked.some((b) => file === b || file.startsWith(`${b}/`));
+  const changes = planLocalChanges(snapshot, local, options.paths).filter((change) => {
+    const entry =
+      change.plan.id === undefined
+        ? undefined
+        : (change.plan.kind === "course" ? snapshot.courses : snapshot.chapters)[change.plan.id];
+    return !isBlocked(change.path) && !isBlocked(change.from) && !isBlocked(entry?.path);
+  });
   const plan = planPush(changes, snapshot, local);
-  if (plan.problems.length > 0) throw invalidFilesError(plan.problems, "nothing was sent");
+  if (options.deletes === false) {
+    plan.heldDeletes = plan.ops.filter((op) => op.type === "delete");
+    plan.ops = plan.ops.filter((op) => op.type !== "delete");
+  }
+  if (plan.problems.length > 0) {
+    // planPush leaves out the operations of the files it reports.
+    if (!options.skipInvalid) throw invalidFilesError(plan.problems, "nothing was sent");
+    for (const problem of plan.problems) options.onInvalid?.(problem);
+  }
 
   const deletes = plan.ops.filter((op) => op.type === "delete").length;
   const siteSize = Object.keys(snapshot.courses).length + Object.keys(snapshot.chapters).length;
@@ -210,7 +242,8 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
   // Re-read what is about to change, and stop on conflicts before any write.
   const checked = await recheck(plan.ops, snapshot, local, client, options.force === true);
   for (const conflict of checked.conflicts) report(conflict);
-  if (result.conflicts.length > 0) return result;
+  if (result.conflicts.length > 0 && options.conflicts !== "skip") return result;
+  const skipped = new Set(checked.conflicts.map((c) => `${c.kind}:${c.id}`));
 
   const done: JournalLine[] = [...earlier.filter((l) => l.t === "done")];
   const createdCourse = new Map<string, number>();
@@ -221,6 +254,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
   result.applied = true;
   try {
     for (const op of plan.ops) {
+      if (skipped.has(op.key)) continue;
       if (stopped) {
         report({
           kind: op.kind,

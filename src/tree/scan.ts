@@ -78,7 +78,7 @@ export interface ScanOptions {
   /** Hashes by stat from earlier runs, so unchanged files are not read (updated in place). */
   statCache?: StatCache;
   /** Parse every file even when its hash is known (e.g. to validate before a push). */
-  parseAll?: boolean;
+  parseAll?: boolean | ((relPath: string) => boolean);
 }
 
 function rel(...parts: string[]): string {
@@ -118,6 +118,9 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
   }
 
   const known = options.knownHashes ?? new Map<string, string>();
+  const parseAll = options.parseAll;
+  const mustParse = (relPath: string) =>
+    typeof parseAll === "function" ? parseAll(relPath) : parseAll === true;
   const seen = new Set<string>();
   const read = async (relPath: string): Promise<{ text: string; hash: string; parse: boolean }> => {
     const full = path.join(root, ...relPath.split("/"));
@@ -126,7 +129,7 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
     // With the stat cache, a file whose stat and hash are unchanged is not even opened.
     const stats = cache ? await stat(full) : undefined;
     const cached = cache && stats ? cache.get(relPath, stats) : undefined;
-    if (cached !== undefined && options.parseAll !== true && known.get(relPath) === cached) {
+    if (cached !== undefined && !mustParse(relPath) && known.get(relPath) === cached) {
       return { text: "", hash: cached, parse: false };
     }
     const buffer = await readFile(full);
@@ -135,7 +138,7 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
     return {
       text: buffer.toString("utf8"),
       hash,
-      parse: options.parseAll === true || known.get(relPath) !== hash,
+      parse: mustParse(relPath) || known.get(relPath) !== hash,
     };
   };
 

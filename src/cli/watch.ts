@@ -1,0 +1,106 @@
+import type { Command } from "commander";
+import { ExitCode } from "../errors.js";
+import type { PushPlan } from "../sync/push-plan.js";
+import { type WatchEvent, watchTree } from "../sync/watch.js";
+import { htmlBodies } from "../tree/bodies.js";
+import { connect, openTree } from "./context.js";
+import type { CliRun } from "./io.js";
+import { globalsOf } from "./main.js";
+import { Output } from "./output.js";
+import { opLine } from "./push.js";
+
+/** Options of watch, whether started as `watch` or as `push --watch`. */
+export interface WatchFlags {
+  delete?: boolean;
+  yes?: boolean;
+  json?: boolean;
+}
+
+function clock(): string {
+  return new Date().toTimeString().slice(0, 8);
+}
+
+/** One line for people per watch event. */
+export function watchLine(event: WatchEvent, out: Output, deletes: boolean): string {
+  const t = out.paint("gray", clock());
+  switch (event.type) {
+    case "ready":
+      return `${t}  watching ${event.root} (Ctrl-C to stop); ${deletes ? "deletes are sent" : "deletes wait for a plain `coursesync push`"}`;
+    case "change": {
+      const c = event.change;
+      const what = c.fields?.length ? ` [${c.fields.join(", ")}]` : "";
+      const why = c.reason ? ` (${c.reason})` : "";
+      return `${t}  ${c.outcome.padEnd(9)} ${c.path}${what}${why}  ${event.ms} ms`;
+    }
+    case "invalid":
+      return `${t}  ${out.paint("red", "invalid")}   ${event.path}${event.line === undefined ? "" : `:${event.line}`}: ${event.message} (skipped until it is fixed)`;
+    case "held-delete":
+      return `${t}  deleted   ${event.path} (not sent: run \`coursesync push\` to delete it on the site, or watch with --delete)`;
+    case "paused":
+      return `${t}  ${out.paint("yellow", "paused")}: ${event.deleted} files disappeared at once (a branch switch?). Nothing is sent until they are back, or until a plain \`coursesync push\` settles the deletes.`;
+    case "resumed":
+      return `${t}  resumed: the tree is whole again`;
+    case "retrying":
+      return `${t}  ${out.paint("yellow", "waiting")}: ${event.message}; trying again in ${Math.round(event.inMs / 1000)} s`;
+    case "stopped":
+      return `${t}  stopped; the snapshot is saved`;
+  }
+}
+
+/** Run watch for `watch` and `push --watch`. */
+export async function runWatch(run: CliRun, command: Command, flags: WatchFlags): Promise<void> {
+  const globals = globalsOf(command);
+  const out = new Output(run, globals.quiet || flags.json);
+  const tree = await openTree(run, globals);
+  const { site, client } = await connect(run, globals, tree.config);
+  const deletes = flags.delete === true;
+  const report = (event: WatchEvent) => {
+    if (flags.json) run.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...event })}\n`);
+    else if (!globals.quiet || event.type === "invalid") out.result(watchLine(event, out, deletes));
+  };
+  try {
+    const started = await watchTree(
+      {
+        root: tree.root,
+        site: site.name,
+        siteUrl: site.url,
+        ignore: tree.config.ignore,
+        bodies: htmlBodies,
+        deletes,
+        stop: run.interrupted,
+        report,
+        confirm: async (plan: PushPlan) => {
+          if (!flags.json) {
+            out.result(
+              `Pending before watching: ${plan.ops.length} write${plan.ops.length === 1 ? "" : "s"}`,
+            );
+            for (const op of plan.ops) out.result(opLine(op, out));
+          }
+          if (flags.yes) return true;
+          if (!run.stdinIsTTY) {
+            out.result(
+              "Confirmation is needed and there is no terminal: run again with --yes, or push first.",
+            );
+            return false;
+          }
+          return run.prompts.confirm(`Push these ${plan.ops.length} writes to ${site.url}, then watch?`);
+        },
+      },
+      client,
+    );
+    if (!started) run.exitCode = Math.max(run.exitCode, ExitCode.stopped);
+  } finally {
+    client.close();
+  }
+}
+
+/** `coursesync watch [--delete]` */
+export function registerWatch(program: Command, run: CliRun): void {
+  program
+    .command("watch")
+    .description("push as you save (= push --watch); deletes only with --delete")
+    .option("--delete", "also delete on the site what is deleted here")
+    .option("-y, --yes", "push what is pending at start without asking")
+    .option("--json", "one JSON line per event on stdout")
+    .action(async (flags: WatchFlags, command: Command) => runWatch(run, command, flags));
+}

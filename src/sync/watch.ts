@@ -1,0 +1,194 @@
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { watch as chokidarWatch, type FSWatcher } from "chokidar";
+import { UserError } from "../errors.js";
+import type { BodyCodec } from "../tree/bodies.js";
+import { ignoreMatcher } from "../tree/ignore-rules.js";
+import { COURSE_FILE, COURSES_DIR, scanTree } from "../tree/scan.js";
+import type { FileProblem } from "../tree/yaml-text.js";
+import { type Batch, Coalescer } from "./coalescer.js";
+import { planLocalChanges } from "./local-plan.js";
+import { buildLocalView, knownHashes } from "./local-view.js";
+import { acquireLock } from "./lock.js";
+import { type PushClient, push } from "./push.js";
+import type { PushPlan } from "./push-plan.js";
+import type { Change } from "./report.js";
+import { loadSnapshot } from "./snapshot.js";
+
+/** Something watch wants the person (or a --json reader) to know. */
+export type WatchEvent =
+  | { type: "ready"; root: string }
+  | { type: "change"; change: Change; ms: number }
+  | { type: "invalid"; path: string; line: number | undefined; message: string }
+  | { type: "held-delete"; path: string; kind: string; id: number | undefined }
+  | { type: "paused"; deleted: number }
+  | { type: "resumed" }
+  | { type: "retrying"; message: string; inMs: number }
+  | { type: "stopped" };
+
+/** What watch needs. */
+export interface WatchOptions {
+  root: string;
+  site: string;
+  siteUrl: string;
+  ignore: readonly string[];
+  bodies: BodyCodec;
+  /** Send deletes (watch --delete); otherwise they wait for a plain push. */
+  deletes: boolean;
+  /** Asked about the pending plan when watch starts (as push asks). */
+  confirm: (plan: PushPlan) => Promise<boolean>;
+  report: (event: WatchEvent) => void;
+  /** Resolves when the person asks to stop (Ctrl-C). */
+  stop: Promise<void>;
+  /** Quiet time after the last save before pushing; default 300 ms. */
+  debounceMs?: number;
+  /** Files deleted in one burst that pause watching (a branch checkout); default 5. */
+  burst?: number;
+}
+
+/**
+ * Push as the author saves: a loop around push (same plan, same executor), fed by chokidar
+ * through the coalescer. Resolves when stopped; false when the opening plan was refused.
+ */
+export async function watchTree(options: WatchOptions, client: PushClient): Promise<boolean> {
+  const { root } = options;
+  const burst = options.burst ?? 5;
+  /** Invalid files and what was last said of them: each is reported once until it changes. */
+  const invalid = new Map<string, string>();
+  let paused = false;
+  let stopping = false;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let retryMs = 1000;
+
+  const run = async (paths: readonly string[] | undefined, confirm?: WatchOptions["confirm"]) => {
+    const started = performance.now();
+    const seen = new Set<string>();
+    const release = await acquireLock(root, options.site, "watch");
+    try {
+      const result = await push(
+        {
+          root,
+          site: options.site,
+          siteUrl: options.siteUrl,
+          ignore: options.ignore,
+          bodies: options.bodies,
+          paths,
+          deletes: options.deletes,
+          skipInvalid: true,
+          conflicts: "skip",
+          confirm: confirm ?? (async () => true),
+          onInvalid: (problem: FileProblem) => {
+            seen.add(problem.file);
+            if (invalid.get(problem.file) === problem.message) return;
+            invalid.set(problem.file, problem.message);
+            options.report({
+              type: "invalid",
+              path: problem.file,
+              line: problem.line,
+              message: problem.problem,
+            });
+          },
+          onChange: (change) => {
+            if (change.outcome === "unchanged") return;
+            options.report({ type: "change", change, ms: Math.round(performance.now() - started) });
+          },
+        },
+        client,
+      );
+      // Files looked at again and found valid are forgotten (reported afresh if they break again).
+      for (const file of [...invalid.keys()])
+        if (!seen.has(file) && (!paths || paths.includes(file))) invalid.delete(file);
+      for (const op of result.plan.heldDeletes ?? []) {
+        options.report({
+          type: "held-delete",
+          path: op.path,
+          kind: op.kind,
+          id: op.type === "create" ? undefined : op.id,
+        });
+      }
+      return result;
+    } finally {
+      await release();
+    }
+  };
+
+  const first = await run(undefined, options.confirm);
+  if (first.plan.ops.length > 0 && !first.confirmed) return false;
+
+  const ignored = ignoreMatcher(options.ignore);
+  const coursesDir = path.join(root, COURSES_DIR);
+  await mkdir(coursesDir, { recursive: true });
+  const rel = (file: string) => path.relative(root, file).split(path.sep).join("/");
+
+  const onBatch = async (batch: Batch): Promise<void> => {
+    if (stopping) return;
+    if (!paused && batch.deleted.length >= burst) {
+      // Many files gone at once is a branch switch or a mass move, not an author's edit:
+      // act on none of it until the tree is whole again (or a plain push settles the deletes).
+      paused = true;
+      options.report({ type: "paused", deleted: batch.deleted.length });
+    }
+    if (paused) {
+      if ((await pendingDeletes()) >= burst) return;
+      paused = false;
+      options.report({ type: "resumed" });
+      return pushPaths(undefined);
+    }
+    const paths = new Set<string>([...batch.changed, ...batch.deleted, ...invalid.keys()]);
+    for (const file of batch.changed) {
+      // A new or changed course.yaml may make its folder's chapters valid: look at them too.
+      if (file.endsWith(`/${COURSE_FILE}`)) paths.add(file.slice(0, -COURSE_FILE.length - 1));
+    }
+    await pushPaths([...paths]);
+  };
+
+  /** Records the tree no longer has, against the snapshot (offline). */
+  const pendingDeletes = async (): Promise<number> => {
+    const snapshot = await loadSnapshot(root, options.site);
+    if (!snapshot) return 0;
+    const scan = await scanTree(root, { ignore: options.ignore, knownHashes: knownHashes(snapshot) });
+    const local = buildLocalView(scan, snapshot, options.bodies);
+    return planLocalChanges(snapshot, local).filter((c) => c.plan.remote.type === "delete").length;
+  };
+
+  const pushPaths = async (paths: readonly string[] | undefined): Promise<void> => {
+    try {
+      await run(paths);
+      retryMs = 1000;
+    } catch (error) {
+      if (!(error instanceof UserError)) throw error;
+      // Network loss, a busy tree, a server error: keep the files pending and try again.
+      options.report({ type: "retrying", message: error.message, inMs: retryMs });
+      if (retryTimer) clearTimeout(retryTimer);
+      retryTimer = setTimeout(() => {
+        retryTimer = undefined;
+        if (!stopping) void coalescer.flush().then(() => pushPaths(paths));
+      }, retryMs);
+      retryMs = Math.min(retryMs * 2, 30_000);
+    }
+  };
+
+  const coalescer = new Coalescer({ debounceMs: options.debounceMs, onBatch });
+  const watcher: FSWatcher = chokidarWatch(coursesDir, {
+    ignoreInitial: true,
+    ignored: (file: string) => {
+      const relative = rel(file);
+      return relative !== COURSES_DIR && ignored(relative);
+    },
+  });
+  watcher.on("add", (file) => coalescer.push({ kind: "add", path: rel(file) }));
+  watcher.on("change", (file) => coalescer.push({ kind: "change", path: rel(file) }));
+  watcher.on("unlink", (file) => coalescer.push({ kind: "unlink", path: rel(file) }));
+  await new Promise<void>((resolve) => watcher.once("ready", () => resolve()));
+  options.report({ type: "ready", root });
+
+  await options.stop;
+  stopping = true;
+  if (retryTimer) clearTimeout(retryTimer);
+  coalescer.close();
+  await watcher.close();
+  // The batch in flight (if any) finishes; its push saves the snapshot.
+  await coalescer.flush();
+  options.report({ type: "stopped" });
+  return true;
+}

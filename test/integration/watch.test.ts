@@ -1,0 +1,230 @@
+import { appendFile, readFile, rename, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.js";
+import { runCli } from "../helpers/cli.js";
+import { type TestEmulator, useEmulators } from "../helpers/emulator.js";
+import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
+
+const start = useEmulators();
+const stops: Array<() => Promise<number>> = [];
+afterEach(async () => {
+  await Promise.all(stops.splice(0).map((stop) => stop()));
+  await cleanupTestdirs();
+});
+
+/** Poll until the check passes; fails after `ms` (a bound, not a wait). */
+async function eventually<T>(check: () => T | undefined | false, ms = 10_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = check();
+    if (value) return value;
+    if (Date.now() > until) throw new Error("timed out waiting for the expected state");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function setup() {
+  const emulator = await start({ seedDir: null });
+  emulator.state.createCourse({ course: { title: "Course", status: 1 } });
+  for (let i = 1; i <= 3; i++) {
+    emulator.state.createChapter({
+      chapter: { course_id: 1, title: `Chapter ${i}`, ordinal: i, content: `<p>${i}</p>` },
+    });
+  }
+  const dir = await testdir();
+  const env = {
+    COURSESYNC_CONFIG_DIR: path.join(dir, "config"),
+    COURSESYNC_EMAIL: "demo@example.com",
+    COURSESYNC_PASSWORD: "coursesync",
+  };
+  await runCli(["init", "tree", "--url", emulator.baseUrl], { cwd: dir, env });
+  const tree = path.join(dir, "tree");
+  expect((await runCli(["pull"], { cwd: tree, env })).code).toBe(0);
+  return { emulator, tree, env, folder: path.join(tree, "courses", "course") };
+}
+
+/** Start `coursesync watch` in this process; returns its output so far and a stop function. */
+async function startWatch(tree: string, env: Record<string, string>, args: string[] = []) {
+  let stdout = "";
+  let stop!: () => void;
+  const interrupted = new Promise<void>((resolve) => (stop = resolve));
+  const done = main(["watch", "--yes", ...args], {
+    stdout: { write: (t: string) => (stdout += t), isTTY: false },
+    stderr: { write: (t: string) => (stdout += t), isTTY: false },
+    stdinIsTTY: false,
+    env,
+    cwd: tree,
+    interrupted,
+    prompts: {
+      input: () => Promise.reject(new Error("no prompt")),
+      password: () => Promise.reject(new Error("no prompt")),
+      confirm: () => Promise.reject(new Error("no prompt")),
+    },
+  });
+  const handle = {
+    output: () => stdout,
+    stop: async () => {
+      stop();
+      return done;
+    },
+  };
+  stops.push(handle.stop);
+  await eventually(() => stdout.includes("watching"));
+  return handle;
+}
+
+function writes(emulator: TestEmulator, method: string) {
+  return emulator.state.requests.filter((r) => r.method === method && !r.path.endsWith("/login"));
+}
+
+describe("watch", () => {
+  it("PATCHes a save, and sends nothing more afterwards (no echo of its own writes)", async () => {
+    const { emulator, tree, env, folder } = await setup();
+    const watch = await startWatch(tree, env);
+    emulator.state.clearRequests();
+    await appendFile(path.join(folder, "01-chapter-1.md"), "<p>saved</p>\n");
+    await eventually(() => writes(emulator, "PATCH").length === 1);
+    expect(emulator.state.get("chapters", 1)?.content).toBe("<p>1</p>\n<p>saved</p>");
+    // Give the watcher every chance to echo: nothing more may be sent.
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(writes(emulator, "PATCH")).toHaveLength(1);
+    expect(await watch.stop()).toBe(0);
+    expect(watch.output()).toMatch(/updated\s+courses\/course\/01-chapter-1\.md \[content\]/);
+    expect(watch.output()).toContain("stopped; the snapshot is saved");
+    const status = await runCli(["status", "--exit-code"], { cwd: tree, env });
+    expect(status.code).toBe(0);
+  });
+
+  it("turns ten saves in a second into at most two PATCHes carrying the final content", async () => {
+    const { emulator, tree, env, folder } = await setup();
+    const watch = await startWatch(tree, env);
+    emulator.state.clearRequests();
+    const file = path.join(folder, "02-chapter-2.md");
+    const original = await readFile(file, "utf8");
+    for (let i = 1; i <= 10; i++) {
+      await writeFile(file, `${original}<p>draft ${i}</p>\n`);
+      await new Promise((resolve) => setTimeout(resolve, 90));
+    }
+    await eventually(() => emulator.state.get("chapters", 2)?.content.endsWith("<p>draft 10</p>"));
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(writes(emulator, "PATCH").length).toBeGreaterThanOrEqual(1);
+    expect(writes(emulator, "PATCH").length).toBeLessThanOrEqual(2);
+    await watch.stop();
+  });
+
+  it("reads an atomic rename-over save as an edit: a PATCH, never a DELETE", async () => {
+    const { emulator, tree, env, folder } = await setup();
+    const watch = await startWatch(tree, env);
+    emulator.state.clearRequests();
+    const file = path.join(folder, "03-chapter-3.md");
+    const temp = path.join(folder, ".03-chapter-3.md.swp-tmp");
+    await writeFile(temp, `${await readFile(file, "utf8")}<p>atomic</p>\n`);
+    await rename(temp, file);
+    await eventually(() => writes(emulator, "PATCH").length === 1);
+    expect(writes(emulator, "DELETE")).toHaveLength(0);
+    expect(emulator.state.get("chapters", 3)?.content).toContain("<p>atomic</p>");
+    await watch.stop();
+  });
+
+  it("sends no DELETE for a deleted file without --delete, and says it waits for a push", async () => {
+    const { emulator, tree, env, folder } = await setup();
+    const watch = await startWatch(tree, env);
+    emulator.state.clearRequests();
+    await rm(path.join(folder, "03-chapter-3.md"));
+    await eventually(() => watch.output().includes("not sent: run `coursesync push`"));
+    expect(writes(emulator, "DELETE")).toHaveLength(0);
+    expect(emulator.state.get("chapters", 3)).toBeDefined();
+    await watch.stop();
+  });
+
+  it("deletes with --delete", async () => {
+    const { emulator, tree, env, folder } = await setup();
+    const watch = await startWatch(tree, env, ["--delete"]);
+    await rm(path.join(folder, "03-chapter-3.md"));
+    await eventually(() => writes(emulator, "DELETE").length === 1);
+    expect(emulator.state.get("chapters", 3)).toBeUndefined();
+    await watch.stop();
+  });
+
+  it("creates a new file once and writes its id back without a second POST", async () => {
+    const { emulator, tree, env, folder } = await setup();
+    const watch = await startWatch(tree, env);
+    emulator.state.clearRequests();
+    const file = path.join(folder, "04-new.md");
+    await writeFile(file, "---\ntitle: Brand new\nordinal: 4\nformat: html\n---\n<p>new</p>\n");
+    await eventually(() => writes(emulator, "POST").length === 1);
+    const withId = await (async () => {
+      for (let i = 0; i < 200; i++) {
+        const body = await readFile(file, "utf8");
+        if (/^id: \d+$/m.test(body)) return body;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new Error("the id was not written back");
+    })();
+    expect(withId).toMatch(/^---\nid: \d+\ntitle: Brand new\n/);
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(writes(emulator, "POST")).toHaveLength(1);
+    expect(writes(emulator, "PATCH")).toHaveLength(0);
+    await watch.stop();
+  });
+
+  it("reports an invalid file with its path and line, skips it, and goes on with the others", async () => {
+    const { emulator, tree, env, folder } = await setup();
+    const watch = await startWatch(tree, env);
+    emulator.state.clearRequests();
+    await writeFile(path.join(folder, "05-bad.md"), "---\ntitle: a: b\nordinal: 5\n---\n<p>x</p>\n");
+    await eventually(() => watch.output().includes("invalid"));
+    expect(watch.output()).toMatch(/courses\/course\/05-bad\.md:2: YAML does not parse/);
+    await appendFile(path.join(folder, "01-chapter-1.md"), "<p>still going</p>\n");
+    await eventually(() => writes(emulator, "PATCH").length === 1);
+    expect(writes(emulator, "POST")).toHaveLength(0);
+    // Fixed, it is created.
+    await writeFile(
+      path.join(folder, "05-bad.md"),
+      "---\ntitle: Fixed\nordinal: 5\nformat: html\n---\n<p>x</p>\n",
+    );
+    await eventually(() => writes(emulator, "POST").length === 1);
+    await watch.stop();
+  });
+
+  it("pauses on a burst of deletes (a branch switch) and resumes when the files are back", async () => {
+    const { emulator, tree, env, folder } = await setup();
+    for (let i = 4; i <= 6; i++) {
+      emulator.state.createChapter({
+        chapter: { course_id: 1, title: `Chapter ${i}`, ordinal: i, content: `<p>${i}</p>` },
+      });
+    }
+    await runCli(["pull"], { cwd: tree, env });
+    const watch = await startWatch(tree, env, ["--delete"]);
+    emulator.state.clearRequests();
+    const names = (await import("node:fs/promises")).readdir;
+    const files = (await names(folder)).filter((f) => f.endsWith(".md"));
+    const saved = await Promise.all(
+      files.map(async (f) => [f, await readFile(path.join(folder, f), "utf8")] as const),
+    );
+    await Promise.all(files.map((f) => rm(path.join(folder, f))));
+    await eventually(() => watch.output().includes("paused"));
+    expect(writes(emulator, "DELETE")).toHaveLength(0);
+    await Promise.all(saved.map(([f, text]) => writeFile(path.join(folder, f), text)));
+    await eventually(() => watch.output().includes("resumed"));
+    expect(writes(emulator, "DELETE")).toHaveLength(0);
+    expect(writes(emulator, "PATCH")).toHaveLength(0);
+    await watch.stop();
+  });
+
+  it("leaves a record the site changed too, says so, and goes on with the rest", async () => {
+    const { emulator, tree, env, folder } = await setup();
+    const watch = await startWatch(tree, env);
+    emulator.state.edit("chapters", 1, { content: "<p>changed on the site</p>" });
+    emulator.state.clearRequests();
+    await appendFile(path.join(folder, "01-chapter-1.md"), "<p>mine</p>\n");
+    await eventually(() => watch.output().includes("conflict"));
+    expect(writes(emulator, "PATCH")).toHaveLength(0);
+    expect(emulator.state.get("chapters", 1)?.content).toBe("<p>changed on the site</p>");
+    await appendFile(path.join(folder, "02-chapter-2.md"), "<p>other</p>\n");
+    await eventually(() => writes(emulator, "PATCH").length === 1);
+    expect(emulator.state.get("chapters", 2)?.content).toContain("<p>other</p>");
+    await watch.stop();
+  });
+});
