@@ -164,3 +164,68 @@ if (run("push")) {
     await emulator.close();
   }
 }
+
+if (run("watch")) {
+  // Issue 6: save-to-PATCH latency over 20 saves, and CPU while idle on a 2,000-file tree.
+  const emulator = await startEmulator({ seedDir: null, pageSize: 25 });
+  seedLargeSite(emulator.state, { courses: 200, chapters: 10 });
+  const work = mkdtempSync(path.join(tmpdir(), "coursesync-bench-"));
+  const env = {
+    COURSESYNC_CONFIG_DIR: path.join(work, "config"),
+    COURSESYNC_EMAIL: "demo@example.com",
+    COURSESYNC_PASSWORD: "coursesync",
+    CI: "1",
+  };
+  const tree = path.join(work, "tree");
+  let child;
+  try {
+    await cli(["init", tree, "--url", emulator.baseUrl], work, env);
+    await cli(["pull"], tree, env);
+    child = spawn(process.execPath, [path.join(root, "dist", "cli", "bin.js"), "watch", "--yes"], {
+      cwd: tree,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    await new Promise((resolve) => {
+      let out = "";
+      child.stdout.on("data", (chunk) => {
+        out += chunk;
+        if (out.includes("watching")) resolve();
+      });
+    });
+    const files = readdirSync(path.join(tree, "courses"), { recursive: true })
+      .filter((f) => String(f).endsWith(".md"))
+      .sort();
+    const patches = () => emulator.state.requests.filter((r) => r.method === "PATCH").length;
+    const latencies = [];
+    for (let i = 0; i < 20; i++) {
+      const before = patches();
+      const started = performance.now();
+      appendFileSync(path.join(tree, "courses", String(files[i * 50])), `<p>save ${i}</p>\n`);
+      while (patches() === before) await new Promise((resolve) => setTimeout(resolve, 2));
+      latencies.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    latencies.sort((a, b) => a - b);
+    const median = (latencies[9] + latencies[10]) / 2;
+    console.log(
+      `watch: save to PATCH received, 20 saves: median ${median.toFixed(0)} ms (min ${latencies[0].toFixed(0)}, max ${latencies[19].toFixed(0)}; 300 ms of it is the debounce)`,
+    );
+    const ticks = () => {
+      const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1].split(" ");
+      return Number(fields[11]) + Number(fields[12]);
+    };
+    const seconds = Number(process.env.IDLE_SECONDS ?? 60);
+    const t0 = ticks();
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+    const used = (ticks() - t0) / 100;
+    console.log(
+      `watch: idle for ${seconds} s on ${files.length + 200} files: ${used.toFixed(2)} s of CPU (${((used / seconds) * 100).toFixed(2)}% of one core)`,
+    );
+  } finally {
+    child?.kill("SIGINT");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    rmSync(work, { recursive: true, force: true });
+    await emulator.close();
+  }
+}
