@@ -78,13 +78,8 @@ try {
   cli(["pull"]);
 
   step("Edit a chapter and a course title, as an author would");
-  writeFileSync(
-    chapter,
-    readFileSync(chapter, "utf8").replace(
-      "</blockquote>\n",
-      "</blockquote>\n<p>Edited locally with coursesync.</p>\n",
-    ),
-  );
+  // The chapter is Markdown now: add a paragraph at its end.
+  writeFileSync(chapter, `${readFileSync(chapter, "utf8")}\nA paragraph added locally, in **Markdown**.\n`);
   const courseFile = path.join(tree, "courses", "data-analysis-with-python", "course.yaml");
   writeFileSync(
     courseFile,

@@ -10,9 +10,9 @@ import {
   courseValuesOfRecord,
 } from "../sync/entities.js";
 import { courseFileOf, planLocalChanges } from "../sync/local-plan.js";
-import { buildLocalView, knownHashes } from "../sync/local-view.js";
+import { baseTextsFor, buildLocalView, knownHashes } from "../sync/local-view.js";
 import { ContentCache, statePaths } from "../sync/snapshot.js";
-import { htmlBodies } from "../tree/bodies.js";
+import { bodyCodec } from "../tree/codecs.js";
 import { abs } from "../tree/fs-ops.js";
 import { scanTree } from "../tree/scan.js";
 import { StatCache } from "../tree/stat-cache.js";
@@ -50,8 +50,9 @@ export function registerDiff(program: Command, run: CliRun): void {
         knownHashes: knownHashes(snapshot),
         statCache,
       });
-      const local = buildLocalView(scan, snapshot, htmlBodies);
+      const bodies = bodyCodec(tree.config.body);
       const cache = new ContentCache(state.cache);
+      const local = buildLocalView(scan, snapshot, bodies, await baseTextsFor(scan, snapshot, cache));
       const changes = planLocalChanges(
         snapshot,
         local,
@@ -70,7 +71,7 @@ export function registerDiff(program: Command, run: CliRun): void {
           else {
             const text = await cache.get(String(entry.record.content_sha256));
             if (text === undefined) missingBase = true;
-            else before = chapterFileText(plan.id, chapterValuesOfRecord(entry.record, text), htmlBodies);
+            else before = chapterFileText(plan.id, chapterValuesOfRecord(entry.record, text), bodies);
           }
         }
         const after = plan.remote.type === "delete" ? "" : await readOrEmpty(abs(tree.root, file));

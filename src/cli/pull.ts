@@ -7,7 +7,7 @@ import { archiveEvents, EVENTS_FILE } from "../sync/events.js";
 import { acquireLock } from "../sync/lock.js";
 import { pull } from "../sync/pull.js";
 import { countOutcomes } from "../sync/report.js";
-import { htmlBodies } from "../tree/bodies.js";
+import { bodyCodec } from "../tree/codecs.js";
 import { connect, openTree } from "./context.js";
 import type { CliRun } from "./io.js";
 import { globalsOf } from "./main.js";
@@ -78,7 +78,7 @@ export function registerPull(program: Command, run: CliRun): void {
             site: site.name,
             siteUrl: site.url,
             ignore: tree.config.ignore,
-            bodies: htmlBodies,
+            bodies: bodyCodec(tree.config.body),
             paths: scope,
             dryRun: flags.dryRun,
             theirs: flags.theirs,

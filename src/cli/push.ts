@@ -5,7 +5,7 @@ import { acquireLock } from "../sync/lock.js";
 import { push } from "../sync/push.js";
 import type { PushOp, PushPlan } from "../sync/push-plan.js";
 import { countOutcomes } from "../sync/report.js";
-import { htmlBodies } from "../tree/bodies.js";
+import { bodyCodec } from "../tree/codecs.js";
 import { connect, openTree } from "./context.js";
 import type { CliRun } from "./io.js";
 import { globalsOf } from "./main.js";
@@ -109,7 +109,7 @@ export function registerPush(program: Command, run: CliRun): void {
             site: site.name,
             siteUrl: site.url,
             ignore: tree.config.ignore,
-            bodies: htmlBodies,
+            bodies: bodyCodec(tree.config.body),
             paths: scope,
             dryRun: flags.dryRun,
             force: flags.force,

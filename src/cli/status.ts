@@ -2,9 +2,9 @@ import path from "node:path";
 import type { Command } from "commander";
 import { resolveSite } from "../config/config.js";
 import { ExitCode, UserError } from "../errors.js";
-import { loadSnapshot, statePaths } from "../sync/snapshot.js";
+import { ContentCache, loadSnapshot, statePaths } from "../sync/snapshot.js";
 import { type StatusEntry, treeStatus } from "../sync/status.js";
-import { htmlBodies } from "../tree/bodies.js";
+import { bodyCodec } from "../tree/codecs.js";
 import { StatCache } from "../tree/stat-cache.js";
 import { openTree } from "./context.js";
 import type { CliRun } from "./io.js";
@@ -69,9 +69,10 @@ export function registerStatus(program: Command, run: CliRun): void {
         root: tree.root,
         snapshot,
         ignore: tree.config.ignore,
-        bodies: htmlBodies,
+        bodies: bodyCodec(tree.config.body),
         paths: paths.length ? treePaths(run, tree.root, paths) : undefined,
         statCache,
+        cache: new ContentCache(statePaths(tree.root, site.name).cache),
       });
       await statCache.save();
       if (flags.json) {

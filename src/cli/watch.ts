@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { ExitCode } from "../errors.js";
 import type { PushPlan } from "../sync/push-plan.js";
 import { type WatchEvent, watchTree } from "../sync/watch.js";
-import { htmlBodies } from "../tree/bodies.js";
+import { bodyCodec } from "../tree/codecs.js";
 import { connect, openTree } from "./context.js";
 import type { CliRun } from "./io.js";
 import { globalsOf } from "./main.js";
@@ -65,7 +65,7 @@ export async function runWatch(run: CliRun, command: Command, flags: WatchFlags)
         site: site.name,
         siteUrl: site.url,
         ignore: tree.config.ignore,
-        bodies: htmlBodies,
+        bodies: bodyCodec(tree.config.body),
         deletes,
         stop: run.interrupted,
         report,

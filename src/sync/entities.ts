@@ -99,6 +99,22 @@ export function chapterFileText(id: number | undefined, values: ChapterValues, b
   return serializeChapterFile(chapterFile(id, values, bodies));
 }
 
+/** The key a chapter body is known by in the snapshot: its format and text, hashed. */
+export function bodyKey(format: string, body: string): string {
+  return sha256(`${format}\n${body}`);
+}
+
+/** A chapter file's text with its hash and body key, as the snapshot records them. */
+export function renderChapter(
+  id: number | undefined,
+  values: ChapterValues,
+  bodies: BodyCodec,
+): { text: string; hash: string; body: string } {
+  const file = chapterFile(id, values, bodies);
+  const text = serializeChapterFile(file);
+  return { text, hash: sha256(text), body: bodyKey(file.format, file.body) };
+}
+
 /** The hash a piece of content compares by, whether it is text or a reference. */
 export function contentKey(content: unknown): string | undefined {
   if (typeof content === "string") return sha256(content);

@@ -24,6 +24,8 @@ export interface Done {
   record?: WireRecord;
   /** Hash of the file as it stands for `record`. */
   hash?: string;
+  /** Chapters: the body key of the file (format and body hashed). */
+  body?: string;
 }
 
 /** One line of the push journal. */

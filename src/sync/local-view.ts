@@ -1,14 +1,17 @@
 import type { BodyCodec } from "../tree/bodies.js";
+import type { ChapterFile } from "../tree/chapter-file.js";
 import { COURSE_FILE, type ScanResult } from "../tree/scan.js";
 import { FileProblem } from "../tree/yaml-text.js";
 import {
+  bodyKey,
   type ChapterValues,
+  type ContentRef,
   type CourseValues,
   chapterValuesOfRecord,
   courseValuesOfFile,
   courseValuesOfRecord,
 } from "./entities.js";
-import type { Snapshot } from "./snapshot.js";
+import type { ContentCache, Snapshot, SnapshotEntry } from "./snapshot.js";
 
 /** A course as the tree has it. */
 export interface LocalCourse {
@@ -57,7 +60,28 @@ export function buildLocalView(
   scan: ScanResult,
   snapshot: Snapshot | undefined,
   bodies: BodyCodec,
+  baseTexts: ReadonlyMap<string, string> = new Map(),
 ): LocalView {
+  /**
+   * A chapter's content as the file says it: the snapshot's own when the body is the one last
+   * written, or its HTML when that is equivalent to the snapshot's (a Markdown body never
+   * renders the site's bytes exactly); else the HTML the body stands for.
+   */
+  const localContent = (
+    parsed: ChapterFile,
+    file: string,
+    entry: SnapshotEntry | undefined,
+  ): string | ContentRef => {
+    const baseHash =
+      typeof entry?.record.content_sha256 === "string" ? entry.record.content_sha256 : undefined;
+    if (baseHash && entry?.body === bodyKey(parsed.format, parsed.body)) return { sha256: baseHash };
+    const html = bodies.toHtml(parsed.body, parsed.format, file);
+    const base = baseHash ? baseTexts.get(baseHash) : undefined;
+    if (baseHash && base !== undefined && parsed.format === "markdown" && bodies.equivalent?.(html, base)) {
+      return { sha256: baseHash };
+    }
+    return html;
+  };
   const view: LocalView = {
     courses: new Map(),
     chapters: new Map(),
@@ -118,9 +142,13 @@ export function buildLocalView(
     let unchanged = false;
     if (chapter.parsed) {
       id = chapter.parsed.id;
-      let content: string;
+      let content: string | ContentRef;
       try {
-        content = bodies.toHtml(chapter.parsed.body, chapter.parsed.format, chapter.file);
+        content = localContent(
+          chapter.parsed,
+          chapter.file,
+          id === undefined ? undefined : snapshot?.chapters[id],
+        );
       } catch (error) {
         if (!(error instanceof FileProblem)) throw error;
         view.problems.push(error);
@@ -147,4 +175,32 @@ export function buildLocalView(
     });
   }
   return view;
+}
+
+/**
+ * The snapshot's chapter texts a local view needs to compare edited Markdown bodies with (and
+ * to merge bodies edited on both sides): read from the content cache, missing ones skipped.
+ */
+export async function baseTextsFor(
+  scan: ScanResult,
+  snapshot: Snapshot | undefined,
+  cache: ContentCache,
+): Promise<Map<string, string>> {
+  const texts = new Map<string, string>();
+  if (!snapshot) return texts;
+  const byPath = new Map(Object.values(snapshot.chapters).map((entry) => [entry.path, entry]));
+  const byId = snapshot.chapters;
+  await Promise.all(
+    scan.chapters.map(async (chapter) => {
+      if (!chapter.parsed) return;
+      const entry =
+        (chapter.parsed.id === undefined ? undefined : byId[chapter.parsed.id]) ?? byPath.get(chapter.file);
+      const hash = entry?.record.content_sha256;
+      if (typeof hash !== "string" || texts.has(hash)) return;
+      if (entry?.body === bodyKey(chapter.parsed.format, chapter.parsed.body)) return;
+      const text = await cache.get(hash);
+      if (text !== undefined) texts.set(hash, text);
+    }),
+  );
+  return texts;
 }

@@ -13,6 +13,7 @@ import {
   courseFileText,
   courseValuesOfRecord,
   fieldsEqual,
+  renderChapter,
   snapshotRecord,
 } from "./entities.js";
 import type { LocalView } from "./local-view.js";
@@ -99,6 +100,9 @@ export function planPull(input: PullInput): PullPlan {
   const remoteChapters = new Map(input.remoteChapters.map((r) => [r.id, r]));
   const changes: Change[] = [];
   const ops: FileOp[] = [];
+  // Snapshots from before `body` was recorded were written as HTML.
+  const modeChanged = (snapshot?.body ?? "html") !== bodies.mode;
+  next.body = bodies.mode;
   const cacheTexts: string[] = [];
   const mergeText = (field: string, b: unknown, l: unknown, r: unknown) => {
     if (field !== "content" || typeof l !== "string" || typeof r !== "string") return undefined;
@@ -448,6 +452,11 @@ export function planPull(input: PullInput): PullPlan {
         fields: plan.local.fields,
         ...(current !== target ? { from: current } : {}),
       });
+    } else if (modeChanged && mine?.unchanged && remote && current && target) {
+      // coursesync.yaml's `body` changed: rewrite the untouched files in the new form (no request).
+      const { text } = renderChapter(id, chapterValuesOfRecord(remote), bodies);
+      ops.push({ op: "write", path: target, text, from: current });
+      changes.push({ kind: "chapter", id, path: target, outcome: "updated", fields: ["format"] });
     } else if (current && target && current !== target) {
       ops.push({ op: "move", from: current, to: target });
       changes.push({ kind: "chapter", id, path: target, outcome: "renamed", from: current });
@@ -455,12 +464,14 @@ export function planPull(input: PullInput): PullPlan {
     if (remote) {
       const entryPath = target ?? current ?? (entry ? translate(entry.path) : undefined);
       const record = snapshotRecord(remote);
-      const unchanged = entry && jsonEqual(record, entry.record);
-      if (!unchanged) cacheTexts.push(String(remote.content ?? ""));
+      const unchanged = entry && jsonEqual(record, entry.record) && !modeChanged && entry.body !== undefined;
+      if (!(entry && jsonEqual(record, entry.record))) cacheTexts.push(String(remote.content ?? ""));
       if (entryPath !== undefined) {
+        const rendered = unchanged ? undefined : renderChapter(id, chapterValuesOfRecord(remote), bodies);
         next.chapters[id] = {
           path: entryPath,
-          hash: unchanged ? entry.hash : sha(chapterFileText(id, chapterValuesOfRecord(remote), bodies)),
+          hash: rendered ? rendered.hash : entry!.hash,
+          body: rendered ? rendered.body : entry!.body,
           record,
         };
       }

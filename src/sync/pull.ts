@@ -3,6 +3,7 @@ import PQueue from "p-queue";
 import type { Listing, ListOptions } from "../api/client.js";
 import { ExitCode, UserError } from "../errors.js";
 import type { BodyCodec } from "../tree/bodies.js";
+import { memoized } from "../tree/codecs.js";
 import {
   hashTreeFile,
   moveTreePath,
@@ -14,7 +15,7 @@ import { scanTree } from "../tree/scan.js";
 import { StatCache } from "../tree/stat-cache.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { sha256 } from "../util/hash.js";
-import { buildLocalView, knownHashes } from "./local-view.js";
+import { baseTextsFor, buildLocalView, knownHashes } from "./local-view.js";
 import { type FileOp, planPull } from "./pull-plan.js";
 import { jsonEqual } from "./reconcile.js";
 import { type Change, defaultMaxDelete } from "./report.js";
@@ -71,7 +72,8 @@ export function invalidFilesError(problems: readonly FileProblem[], verb: string
 
 /** Pull the site into the tree: list, reconcile, write, save the snapshot last. */
 export async function pull(options: PullOptions, client: Lister): Promise<PullResult> {
-  const { root, bodies } = options;
+  const { root } = options;
+  const bodies = memoized(options.bodies);
   const snapshot = await loadSnapshot(root, options.site);
   if (snapshot && snapshot.site !== options.siteUrl) {
     throw new UserError(
@@ -96,7 +98,11 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
     knownHashes: knownHashes(snapshot),
     statCache,
   });
-  const local = buildLocalView(scan, snapshot, bodies);
+  // Texts of the last sync for the bodies edited here: to tell an edit from a re-rendering,
+  // and as the base of a three-way body merge.
+  const cache = new ContentCache(statePaths(root, options.site).cache);
+  const baseTexts = await baseTextsFor(scan, snapshot, cache);
+  const local = buildLocalView(scan, snapshot, bodies, baseTexts);
   const problems = [...scan.problems, ...local.problems];
   if (problems.length > 0) throw invalidFilesError(problems, "nothing was pulled");
 
@@ -119,21 +125,6 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
         hint: "An empty listing is not taken as 'every chapter was deleted'. Check the site and the account. If the site really has no chapters now, remove the chapter files and their snapshot entries by hand.",
       },
     );
-  }
-
-  const cache = new ContentCache(statePaths(root, options.site).cache);
-  const baseTexts = new Map<string, string>();
-  // Base texts are needed only for bodies edited on both sides (a three-way merge).
-  const remoteById = new Map(chapters.records.map((r) => [r.id, r]));
-  for (const chapter of local.chapters.values()) {
-    if (chapter.unchanged || chapter.id === undefined) continue;
-    const entry = snapshot?.chapters[chapter.id];
-    const remote = remoteById.get(chapter.id);
-    const hash = entry?.record.content_sha256;
-    if (typeof hash !== "string" || typeof remote?.content !== "string") continue;
-    if (sha256(remote.content) === hash) continue;
-    const text = await cache.get(hash);
-    if (text !== undefined) baseTexts.set(hash, text);
   }
 
   const scope = options.paths?.map((p) => p.replace(/\/+$/, ""));

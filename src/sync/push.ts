@@ -5,6 +5,7 @@ import { ApiError, WriteOutcomeUnknownError } from "../api/errors.js";
 import type { Resource, WireRecord } from "../api/wire.js";
 import { ExitCode, UserError } from "../errors.js";
 import type { BodyCodec } from "../tree/bodies.js";
+import { parseChapterFile, splitFrontMatter } from "../tree/chapter-file.js";
 import { abs, removeTreeFile, writeTreeFile } from "../tree/fs-ops.js";
 import { scanTree } from "../tree/scan.js";
 import { StatCache } from "../tree/stat-cache.js";
@@ -12,6 +13,7 @@ import type { FileProblem } from "../tree/yaml-text.js";
 import { sha256 } from "../util/hash.js";
 import {
   asFields,
+  bodyKey,
   type ChapterValues,
   type CourseValues,
   chapterFileText,
@@ -19,16 +21,17 @@ import {
   courseFileText,
   courseValuesOfRecord,
   fieldsEqual,
+  renderChapter,
   snapshotRecord,
 } from "./entities.js";
 import { type Done, Journal, type JournalLine, unconfirmedIntents } from "./journal.js";
 import { courseFileOf, inPaths, planLocalChanges } from "./local-plan.js";
-import { buildLocalView, knownHashes, type LocalView } from "./local-view.js";
+import { baseTextsFor, buildLocalView, knownHashes, type LocalView } from "./local-view.js";
 import { invalidFilesError } from "./pull.js";
 import { chapterInput, courseInput, type PushOp, type PushPlan, planPush } from "./push-plan.js";
 import { type EntityPlan, reconcileEntity } from "./reconcile.js";
 import { type Change, defaultMaxDelete } from "./report.js";
-import { loadSnapshot, type Snapshot, saveSnapshot, statePaths } from "./snapshot.js";
+import { ContentCache, loadSnapshot, type Snapshot, saveSnapshot, statePaths } from "./snapshot.js";
 
 /** The part of the API client push uses. */
 export interface PushClient {
@@ -119,10 +122,17 @@ function valuesOf(kind: "course" | "chapter", record: WireRecord): CourseValues 
   return kind === "course" ? courseValuesOfRecord(record) : chapterValuesOfRecord(record);
 }
 
-function sameValues(a: object, b: object): boolean {
+function sameValues(a: object, b: object, bodies: BodyCodec): boolean {
   const x = a as Record<string, unknown>;
   const y = b as Record<string, unknown>;
-  return Object.keys({ ...x, ...y }).every((k) => fieldsEqual(k, x[k], y[k]));
+  return Object.keys({ ...x, ...y }).every((k) => {
+    if (fieldsEqual(k, x[k], y[k])) return true;
+    // A Markdown body's HTML is equivalent to what the site stored, not byte-equal.
+    const [p, q] = [x[k], y[k]];
+    return (
+      k === "content" && typeof p === "string" && typeof q === "string" && bodies.equivalent?.(p, q) === true
+    );
+  });
 }
 
 /** Fold confirmed writes of a journal into a snapshot (pure). */
@@ -140,7 +150,12 @@ export function foldJournal(snapshot: Snapshot, lines: readonly JournalLine[]): 
     if (replaced !== undefined && Number(replaced) !== line.id) delete table[replaced];
     if (line.op === "delete") delete table[line.id];
     else if (line.record && line.hash)
-      table[line.id] = { path: line.path, hash: line.hash, record: snapshotRecord(line.record) };
+      table[line.id] = {
+        path: line.path,
+        hash: line.hash,
+        ...(line.body ? { body: line.body } : {}),
+        record: snapshotRecord(line.record),
+      };
   }
   return next;
 }
@@ -175,7 +190,8 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     statCache,
     parseAll: options.paths ? (file) => inPaths(file, options.paths) : true,
   });
-  const local = buildLocalView(scan, snapshot, bodies);
+  const cache = new ContentCache(state.cache);
+  const local = buildLocalView(scan, snapshot, bodies, await baseTextsFor(scan, snapshot, cache));
   const problems = [...scan.problems, ...local.problems];
   // Invalid files stop the push, unless they are outside the paths asked for or the caller
   // (watch) skips them; either way nothing they stand for (or hold, for a course) is touched.
@@ -276,6 +292,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
           adopter,
           root,
           bodies,
+          cache,
         });
         if (line) {
           done.push(line);
@@ -496,6 +513,7 @@ interface ApplyContext {
   adopter: Adopter;
   root: string;
   bodies: BodyCodec;
+  cache: ContentCache;
 }
 
 async function apply(
@@ -532,7 +550,7 @@ async function apply(
         );
     }
     if (op.kind === "course") ctx.createdCourse.set(op.key, record.id);
-    const hash = await settleFile(op.kind, op.path, record, op.values, true, ctx);
+    const settled = await settleFile(op.kind, op.path, record, op.values, true, ctx);
     const line: Done = {
       t: "done",
       op: "create",
@@ -541,7 +559,7 @@ async function apply(
       id: record.id,
       path: op.path,
       record,
-      hash,
+      ...settled,
     };
     await journal.append(line);
     return line;
@@ -592,7 +610,7 @@ async function apply(
     if (!record) throw new UserError(`PATCH ${resource}/${op.id}: the record is gone from the site`);
   }
   if (!record) return undefined;
-  const hash = await settleFile(op.kind, op.path, record, mine.values, false, ctx);
+  const settled = await settleFile(op.kind, op.path, record, mine.values, false, ctx);
   const line: Done = {
     t: "done",
     op: "update",
@@ -601,7 +619,7 @@ async function apply(
     id: op.id,
     path: op.path,
     record,
-    hash,
+    ...settled,
   };
   await journal.append(line);
   return line;
@@ -619,23 +637,32 @@ async function settleFile(
   localValues: CourseValues | ChapterValues,
   created: boolean,
   ctx: ApplyContext,
-): Promise<string> {
+): Promise<{ hash: string; body?: string }> {
   const file = fileOf(kind, where);
   const text = await readFile(abs(ctx.root, file), "utf8");
   const siteValues = valuesOf(kind, record);
   const wanted = { ...localValues } as Record<string, unknown>;
-  if (kind === "chapter") wanted.course_id = (siteValues as ChapterValues).course_id;
-  if (sameValues(siteValues, wanted)) {
+  if (kind === "chapter") {
+    wanted.course_id = (siteValues as ChapterValues).course_id;
+    // The last synced text of this chapter, for later comparisons and merges.
+    if (typeof record.content === "string") await ctx.cache.put(record.content);
+  }
+  if (sameValues(siteValues, wanted, ctx.bodies)) {
     const next = created ? withId(text, record.id, kind) : text;
     if (next !== text) await writeTreeFile(ctx.root, file, next);
-    return sha256(next);
+    if (kind === "course") return { hash: sha256(next) };
+    const { body } = splitFrontMatter(next, file);
+    const format = parseChapterFile(next, file).format;
+    return { hash: sha256(next), body: bodyKey(format, body) };
   }
-  const next =
-    kind === "course"
-      ? courseFileText(record.id, siteValues as CourseValues)
-      : chapterFileText(record.id, siteValues as ChapterValues, ctx.bodies);
-  await writeTreeFile(ctx.root, file, next);
-  return sha256(next);
+  if (kind === "course") {
+    const next = courseFileText(record.id, siteValues as CourseValues);
+    await writeTreeFile(ctx.root, file, next);
+    return { hash: sha256(next) };
+  }
+  const rendered = renderChapter(record.id, siteValues as ChapterValues, ctx.bodies);
+  await writeTreeFile(ctx.root, file, rendered.text);
+  return { hash: rendered.hash, body: rendered.body };
 }
 
 /** After a crash: files whose create was confirmed but whose id was never written get it now. */

@@ -18,6 +18,11 @@ export interface SnapshotEntry {
   /** SHA-256 of the file as written from `record` (course.yaml or the chapter file). */
   hash: string;
   /**
+   * Chapters: SHA-256 of the body's format and text as written. A file whose front matter
+   * changed but whose body did not keeps the site's content without converting anything.
+   */
+  body?: string;
+  /**
    * The whole remote record as last synced, every field kept. A chapter's `content` is kept
    * out of line: `content_sha256` names it in the content cache.
    */
@@ -28,6 +33,8 @@ export interface SnapshotEntry {
 export interface Snapshot {
   version: 1;
   site: string;
+  /** How chapter bodies were written (coursesync.yaml's `body`); absent means html. */
+  body?: "markdown" | "html";
   courses: Record<string, SnapshotEntry>;
   chapters: Record<string, SnapshotEntry>;
 }

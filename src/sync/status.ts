@@ -2,8 +2,8 @@ import type { BodyCodec } from "../tree/bodies.js";
 import { scanTree } from "../tree/scan.js";
 import type { StatCache } from "../tree/stat-cache.js";
 import { copyBeside, inPaths, planLocalChanges } from "./local-plan.js";
-import { buildLocalView, knownHashes } from "./local-view.js";
-import type { Snapshot } from "./snapshot.js";
+import { baseTextsFor, buildLocalView, knownHashes } from "./local-view.js";
+import type { ContentCache, Snapshot } from "./snapshot.js";
 
 /** What status says of one file or record. */
 export type StatusState =
@@ -37,6 +37,8 @@ export async function treeStatus(options: {
   bodies: BodyCodec;
   paths?: readonly string[] | undefined;
   statCache?: StatCache | undefined;
+  /** The content cache, to tell an edited Markdown body from one that only renders differently. */
+  cache?: ContentCache | undefined;
 }): Promise<StatusEntry[]> {
   const { snapshot, paths } = options;
   const scan = await scanTree(options.root, {
@@ -44,7 +46,8 @@ export async function treeStatus(options: {
     knownHashes: knownHashes(snapshot),
     statCache: options.statCache,
   });
-  const local = buildLocalView(scan, snapshot, options.bodies);
+  const baseTexts = options.cache ? await baseTextsFor(scan, snapshot, options.cache) : undefined;
+  const local = buildLocalView(scan, snapshot, options.bodies, baseTexts);
   const entries: StatusEntry[] = [];
   for (const problem of [...scan.problems, ...local.problems]) {
     if (!inPaths(problem.file, paths)) continue;

@@ -6,10 +6,17 @@ import { FileProblem } from "./yaml-text.js";
  * its file. For now every body is the HTML verbatim (`format: html`); Markdown arrives here.
  */
 export interface BodyCodec {
+  /** How new bodies are written: Markdown where proven lossless, or always the HTML. */
+  readonly mode: "markdown" | "html";
   /** The file body and its format for a chapter's HTML. */
   fromHtml(html: string): { body: string; format: BodyFormat };
   /** The HTML a file body stands for; throws FileProblem when it cannot be read. */
   toHtml(body: string, format: BodyFormat, file: string): string;
+  /**
+   * Whether two HTML texts say the same (DESIGN 5's gate), for bodies written as Markdown:
+   * their HTML is never byte-equal to the site's, only equivalent.
+   */
+  equivalent?(a: string, b: string): boolean;
 }
 
 /**
@@ -35,20 +42,3 @@ export function readJsonBody(body: string, file: string): string {
     "This format keeps HTML that UTF-8 cannot hold exact; edit it as a JSON string, or pull again.",
   );
 }
-
-/** Keeps chapter HTML verbatim in the file. */
-export const htmlBodies: BodyCodec = {
-  fromHtml: (html) => exactBody(html) ?? { body: html, format: "html" },
-  toHtml(body, format, file) {
-    if (format === "json") return readJsonBody(body, file);
-    if (format !== "html") {
-      throw new FileProblem(
-        file,
-        undefined,
-        "Markdown bodies are not supported yet",
-        "Add `format: html` to the front matter and write the body as HTML.",
-      );
-    }
-    return body;
-  },
-};

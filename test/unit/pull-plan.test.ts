@@ -19,6 +19,7 @@ const SITE = "https://academy.example.com/api/v1";
 
 /** HTML kept verbatim: the planner under test, not the body conversion. */
 const bodies: BodyCodec = {
+  mode: "html",
   fromHtml: (html) => ({ body: html, format: "html" }),
   toHtml: (body) => body,
 };

@@ -25,7 +25,7 @@ import { planPush } from "../../src/sync/push-plan.js";
 import { reconcileEntity } from "../../src/sync/reconcile.js";
 import { defaultMaxDelete } from "../../src/sync/report.js";
 import type { Snapshot } from "../../src/sync/snapshot.js";
-import { htmlBodies } from "../../src/tree/bodies.js";
+import { htmlBodies } from "../../src/tree/codecs.js";
 import { scanTree } from "../../src/tree/scan.js";
 import { StatCache } from "../../src/tree/stat-cache.js";
 import { sha256 } from "../../src/util/hash.js";

@@ -119,7 +119,7 @@ describe("course.yaml", () => {
 
 describe("HTML that UTF-8 cannot hold", () => {
   it("is kept exact as a JSON string body and read back to the same text", async () => {
-    const { htmlBodies } = await import("../../src/tree/bodies.js");
+    const { htmlBodies } = await import("../../src/tree/codecs.js");
     const html = "<p>half an emoji: \uD83D and more</p>";
     const { body, format } = htmlBodies.fromHtml(html);
     expect(format).toBe("json");

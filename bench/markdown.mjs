@@ -1,0 +1,132 @@
+// node bench/markdown.mjs (after npm run build): the figures of the Markdown body issue.
+// - the share of chapters stored as editable Markdown, for the CommonMark spec corpus and the
+//   rich-text-editor corpus in test/fixtures/editor-html (and how many top-level blocks went raw);
+// - throughput of the whole pull-side step (parse, convert, render back, gate) on 10 KB chapters,
+//   in chapters per second on one core (this process is single-threaded);
+// - the time for one 1 MB chapter.
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import spec from "commonmark-spec";
+import { parseHtml } from "../dist/tree/markdown/gate.js";
+import { htmlToBody } from "../dist/tree/markdown/index.js";
+import { blockHtml, topBlocks } from "../dist/tree/markdown/to-markdown.js";
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const fixtures = path.join(root, "test", "fixtures", "editor-html");
+
+const specCorpus = [...new Set(spec.tests.map((test) => test.html.replace(/→/g, "\t")))];
+const editorCorpus = readdirSync(fixtures)
+  .filter((name) => name.endsWith(".html"))
+  .sort()
+  .map((name) => readFileSync(path.join(fixtures, name), "utf8"));
+
+function percent(part, whole) {
+  return `${((100 * part) / whole).toFixed(1)}%`;
+}
+
+// Share stored as Markdown, and of the top-level blocks of those chapters, how many are kept as
+// HTML blocks (their whole HTML, not Markdown) inside the Markdown.
+function share(name, corpus) {
+  let markdown = 0;
+  let blocks = 0;
+  let rawBlocks = 0;
+  for (const html of corpus) {
+    const { body, format } = htmlToBody(html);
+    if (format !== "markdown") continue;
+    markdown++;
+    for (const block of topBlocks(parseHtml(html).childNodes)) {
+      blocks++;
+      const raw = blockHtml(block);
+      if (raw !== undefined && `\n\n${body}\n\n`.includes(`\n\n${raw}\n\n`)) rawBlocks++;
+    }
+  }
+  console.log(
+    `${name}: ${markdown}/${corpus.length} chapters stored as Markdown (${percent(markdown, corpus.length)}); ` +
+      `${rawBlocks}/${blocks} of their top-level blocks kept as HTML blocks (${percent(rawBlocks, blocks)})`,
+  );
+}
+
+/** Chapters of at least `size` characters, made by joining corpus fragments from `offset` on. */
+function chapters(corpus, size, count) {
+  const out = [];
+  for (let c = 0; c < count; c++) {
+    let html = "";
+    for (let i = c * 7; html.length < size; i++) html += `${corpus[i % corpus.length]}\n`;
+    out.push(html);
+  }
+  return out;
+}
+
+// A clean 10 KB chapter: the kind of HTML a site's own Markdown or a tidy editor produces.
+function cleanChapter(size) {
+  let html = "";
+  for (let i = 0; html.length < size; i++) {
+    html +=
+      `<h2>Section ${i}: the basics</h2>\n` +
+      `<p>Layout in CSS starts from <strong>one idea</strong>: every element generates a <em>box</em>. ` +
+      `See <a href="https://example.com/docs/${i}">the docs</a> and <code>box-sizing</code>.</p>\n` +
+      "<ul>\n<li>Content &mdash; the text itself</li>\n<li>Padding, inside the border</li>\n</ul>\n" +
+      `<pre><code class="language-css">.box {\n  padding: 1rem;\n}\n</code></pre>\n` +
+      "<blockquote>\n<p>Measure, don't guess.</p>\n</blockquote>\n" +
+      "<table>\n<thead>\n<tr>\n<th>Property</th>\n<th>Value</th>\n</tr>\n</thead>\n" +
+      "<tbody>\n<tr>\n<td>margin</td>\n<td>auto</td>\n</tr>\n</tbody>\n</table>\n";
+  }
+  return html;
+}
+
+// Rounds of a second and a half each: the median, and the best (this figure swings with whatever
+// else the machine runs).
+function throughput(name, inputs) {
+  for (let i = 0; i < 30; i++) htmlToBody(inputs[i % inputs.length]);
+  const rates = [];
+  let markdown = 0;
+  let count = 0;
+  for (let round = 0; round < 5; round++) {
+    let done = 0;
+    const started = performance.now();
+    while (performance.now() - started < 1500) {
+      if (htmlToBody(inputs[count % inputs.length]).format === "markdown") markdown++;
+      count++;
+      done++;
+    }
+    rates.push((1000 * done) / (performance.now() - started));
+  }
+  rates.sort((a, b) => a - b);
+  const kb = Math.round(inputs.reduce((sum, html) => sum + html.length, 0) / inputs.length / 1024);
+  console.log(
+    `${name}: ${rates[2].toFixed(0)} chapters/s of ~${kb} KB (median of 5 rounds; best ${rates[4].toFixed(0)}, ` +
+      `worst ${rates[0].toFixed(0)}; ${(1000 / rates[2]).toFixed(2)} ms each; ${percent(markdown, count)} stored as Markdown)`,
+  );
+}
+
+function oneMegabyte(name, html) {
+  const times = [];
+  let format = "";
+  for (let i = 0; i < 3; i++) {
+    const started = performance.now();
+    format = htmlToBody(html).format;
+    times.push(performance.now() - started);
+  }
+  console.log(
+    `${name}: ${(html.length / 1024 / 1024).toFixed(2)} MB chapter in ${Math.min(...times).toFixed(0)} ms ` +
+      `(first run ${times[0].toFixed(0)} ms; stored as ${format})`,
+  );
+}
+
+console.log(`Node ${process.version}, one core`);
+share("CommonMark spec corpus", specCorpus);
+share("Editor corpus", editorCorpus);
+throughput("Pull step, clean 10 KB chapters", [cleanChapter(10 * 1024)]);
+// Editor snippets joined into chapters: all of them (most such chapters hold one snippet that only
+// HTML can say, so they take the slowest path: whole check, block checks, then HTML), and only
+// the snippets that are Markdown on their own.
+const markdownSnippets = editorCorpus.filter((html) => htmlToBody(html).format === "markdown");
+throughput("Pull step, editor-mix 10 KB chapters", chapters(editorCorpus, 10 * 1024, 20));
+throughput(
+  "Pull step, editor-mix 10 KB chapters (Markdown-able snippets)",
+  chapters(markdownSnippets, 10 * 1024, 20),
+);
+oneMegabyte("Pull step, clean", cleanChapter(1024 * 1024));
+oneMegabyte("Pull step, editor mix", chapters(editorCorpus, 1024 * 1024, 1)[0]);
+oneMegabyte("Pull step, editor mix (Markdown-able snippets)", chapters(markdownSnippets, 1024 * 1024, 1)[0]);
