@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { cliEnv } from "../helpers/site.js";
 import { runBin, startBinEmulator } from "../helpers/subprocess.js";
 import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
 
@@ -30,11 +31,7 @@ describe("the built CLI", () => {
     const emulator = await startBinEmulator();
     try {
       const dir = await testdir();
-      const env = {
-        COURSESYNC_CONFIG_DIR: path.join(dir, "config"),
-        COURSESYNC_EMAIL: "demo@example.com",
-        COURSESYNC_PASSWORD: "coursesync",
-      };
+      const env = cliEnv(dir);
       expect((await runBin(["init", "school", "--url", emulator.url], { cwd: dir, env })).code).toBe(0);
       const tree = path.join(dir, "school");
       expect((await runBin(["login"], { cwd: tree, env })).code).toBe(0);

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { appendFile, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { cliEnv, eventually } from "../helpers/site.js";
 import { BIN, runBin, startBinEmulator } from "../helpers/subprocess.js";
 import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
 
@@ -17,25 +18,12 @@ async function admin<T>(url: string, route: string): Promise<T> {
   return (await (await fetch(`${origin}/__admin${route}`)).json()) as T;
 }
 
-async function waitFor(check: () => Promise<boolean>, ms: number): Promise<void> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`condition not met within ${ms} ms`);
-}
-
 describe("a push killed with SIGKILL", () => {
   it("is finished by the next push: every edit on the site exactly once, no duplicate record", async () => {
     const emulator = await startBinEmulator(["--admin", "--latency", "60"]);
     try {
       const dir = await testdir();
-      const env = {
-        COURSESYNC_CONFIG_DIR: path.join(dir, "config"),
-        COURSESYNC_EMAIL: "demo@example.com",
-        COURSESYNC_PASSWORD: "coursesync",
-      };
+      const env = cliEnv(dir);
       const tree = path.join(dir, "school");
       expect((await runBin(["init", "school", "--url", emulator.url], { cwd: dir, env })).code).toBe(0);
       expect((await runBin(["pull"], { cwd: tree, env })).code).toBe(0);
@@ -77,7 +65,7 @@ describe("a push killed with SIGKILL", () => {
         (await admin<Array<{ method: string }>>(emulator.url, "/requests")).filter((r) => r.method !== "GET")
           .length;
       // Kill it in the middle: after some writes reached the site, before all 20 did.
-      await waitFor(async () => (await writes()) >= 6, 20_000);
+      await eventually(async () => (await writes()) >= 6, 20_000);
       child.kill("SIGKILL");
       await new Promise((resolve) => child.once("exit", resolve));
       const before = await writes();

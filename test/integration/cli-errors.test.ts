@@ -3,27 +3,19 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { useEmulators } from "../helpers/emulator.js";
+import { pulledSite } from "../helpers/site.js";
 import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
 
 const start = useEmulators();
 afterEach(cleanupTestdirs);
 
+/** A pulled tree of one course (1) with one chapter, Intro (1). */
 async function pulledTree() {
-  const emulator = await start({ seedDir: null });
-  emulator.state.createCourse({ course: { title: "Only course", status: 1 } });
-  emulator.state.createChapter({
-    chapter: { course_id: 1, title: "Intro", ordinal: 1, content: "<p>x</p>" },
+  const { emulator, root, env } = await pulledSite(start, {
+    courses: [{ title: "Only course", status: 1 }],
+    chapters: [{ course_id: 1, title: "Intro", ordinal: 1, content: "<p>x</p>" }],
   });
-  const dir = await testdir();
-  const env = {
-    COURSESYNC_CONFIG_DIR: path.join(dir, "config"),
-    COURSESYNC_EMAIL: "demo@example.com",
-    COURSESYNC_PASSWORD: "coursesync",
-  };
-  await runCli(["init", "tree", "--url", emulator.baseUrl], { cwd: dir, env });
-  const tree = path.join(dir, "tree");
-  expect((await runCli(["pull"], { cwd: tree, env })).code).toBe(0);
-  return { emulator, tree, env };
+  return { emulator, tree: root, env };
 }
 
 describe("errors a script can read", () => {

@@ -3,12 +3,11 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { useEmulators } from "../helpers/emulator.js";
+import { LOGIN } from "../helpers/site.js";
 import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
 
 const start = useEmulators();
 afterEach(cleanupTestdirs);
-
-const login = { COURSESYNC_EMAIL: "demo@example.com", COURSESYNC_PASSWORD: "coursesync" };
 
 async function setup() {
   const emulator = await start({ seedDir: null });
@@ -64,7 +63,7 @@ describe("login and logout", () => {
   it("logs in from the environment and stores the token 0600 outside the tree", async () => {
     const { emulator, dir, tree, configDir, env } = await setup();
     await runCli(["init", "tree", "--url", emulator.baseUrl], { cwd: dir, env });
-    const result = await runCli(["login"], { cwd: tree, env: { ...env, ...login } });
+    const result = await runCli(["login"], { cwd: tree, env: { ...env, ...LOGIN } });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain("Logged in");
     const file = path.join(configDir, "credentials.json");
@@ -145,7 +144,7 @@ describe("a broken coursesync.yaml", () => {
   it("stops every command with the file, the line and exit 2", async () => {
     const dir = await testdir({ "coursesync.yaml": "sites:\n  production:\n    url: [oops\n" });
     await writeFile(path.join(dir, "x"), "");
-    const result = await runCli(["pull"], { cwd: dir, env: login });
+    const result = await runCli(["pull"], { cwd: dir, env: LOGIN });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/coursesync\.yaml:\d+: YAML does not parse/);
   });

@@ -3,26 +3,24 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { useEmulators } from "../helpers/emulator.js";
-import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
+import { initTree, seedSite } from "../helpers/site.js";
+import { cleanupTestdirs } from "../helpers/testdir.js";
 
 const start = useEmulators();
 afterEach(cleanupTestdirs);
 
+/** A tree made by init, not yet pulled, for a site of three draft courses and nine chapters. */
 async function setup() {
   const emulator = await start({ seedDir: null, pageSize: 5 });
-  for (let i = 1; i <= 3; i++) emulator.state.createCourse({ course: { title: `Course ${i}`, status: 0 } });
-  for (let i = 1; i <= 9; i++)
-    emulator.state.createChapter({
-      chapter: { course_id: 1 + (i % 3), title: `Ch ${i}`, content: "<p>x</p>" },
-    });
-  const dir = await testdir();
-  const tree = path.join(dir, "tree");
-  const env = {
-    COURSESYNC_CONFIG_DIR: path.join(dir, "config"),
-    COURSESYNC_EMAIL: "demo@example.com",
-    COURSESYNC_PASSWORD: "coursesync",
-  };
-  await runCli(["init", "tree", "--url", emulator.baseUrl], { cwd: dir, env });
+  seedSite(emulator, {
+    courses: [1, 2, 3].map((i) => ({ title: `Course ${i}`, status: 0 })),
+    chapters: [1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => ({
+      course_id: 1 + (i % 3),
+      title: `Ch ${i}`,
+      content: "<p>x</p>",
+    })),
+  });
+  const { root: tree, env } = await initTree(emulator);
   const pull = (...args: string[]) => runCli(["pull", "--events", ...args], { cwd: tree, env });
   const eventRequests = () => emulator.state.requests.filter((r) => r.path.endsWith("/events")).length;
   const archived = async () =>

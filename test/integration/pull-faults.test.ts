@@ -1,9 +1,9 @@
-import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EmulatorOptions, FaultPatch } from "../../src/emulator/server.js";
 import { runCli } from "../helpers/cli.js";
 import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";
+import { addChapter, addCourse, cliEnv, writeConfig } from "../helpers/site.js";
 import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
 
 // The CLI retries with real backoff sleeps (500 ms doubling, full jitter): the sites here are
@@ -12,7 +12,6 @@ import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
 const start = useEmulators();
 afterEach(cleanupTestdirs);
 
-const LOGIN = { COURSESYNC_EMAIL: "demo@example.com", COURSESYNC_PASSWORD: "coursesync" };
 const SKIP = [".coursesync/cache"];
 
 /** An emulator with a small site, and a way to pull it into a fresh tree. */
@@ -27,28 +26,22 @@ async function setup(options: EmulatorOptions = {}) {
   });
   seed(emulator);
   const dir = await testdir();
-  const env = { COURSESYNC_CONFIG_DIR: path.join(dir, "config"), ...LOGIN };
+  const env = cliEnv(dir);
   const pullInto = async (name: string, extraEnv: Record<string, string> = {}) => {
     const root = path.join(dir, name);
-    await mkdir(root, { recursive: true });
-    await writeFile(
-      path.join(root, "coursesync.yaml"),
-      `site: production\nsites:\n  production:\n    url: ${emulator.baseUrl}\nbody: html\nconcurrency: 4\nignore: []\n`,
-    );
+    await writeConfig(root, emulator.baseUrl);
     const result = await runCli(["pull"], { cwd: root, env: { ...env, ...extraEnv } });
     return { root, result };
   };
   return { emulator, dir, env, pullInto };
 }
 
+/** Three courses of three chapters each, every course followed by its chapters. */
 function seed(emulator: TestEmulator): void {
   for (let c = 0; c < 3; c++) {
-    const course = emulator.state.createCourse({ course: { title: `Course ${c}`, excerpt: `About ${c}` } });
-    if (course.kind !== "ok") throw new Error("seed");
+    const course = addCourse(emulator, { title: `Course ${c}`, excerpt: `About ${c}` });
     for (let i = 0; i < 3; i++) {
-      emulator.state.createChapter({
-        chapter: { course_id: course.value.id, title: `Part ${i}`, content: `<p>${c}.${i}</p>\n` },
-      });
+      addChapter(emulator, { course_id: course, title: `Part ${i}`, content: `<p>${c}.${i}</p>\n` });
     }
   }
 }

@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -8,39 +8,26 @@ import { ApiClient } from "../../src/api/client.js";
 import type { EmulatorOptions } from "../../src/emulator/server.js";
 import { acquireLock } from "../../src/sync/lock.js";
 import { pull as pullTree } from "../../src/sync/pull.js";
-import { htmlBodies } from "../../src/tree/bodies.js";
+import { htmlBodies } from "../../src/tree/codecs.js";
 import { runCli } from "../helpers/cli.js";
 import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";
+import { addChapter, addCourse, cliEnv, LOGIN, ok, stamps, writeConfig } from "../helpers/site.js";
 import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
 
 const start = useEmulators();
 afterEach(cleanupTestdirs);
 
-const LOGIN = { COURSESYNC_EMAIL: "demo@example.com", COURSESYNC_PASSWORD: "coursesync" };
 const SNAPSHOT = ".coursesync/production.json";
-
-async function writeConfig(root: string, url: string): Promise<void> {
-  await mkdir(root, { recursive: true });
-  await writeFile(
-    path.join(root, "coursesync.yaml"),
-    `site: production\nsites:\n  production:\n    url: ${url}\nbody: html\nconcurrency: 4\nignore: []\n`,
-  );
-}
 
 /** An emulator, a tree for it, and a CLI bound to both. */
 async function setup(options: EmulatorOptions = {}) {
   const emulator = await start({ seedDir: null, admin: true, now: manualClock().now, ...options });
   const dir = await testdir();
-  const env = { COURSESYNC_CONFIG_DIR: path.join(dir, "config"), ...LOGIN };
+  const env = cliEnv(dir);
   const root = path.join(dir, "tree");
   await writeConfig(root, emulator.baseUrl);
   const pull = (...args: string[]) => runCli(["pull", ...args], { cwd: root, env });
   return { emulator, dir, env, root, pull };
-}
-
-function ok<T>(outcome: { kind: string; value?: T }): T {
-  if (outcome.kind !== "ok") throw new Error(`emulator refused: ${JSON.stringify(outcome)}`);
-  return outcome.value as T;
 }
 
 /** `courses` courses of `chapters` chapters each; returns their ids. */
@@ -52,27 +39,18 @@ function seed(
 ) {
   const out: { course: number; chapters: number[] }[] = [];
   for (let c = 0; c < courses; c++) {
-    const course = ok<{ id: number }>(emulator.state.createCourse({ course: { title: `Course ${c}` } })).id;
+    const course = addCourse(emulator, { title: `Course ${c}` });
     const ids: number[] = [];
     for (let i = 0; i < chapters; i++) {
       ids.push(
-        ok<{ id: number }>(
-          emulator.state.createChapter({
-            chapter: { course_id: course, title: `Chapter ${i}`, content: content(c * chapters + i) },
-          }),
-        ).id,
+        addChapter(emulator, {
+          course_id: course,
+          title: `Chapter ${i}`,
+          content: content(c * chapters + i),
+        }),
       );
     }
     out.push({ course, chapters: ids });
-  }
-  return out;
-}
-
-async function stamps(root: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const file of Object.keys(await readTree(root, [".coursesync/cache"]))) {
-    const s = await stat(path.join(root, file), { bigint: true });
-    out[file] = `${s.ino}:${s.mtimeNs}`;
   }
   return out;
 }

@@ -1,17 +1,17 @@
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EmulatorOptions } from "../../src/emulator/server.js";
 import { runCli } from "../helpers/cli.js";
 import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";
+import { addChapter, addCourse, cliEnv, edit, LOGIN, ok, writeConfig } from "../helpers/site.js";
 import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
 
 const start = useEmulators();
 afterEach(cleanupTestdirs);
 
 const PASSWORD = "pw-Hunter2-s3cret";
-const LOGIN = { COURSESYNC_EMAIL: "demo@example.com", COURSESYNC_PASSWORD: PASSWORD };
 
 /** An emulator (password PASSWORD), a tree for it, and a CLI bound to both. */
 async function setup(options: EmulatorOptions = {}) {
@@ -23,29 +23,18 @@ async function setup(options: EmulatorOptions = {}) {
     ...options,
   });
   const dir = await testdir();
-  const env = { COURSESYNC_CONFIG_DIR: path.join(dir, "config"), ...LOGIN };
+  const env = cliEnv(dir, { ...LOGIN, COURSESYNC_PASSWORD: PASSWORD });
   const root = path.join(dir, "tree");
-  await mkdir(root, { recursive: true });
-  await writeFile(
-    path.join(root, "coursesync.yaml"),
-    `site: production\nsites:\n  production:\n    url: ${emulator.baseUrl}\nbody: html\nconcurrency: 4\nignore: []\n`,
-  );
+  await writeConfig(root, emulator.baseUrl);
   const pull = (...args: string[]) => runCli(["pull", ...args], { cwd: root, env });
   return { emulator, dir, env, root, pull };
 }
 
-function ok<T>(outcome: { kind: string; value?: T }): T {
-  if (outcome.kind !== "ok") throw new Error(`emulator refused: ${JSON.stringify(outcome)}`);
-  return outcome.value as T;
-}
-
 /** Two courses of two chapters each. */
 function seed(emulator: TestEmulator) {
-  const course = (title: string) => ok<{ id: number }>(emulator.state.createCourse({ course: { title } })).id;
+  const course = (title: string) => addCourse(emulator, { title });
   const chapter = (courseId: number, title: string) =>
-    ok<{ id: number }>(
-      emulator.state.createChapter({ chapter: { course_id: courseId, title, content: `<p>${title}</p>` } }),
-    ).id;
+    addChapter(emulator, { course_id: courseId, title, content: `<p>${title}</p>` });
   const alpha = course("Alpha");
   const beta = course("Beta");
   return {
@@ -56,10 +45,6 @@ function seed(emulator: TestEmulator) {
     b1: chapter(beta, "First"),
     b2: chapter(beta, "Second"),
   };
-}
-
-function edit(emulator: TestEmulator, resource: "courses" | "chapters", id: number, fields: object): void {
-  ok(emulator.state.edit(resource, id, fields as Record<string, unknown>));
 }
 
 describe("pull [paths...]", () => {

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { cp, mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { cp, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
@@ -8,52 +8,27 @@ import { parseChapterFile } from "../../src/tree/chapter-file.js";
 import { sha256 } from "../../src/util/hash.js";
 import { runCli } from "../helpers/cli.js";
 import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";
+import { addChapter, addCourse, cliEnv, edit, stamps, writeConfig } from "../helpers/site.js";
 import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
 
 const start = useEmulators();
 afterEach(cleanupTestdirs);
 
-const LOGIN = { COURSESYNC_EMAIL: "demo@example.com", COURSESYNC_PASSWORD: "coursesync" };
 const SKIP = [".coursesync/cache"];
 
 /** An emulator, a folder for trees, and a CLI bound to them. */
 async function setup(options: EmulatorOptions = {}) {
   const emulator = await start({ seedDir: null, admin: true, now: manualClock().now, ...options });
   const dir = await testdir();
-  const env = { COURSESYNC_CONFIG_DIR: path.join(dir, "config"), ...LOGIN };
+  const env = cliEnv(dir);
   /** A fresh tree: coursesync.yaml for the emulator, bodies kept as HTML. */
   const tree = async (name = "tree") => {
     const root = path.join(dir, name);
-    await writeFileDeep(
-      path.join(root, "coursesync.yaml"),
-      `site: production\nsites:\n  production:\n    url: ${emulator.baseUrl}\nbody: html\nconcurrency: 4\nignore: []\n`,
-    );
+    await writeConfig(root, emulator.baseUrl);
     return root;
   };
   const pull = (root: string, ...args: string[]) => runCli(["pull", ...args], { cwd: root, env });
   return { emulator, dir, env, tree, pull };
-}
-
-async function writeFileDeep(file: string, text: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, text);
-}
-
-function ok<T>(outcome: { kind: string; value?: T }): T {
-  if (outcome.kind !== "ok") throw new Error(`emulator refused: ${JSON.stringify(outcome)}`);
-  return outcome.value as T;
-}
-
-function addCourse(emulator: TestEmulator, fields: Record<string, unknown>): number {
-  return ok<{ id: number }>(emulator.state.createCourse({ course: fields })).id;
-}
-
-function addChapter(emulator: TestEmulator, fields: Record<string, unknown>): number {
-  return ok<{ id: number }>(emulator.state.createChapter({ chapter: fields })).id;
-}
-
-function edit(emulator: TestEmulator, resource: "courses" | "chapters", id: number, fields: object): void {
-  ok(emulator.state.edit(resource, id, fields as Record<string, unknown>));
 }
 
 const TRICKY = '<h2>Tricky</h2>\r\n<p>a &amp; b &lt;c&gt; "q"</p>\n\n<pre>  keep\n\tthis\n</pre>\n\n';
@@ -89,17 +64,6 @@ function expectSortedKeys(value: unknown, where = "$"): void {
     expect(keys, where).toEqual([...keys].sort());
     for (const key of keys) expectSortedKeys((value as Record<string, unknown>)[key], `${where}.${key}`);
   }
-}
-
-/** Inode and mtime (ns) of every file, to tell an untouched file from a rewritten one. */
-async function stamps(root: string): Promise<Record<string, string>> {
-  const files = await readTree(root, SKIP);
-  const out: Record<string, string> = {};
-  for (const file of Object.keys(files)) {
-    const s = await stat(path.join(root, file), { bigint: true });
-    out[file] = `${s.ino}:${s.mtimeNs}`;
-  }
-  return out;
 }
 
 interface SnapshotFile {

@@ -1,70 +1,33 @@
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EmulatorOptions } from "../../src/emulator/server.js";
 import { runCli } from "../helpers/cli.js";
-import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";
-import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
+import { manualClock, useEmulators } from "../helpers/emulator.js";
+import { ok, pulledSite, recordPatches } from "../helpers/site.js";
+import { cleanupTestdirs, readTree } from "../helpers/testdir.js";
 
 const start = useEmulators();
 afterEach(cleanupTestdirs);
 
-const LOGIN = { COURSESYNC_EMAIL: "demo@example.com", COURSESYNC_PASSWORD: "coursesync" };
-
-function ok<T>(outcome: { kind: string; value?: T }): T {
-  if (outcome.kind !== "ok") throw new Error(`emulator refused: ${JSON.stringify(outcome)}`);
-  return outcome.value as T;
-}
-
-/** The bodies of the PATCHes the site applied, by record. */
-function recordPatches(emulator: TestEmulator) {
-  const patches: Array<{ call: string; body: unknown }> = [];
-  const state = emulator.state;
-  const { updateCourse, updateChapter } = state;
-  state.updateCourse = (id, body) => {
-    patches.push({ call: `courses/${id}`, body });
-    return updateCourse.call(state, id, body);
-  };
-  state.updateChapter = (id, body) => {
-    patches.push({ call: `chapters/${id}`, body });
-    return updateChapter.call(state, id, body);
-  };
-  return patches;
-}
-
-/** A pulled tree of one course "Web" (id 1) with chapters Intro (1) and Tags (2), and "Go" (id 2) with Tour (3). */
+/**
+ * A pulled tree of one course "Web" (id 1) with chapters Intro (1) and Tags (2), and "Go" (id 2)
+ * with Tour (3); `patches` records the bodies of the PATCHes the site applies after the pull.
+ */
 async function setup(options: EmulatorOptions = {}) {
-  const emulator = await start({ seedDir: null, admin: true, now: manualClock().now, ...options });
-  ok(emulator.state.createCourse({ course: { title: "Web", status: 1, excerpt: "HTML" } }));
-  ok(emulator.state.createCourse({ course: { title: "Go", excerpt: "Gophers" } }));
-  for (const [course_id, title, ordinal, content] of [
-    [1, "Intro", 1, "<p>a</p>\n<p>b</p>\n<p>c</p>"],
-    [1, "Tags", 2, "<p>tags</p>"],
-    [2, "Tour", 1, "<p>tour</p>"],
-  ] as const) {
-    ok(emulator.state.createChapter({ chapter: { course_id, title, ordinal, content } }));
-  }
-  const dir = await testdir();
-  const root = path.join(dir, "tree");
-  const env = { COURSESYNC_CONFIG_DIR: path.join(dir, "config"), ...LOGIN };
-  await runCli(["init", "tree", "--url", emulator.baseUrl], { cwd: dir, env });
-  expect((await runCli(["pull"], { cwd: root, env })).code).toBe(0);
-  emulator.state.clearRequests();
-  const patches = recordPatches(emulator);
-  const file = (rel: string) => path.join(root, ...rel.split("/"));
-  const read = (rel: string) => readFile(file(rel), "utf8");
-  const replace = async (rel: string, from: string, to: string) => {
-    const text = await read(rel);
-    if (!text.includes(from)) throw new Error(`${rel} does not hold ${from}`);
-    await writeFile(file(rel), text.replace(from, to));
-  };
-  const writes = () =>
-    emulator.state.requests
-      .filter((r) => r.method !== "GET" && r.path !== "/api/login")
-      .map((r) => `${r.method} ${r.path}`);
-  const tree = () => readTree(root, [".coursesync/cache"]);
-  const cli = (...args: string[]) => runCli(args, { cwd: root, env });
-  return { emulator, root, env, cli, file, read, replace, writes, patches, tree };
+  const site = await pulledSite(start, {
+    options: { admin: true, now: manualClock().now, ...options },
+    courses: [
+      { title: "Web", status: 1, excerpt: "HTML" },
+      { title: "Go", excerpt: "Gophers" },
+    ],
+    chapters: [
+      { course_id: 1, title: "Intro", ordinal: 1, content: "<p>a</p>\n<p>b</p>\n<p>c</p>" },
+      { course_id: 1, title: "Tags", ordinal: 2, content: "<p>tags</p>" },
+      { course_id: 2, title: "Tour", ordinal: 1, content: "<p>tour</p>" },
+    ],
+  });
+  return { ...site, patches: recordPatches(site.emulator) };
 }
 
 const WEB = "courses/web/course.yaml";
@@ -270,19 +233,15 @@ describe("the delete guard", () => {
   });
 
   it("caps a large site at 10 deletes", async () => {
-    const emulator = await start({ seedDir: null });
-    ok(emulator.state.createCourse({ course: { title: "Big" } }));
-    for (let i = 1; i <= 47; i++)
-      ok(
-        emulator.state.createChapter({
-          chapter: { course_id: 1, title: `Part ${i}`, ordinal: i, content: "" },
-        }),
-      );
-    const dir = await testdir();
-    const root = path.join(dir, "tree");
-    const env = { COURSESYNC_CONFIG_DIR: path.join(dir, "config"), ...LOGIN };
-    await runCli(["init", "tree", "--url", emulator.baseUrl], { cwd: dir, env });
-    expect((await runCli(["pull"], { cwd: root, env })).code).toBe(0);
+    const { emulator, root, env } = await pulledSite(start, {
+      courses: [{ title: "Big" }],
+      chapters: Array.from({ length: 47 }, (_, i) => ({
+        course_id: 1,
+        title: `Part ${i + 1}`,
+        ordinal: i + 1,
+        content: "",
+      })),
+    });
     const chapterFiles = Object.keys(await readTree(path.join(root, "courses/big"))).filter((f) =>
       f.endsWith(".md"),
     );

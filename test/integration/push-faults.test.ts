@@ -1,75 +1,30 @@
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import path from "node:path";
+import { rm, writeFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EmulatorOptions } from "../../src/emulator/server.js";
 import { runCli } from "../helpers/cli.js";
-import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";
-import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
+import { manualClock, useEmulators } from "../helpers/emulator.js";
+import { ok, pulledSite, recordPatches } from "../helpers/site.js";
+import { cleanupTestdirs, readTree } from "../helpers/testdir.js";
 
 const start = useEmulators();
 afterEach(cleanupTestdirs);
 
-const LOGIN = { COURSESYNC_EMAIL: "demo@example.com", COURSESYNC_PASSWORD: "coursesync" };
-
-function ok<T>(outcome: { kind: string; value?: T }): T {
-  if (outcome.kind !== "ok") throw new Error(`emulator refused: ${JSON.stringify(outcome)}`);
-  return outcome.value as T;
-}
-
-/** The bodies of the PATCHes the site applied. */
-function recordPatches(emulator: TestEmulator) {
-  const patches: Array<{ call: string; body: unknown }> = [];
-  const state = emulator.state;
-  const { updateChapter, updateCourse } = state;
-  state.updateChapter = (id, body) => {
-    patches.push({ call: `chapters/${id}`, body });
-    return updateChapter.call(state, id, body);
-  };
-  state.updateCourse = (id, body) => {
-    patches.push({ call: `courses/${id}`, body });
-    return updateCourse.call(state, id, body);
-  };
-  return patches;
-}
-
 /** A pulled tree: course "Web" (1) with chapters One, Two, Three (1-3), course "Go" (2) with Tour (4). */
 async function setup(options: EmulatorOptions = {}) {
   const clock = manualClock();
-  const emulator = await start({ seedDir: null, admin: true, now: clock.now, ...options });
-  ok(emulator.state.createCourse({ course: { title: "Web", status: 1 } }));
-  ok(emulator.state.createCourse({ course: { title: "Go" } }));
-  for (const [course_id, title, ordinal] of [
-    [1, "One", 1],
-    [1, "Two", 2],
-    [1, "Three", 3],
-    [2, "Tour", 1],
-  ] as const) {
-    ok(emulator.state.createChapter({ chapter: { course_id, title, ordinal, content: `<p>${title}</p>` } }));
-  }
-  const dir = await testdir();
-  const root = path.join(dir, "tree");
-  const env = { COURSESYNC_CONFIG_DIR: path.join(dir, "config"), ...LOGIN };
-  await runCli(["init", "tree", "--url", emulator.baseUrl], { cwd: dir, env });
-  expect((await runCli(["pull"], { cwd: root, env })).code).toBe(0);
-  emulator.state.clearRequests();
-  const file = (rel: string) => path.join(root, ...rel.split("/"));
-  const read = (rel: string) => readFile(file(rel), "utf8");
-  const write = async (rel: string, text: string) => {
-    await mkdir(path.dirname(file(rel)), { recursive: true });
-    await writeFile(file(rel), text);
-  };
-  const retitle = async (rel: string, from: string, to: string) => {
-    const text = await read(rel);
-    if (!text.includes(`title: ${from}\n`)) throw new Error(`${rel} has no title ${from}`);
-    await writeFile(file(rel), text.replace(`title: ${from}\n`, `title: ${to}\n`));
-  };
-  const log = () => emulator.state.requests.map((r) => `${r.method} ${r.path} ${r.status ?? r.fault}`);
-  const writes = () =>
-    emulator.state.requests
-      .filter((r) => r.method !== "GET" && r.path !== "/api/login")
-      .map((r) => `${r.method} ${r.path}`);
-  const cli = (...args: string[]) => runCli(args, { cwd: root, env });
-  return { emulator, clock, dir, root, env, cli, file, read, write, retitle, log, writes };
+  const site = await pulledSite(start, {
+    options: { admin: true, now: clock.now, ...options },
+    courses: [{ title: "Web", status: 1 }, { title: "Go" }],
+    chapters: [
+      { course_id: 1, title: "One", ordinal: 1, content: "<p>One</p>" },
+      { course_id: 1, title: "Two", ordinal: 2, content: "<p>Two</p>" },
+      { course_id: 1, title: "Three", ordinal: 3, content: "<p>Three</p>" },
+      { course_id: 2, title: "Tour", ordinal: 1, content: "<p>Tour</p>" },
+    ],
+  });
+  const retitle = (rel: string, from: string, to: string) =>
+    site.replace(rel, `title: ${from}\n`, `title: ${to}\n`);
+  return { ...site, clock, retitle };
 }
 
 const ONE = "courses/web/01-one.md";

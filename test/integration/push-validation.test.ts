@@ -4,9 +4,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
 import { runCli } from "../helpers/cli.js";
 import { manualClock } from "../helpers/emulator.js";
+import { pullNewTree, seedSite } from "../helpers/site.js";
 import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
-
-const LOGIN = { COURSESYNC_EMAIL: "demo@example.com", COURSESYNC_PASSWORD: "coursesync" };
 
 // One site and one pulled tree for the whole file; each case works on its own copy of the tree.
 let emulator: RunningEmulator;
@@ -14,24 +13,17 @@ let template: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
+  // "Web" (1) with Intro (1) and Tags (2); "Go" (2) with Tour (3).
   emulator = await startEmulator({ seedDir: null, now: manualClock().now });
-  emulator.state.createCourse({ course: { title: "Web", status: 1, excerpt: "HTML" } });
-  emulator.state.createCourse({ course: { title: "Go" } });
-  emulator.state.createChapter({
-    chapter: { course_id: 1, title: "Intro", ordinal: 1, content: "<p>intro</p>" },
+  seedSite(emulator, {
+    courses: [{ title: "Web", status: 1, excerpt: "HTML" }, { title: "Go" }],
+    chapters: [
+      { course_id: 1, title: "Intro", ordinal: 1, content: "<p>intro</p>" },
+      { course_id: 1, title: "Tags", ordinal: 2, content: "<p>tags</p>" },
+      { course_id: 2, title: "Tour", ordinal: 1, content: "<p>tour</p>" },
+    ],
   });
-  emulator.state.createChapter({
-    chapter: { course_id: 1, title: "Tags", ordinal: 2, content: "<p>tags</p>" },
-  });
-  emulator.state.createChapter({
-    chapter: { course_id: 2, title: "Tour", ordinal: 1, content: "<p>tour</p>" },
-  });
-  const dir = await testdir();
-  template = path.join(dir, "tree");
-  env = { COURSESYNC_CONFIG_DIR: path.join(dir, "config"), ...LOGIN };
-  await runCli(["init", "tree", "--url", emulator.baseUrl], { cwd: dir, env });
-  const pulled = await runCli(["pull"], { cwd: template, env });
-  if (pulled.code !== 0) throw new Error(pulled.stderr);
+  ({ root: template, env } = await pullNewTree(emulator));
   // A valid edit that is pending in every case: an invalid file must hold it back too.
   const tour = path.join(template, "courses/go/01-tour.md");
   await writeFile(tour, (await readFile(tour, "utf8")).replace("title: Tour", "title: Tour of Go"));

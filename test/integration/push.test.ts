@@ -1,94 +1,40 @@
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import path from "node:path";
+import { rm, writeFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EmulatorOptions } from "../../src/emulator/server.js";
 import { acquireLock } from "../../src/sync/lock.js";
 import { runCli } from "../helpers/cli.js";
-import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";
-import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
+import { manualClock, useEmulators } from "../helpers/emulator.js";
+import { ok, pulledSite, recordWrites, writeRequests } from "../helpers/site.js";
+import { cleanupTestdirs, readTree } from "../helpers/testdir.js";
 
 const start = useEmulators();
 afterEach(cleanupTestdirs);
-
-const LOGIN = { COURSESYNC_EMAIL: "demo@example.com", COURSESYNC_PASSWORD: "coursesync" };
-
-function ok<T>(outcome: { kind: string; value?: T }): T {
-  if (outcome.kind !== "ok") throw new Error(`emulator refused: ${JSON.stringify(outcome)}`);
-  return outcome.value as T;
-}
-
-/** Every write the site applied, with the body it was sent (wraps the store's methods). */
-function recordWrites(emulator: TestEmulator) {
-  const writes: Array<{ call: string; id?: number; body: unknown }> = [];
-  const state = emulator.state;
-  const { createCourse, updateCourse, createChapter, updateChapter } = state;
-  state.createCourse = (body) => {
-    writes.push({ call: "POST courses", body });
-    return createCourse.call(state, body);
-  };
-  state.createChapter = (body) => {
-    writes.push({ call: "POST chapters", body });
-    return createChapter.call(state, body);
-  };
-  state.updateCourse = (id, body) => {
-    writes.push({ call: `PATCH courses/${id}`, body });
-    return updateCourse.call(state, id, body);
-  };
-  state.updateChapter = (id, body) => {
-    writes.push({ call: `PATCH chapters/${id}`, body });
-    return updateChapter.call(state, id, body);
-  };
-  return writes;
-}
 
 /**
  * A site with two courses and three chapters, pulled into a tree with a snapshot. The request
  * log is emptied after the pull, and `writes` records what the site is sent from then on.
  */
 async function setup(options: EmulatorOptions = {}) {
-  const emulator = await start({ seedDir: null, admin: true, now: manualClock().now, ...options });
-  const web = ok(
-    emulator.state.createCourse({
-      course: { title: "Web Foundations", status: 1, excerpt: "HTML & CSS", free: true },
-    }),
-  ).id;
-  const py = ok(emulator.state.createCourse({ course: { title: "Python", excerpt: "Snakes" } })).id;
-  const chapter = (course_id: number, title: string, ordinal: number, content: string) =>
-    ok(emulator.state.createChapter({ chapter: { course_id, title, ordinal, content } })).id;
-  const hello = chapter(web, "Hello HTML", 1, "<p>Tags</p>");
-  const css = chapter(web, "CSS", 2, "<p>one</p>\n<p>two</p>");
-  const setupChapter = chapter(py, "Setup", 1, "<p>pip</p>");
-  const dir = await testdir();
-  const root = path.join(dir, "tree");
-  const env = { COURSESYNC_CONFIG_DIR: path.join(dir, "config"), ...LOGIN };
-  expect((await runCli(["init", "tree", "--url", emulator.baseUrl], { cwd: dir, env })).code).toBe(0);
-  const pulled = await runCli(["pull"], { cwd: root, env });
-  expect(pulled.code).toBe(0);
-  emulator.state.clearRequests();
-  const writes = recordWrites(emulator);
-  const cli = (...args: string[]) => runCli(args, { cwd: root, env });
-  const file = (rel: string) => path.join(root, ...rel.split("/"));
-  const read = (rel: string) => readFile(file(rel), "utf8");
-  const write = async (rel: string, text: string) => {
-    await mkdir(path.dirname(file(rel)), { recursive: true });
-    await writeFile(file(rel), text);
-  };
-  const writeRequests = () =>
-    emulator.state.requests.filter((r) => r.method !== "GET" && r.path !== "/api/login");
-  const snapshot = () => read(".coursesync/production.json");
+  const site = await pulledSite(start, {
+    options: { admin: true, now: manualClock().now, ...options },
+    courses: [
+      { title: "Web Foundations", status: 1, excerpt: "HTML & CSS", free: true },
+      { title: "Python", excerpt: "Snakes" },
+    ],
+    chapters: [
+      { course_id: 1, title: "Hello HTML", ordinal: 1, content: "<p>Tags</p>" },
+      { course_id: 1, title: "CSS", ordinal: 2, content: "<p>one</p>\n<p>two</p>" },
+      { course_id: 2, title: "Setup", ordinal: 1, content: "<p>pip</p>" },
+    ],
+  });
+  const [web, py] = site.ids.courses;
+  const [hello, css, setupChapter] = site.ids.chapters;
   return {
-    emulator,
-    ids: { web, py, hello, css, setup: setupChapter },
-    dir,
-    root,
-    env,
-    cli,
-    file,
-    read,
-    write,
-    writes,
-    writeRequests,
-    snapshot,
+    ...site,
+    ids: { web: web!, py: py!, hello: hello!, css: css!, setup: setupChapter! },
+    writes: recordWrites(site.emulator),
+    writeRequests: () => writeRequests(site.emulator),
+    snapshot: () => site.read(".coursesync/production.json"),
   };
 }
 

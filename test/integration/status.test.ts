@@ -1,64 +1,30 @@
-import { mkdir, readFile, rename, rm, utimes, writeFile } from "node:fs/promises";
-import path from "node:path";
+import { rename, rm, utimes, writeFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { manualClock, useEmulators } from "../helpers/emulator.js";
-import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
+import { ok, pulledSite } from "../helpers/site.js";
+import { cleanupTestdirs, readTree } from "../helpers/testdir.js";
 
 const start = useEmulators();
 afterEach(cleanupTestdirs);
 
-const LOGIN = { COURSESYNC_EMAIL: "demo@example.com", COURSESYNC_PASSWORD: "coursesync" };
-
-function ok<T>(outcome: { kind: string; value?: T }): T {
-  if (outcome.kind !== "ok") throw new Error(`emulator refused: ${JSON.stringify(outcome)}`);
-  return outcome.value as T;
-}
-
 /** A pulled tree: "Web" (1) with Intro (1) and Tags (2); "Go" (2) with Tour (3). */
 async function setup() {
-  const emulator = await start({ seedDir: null, admin: true, now: manualClock().now });
-  ok(emulator.state.createCourse({ course: { title: "Web", status: 1, excerpt: "HTML" } }));
-  ok(emulator.state.createCourse({ course: { title: "Go" } }));
-  ok(
-    emulator.state.createChapter({
-      chapter: { course_id: 1, title: "Intro", ordinal: 1, content: "<p>one</p>\n<p>two</p>\n<p>three</p>" },
-    }),
-  );
-  ok(
-    emulator.state.createChapter({
-      chapter: { course_id: 1, title: "Tags", ordinal: 2, content: "<p>tags</p>" },
-    }),
-  );
-  ok(
-    emulator.state.createChapter({
-      chapter: { course_id: 2, title: "Tour", ordinal: 1, content: "<p>tour</p>" },
-    }),
-  );
-  const dir = await testdir();
-  const root = path.join(dir, "tree");
-  const env = { COURSESYNC_CONFIG_DIR: path.join(dir, "config"), ...LOGIN };
-  await runCli(["init", "tree", "--url", emulator.baseUrl], { cwd: dir, env });
-  expect((await runCli(["pull"], { cwd: root, env })).code).toBe(0);
-  emulator.state.clearRequests();
-  const file = (rel: string) => path.join(root, ...rel.split("/"));
-  const read = (rel: string) => readFile(file(rel), "utf8");
-  const write = async (rel: string, text: string) => {
-    await mkdir(path.dirname(file(rel)), { recursive: true });
-    await writeFile(file(rel), text);
-  };
-  const replace = async (rel: string, from: string, to: string) => {
-    const text = await read(rel);
-    if (!text.includes(from)) throw new Error(`${rel} does not hold ${from}`);
-    await writeFile(file(rel), text.replace(from, to));
-  };
-  const cli = (...args: string[]) => runCli(args, { cwd: root, env });
+  const site = await pulledSite(start, {
+    options: { admin: true, now: manualClock().now },
+    courses: [{ title: "Web", status: 1, excerpt: "HTML" }, { title: "Go" }],
+    chapters: [
+      { course_id: 1, title: "Intro", ordinal: 1, content: "<p>one</p>\n<p>two</p>\n<p>three</p>" },
+      { course_id: 1, title: "Tags", ordinal: 2, content: "<p>tags</p>" },
+      { course_id: 2, title: "Tour", ordinal: 1, content: "<p>tour</p>" },
+    ],
+  });
   const entries = async (...args: string[]) => {
-    const result = await cli("status", "--json", ...args);
+    const result = await site.cli("status", "--json", ...args);
     expect(result.code).toBe(0);
     return (JSON.parse(result.stdout) as { entries: Array<Record<string, unknown>> }).entries;
   };
-  return { emulator, dir, root, env, file, read, write, replace, cli, entries };
+  return { ...site, entries };
 }
 
 const WEB = "courses/web/course.yaml";

@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { runCli } from "../helpers/cli.js";
 import { type TestEmulator, useEmulators } from "../helpers/emulator.js";
-import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
+import { eventually, pulledSite, writeRequests } from "../helpers/site.js";
+import { cleanupTestdirs } from "../helpers/testdir.js";
 
 const start = useEmulators();
 const stops: Array<() => Promise<number>> = [];
@@ -13,35 +14,18 @@ afterEach(async () => {
   await cleanupTestdirs();
 });
 
-/** Poll until the check passes; fails after `ms` (a bound, not a wait). */
-async function eventually<T>(check: () => T | undefined | false, ms = 10_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = check();
-    if (value) return value;
-    if (Date.now() > until) throw new Error("timed out waiting for the expected state");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
+/** A pulled tree of one course, "Course" (1), with Chapter 1, 2 and 3; `folder` is the course's. */
 async function setup() {
-  const emulator = await start({ seedDir: null });
-  emulator.state.createCourse({ course: { title: "Course", status: 1 } });
-  for (let i = 1; i <= 3; i++) {
-    emulator.state.createChapter({
-      chapter: { course_id: 1, title: `Chapter ${i}`, ordinal: i, content: `<p>${i}</p>` },
-    });
-  }
-  const dir = await testdir();
-  const env = {
-    COURSESYNC_CONFIG_DIR: path.join(dir, "config"),
-    COURSESYNC_EMAIL: "demo@example.com",
-    COURSESYNC_PASSWORD: "coursesync",
-  };
-  await runCli(["init", "tree", "--url", emulator.baseUrl], { cwd: dir, env });
-  const tree = path.join(dir, "tree");
-  expect((await runCli(["pull"], { cwd: tree, env })).code).toBe(0);
-  return { emulator, tree, env, folder: path.join(tree, "courses", "course") };
+  const { emulator, root, env } = await pulledSite(start, {
+    courses: [{ title: "Course", status: 1 }],
+    chapters: [1, 2, 3].map((i) => ({
+      course_id: 1,
+      title: `Chapter ${i}`,
+      ordinal: i,
+      content: `<p>${i}</p>`,
+    })),
+  });
+  return { emulator, tree: root, env, folder: path.join(root, "courses", "course") };
 }
 
 /** Start `coursesync watch` in this process; returns its output so far and a stop function. */
@@ -74,8 +58,9 @@ async function startWatch(tree: string, env: Record<string, string>, args: strin
   return handle;
 }
 
+/** The requests of one write method the site got (not logins). */
 function writes(emulator: TestEmulator, method: string) {
-  return emulator.state.requests.filter((r) => r.method === method && !r.path.endsWith("/login"));
+  return writeRequests(emulator).filter((r) => r.method === method);
 }
 
 describe("watch", () => {
@@ -154,14 +139,10 @@ describe("watch", () => {
     const file = path.join(folder, "04-new.md");
     await writeFile(file, "---\ntitle: Brand new\nordinal: 4\nformat: html\n---\n<p>new</p>\n");
     await eventually(() => writes(emulator, "POST").length === 1);
-    const withId = await (async () => {
-      for (let i = 0; i < 200; i++) {
-        const body = await readFile(file, "utf8");
-        if (/^id: \d+$/m.test(body)) return body;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      throw new Error("the id was not written back");
-    })();
+    const withId = await eventually(async () => {
+      const body = await readFile(file, "utf8");
+      return /^id: \d+$/m.test(body) && body;
+    }, 4_000);
     expect(withId).toMatch(/^---\nid: \d+\ntitle: Brand new\n/);
     await new Promise((resolve) => setTimeout(resolve, 800));
     expect(writes(emulator, "POST")).toHaveLength(1);
