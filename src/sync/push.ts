@@ -530,7 +530,8 @@ async function apply(
       const courseId = ctx.createdCourse.get(op.courseKey);
       if (courseId === undefined)
         throw new UserError(`${op.path}: its course was not created, so neither is the chapter`);
-      fields = { ...chapterInput(op.values, ["title", "ordinal", "content", "course_id"], courseId) };
+      const values = { ...op.values, content: await contentText(op.values, op.path, ctx) };
+      fields = { ...chapterInput(values, ["title", "ordinal", "content", "course_id"], courseId) };
     }
     for (const key of Object.keys(fields)) if (fields[key] === null) delete fields[key];
     let record = ctx.adopter.recovering ? await ctx.adopter.find(op.kind, fields, false) : undefined;
@@ -663,6 +664,18 @@ async function settleFile(
   const rendered = renderChapter(record.id, siteValues as ChapterValues, ctx.bodies);
   await writeTreeFile(ctx.root, file, rendered.text);
   return { hash: rendered.hash, body: rendered.body };
+}
+
+/**
+ * A chapter's content as text for a request. An unchanged body is known by its hash only:
+ * its text is the last synced HTML from the cache, else what the file's body stands for.
+ */
+async function contentText(values: ChapterValues, where: string, ctx: ApplyContext): Promise<string> {
+  if (typeof values.content === "string") return values.content;
+  const cached = await ctx.cache.get(values.content.sha256);
+  if (cached !== undefined) return cached;
+  const parsed = parseChapterFile(await readFile(abs(ctx.root, where), "utf8"), where);
+  return ctx.bodies.toHtml(parsed.body, parsed.format, where);
 }
 
 /** After a crash: files whose create was confirmed but whose id was never written get it now. */

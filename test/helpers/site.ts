@@ -103,9 +103,16 @@ export async function initTree(emulator: { baseUrl: string }): Promise<InitTree>
   return tree;
 }
 
-/** `initTree`, then `coursesync pull` in the tree (it must exit 0). */
-export async function pullNewTree(emulator: { baseUrl: string }): Promise<InitTree> {
+/** `initTree` (with coursesync.yaml's `body` set when given), then `coursesync pull` (it must exit 0). */
+export async function pullNewTree(
+  emulator: { baseUrl: string },
+  body?: "markdown" | "html",
+): Promise<InitTree> {
   const tree = await initTree(emulator);
+  if (body) {
+    const config = path.join(tree.root, "coursesync.yaml");
+    await writeFile(config, (await readFile(config, "utf8")).replace(/^body: .*$/m, `body: ${body}`));
+  }
   const pulled = await runCli(["pull"], { cwd: tree.root, env: tree.env });
   expect(pulled.code, pulled.stderr).toBe(0);
   return tree;
@@ -143,6 +150,8 @@ export interface PulledSite extends InitTree {
 export interface SiteSpec extends SiteRecords {
   /** Passed to the emulator over `{ seedDir: null }` (a site holding only the records given). */
   options?: EmulatorOptions;
+  /** coursesync.yaml's `body` for the tree (default: what init writes, markdown). */
+  body?: "markdown" | "html";
 }
 
 /**
@@ -152,7 +161,7 @@ export interface SiteSpec extends SiteRecords {
 export async function pulledSite(start: StartEmulator, spec: SiteSpec = {}): Promise<PulledSite> {
   const emulator = await start({ seedDir: null, ...spec.options });
   const ids = seedSite(emulator, spec);
-  const { dir, root, env } = await pullNewTree(emulator);
+  const { dir, root, env } = await pullNewTree(emulator, spec.body);
   emulator.state.clearRequests();
   const file = (rel: string) => path.join(root, ...rel.split("/"));
   const read = (rel: string) => readFile(file(rel), "utf8");

@@ -15,7 +15,9 @@ afterEach(cleanupTestdirs);
  * with Tour (3); `patches` records the bodies of the PATCHes the site applies after the pull.
  */
 async function setup(options: EmulatorOptions = {}) {
+  // HTML bodies: these tests write and read chapter HTML in the files (Markdown has its own tests).
   const site = await pulledSite(start, {
+    body: "html",
     options: { admin: true, now: manualClock().now, ...options },
     courses: [
       { title: "Web", status: 1, excerpt: "HTML" },
@@ -139,7 +141,7 @@ describe("push re-reads what it will change", () => {
     expect(s.writes()).toEqual([]);
 
     const forced = await s.cli("push", "--yes", "--force");
-    expect(forced.code).toBe(0);
+    expect(forced.code, forced.stdout + forced.stderr).toBe(0);
     const again = s.emulator.state.dump().chapters.find((c) => c.title === "Tags, revised")!;
     expect(again).toMatchObject({ course_id: 1, ordinal: 2, content: "<p>tags</p>" });
     expect(forced.stdout).toContain(
@@ -152,7 +154,8 @@ describe("push re-reads what it will change", () => {
     );
     const snapshot = JSON.parse(await s.read(".coursesync/production.json")) as { chapters: object };
     expect(Object.keys(snapshot.chapters).sort()).toEqual(["1", "3", String(again.id)].sort());
-    expect((await s.cli("status", "--exit-code")).code).toBe(0);
+    const st = await s.cli("status", "--exit-code");
+    expect(st.code, st.stdout + st.stderr).toBe(0);
     s.emulator.state.clearRequests();
     expect((await s.cli("push", "--yes")).stdout).toContain("Nothing to push");
   });

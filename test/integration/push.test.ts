@@ -15,7 +15,9 @@ afterEach(cleanupTestdirs);
  * log is emptied after the pull, and `writes` records what the site is sent from then on.
  */
 async function setup(options: EmulatorOptions = {}) {
+  // HTML bodies: these tests write and read chapter HTML in the files (Markdown has its own tests).
   const site = await pulledSite(start, {
+    body: "html",
     options: { admin: true, now: manualClock().now, ...options },
     courses: [
       { title: "Web Foundations", status: 1, excerpt: "HTML & CSS", free: true },

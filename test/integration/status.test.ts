@@ -10,7 +10,9 @@ afterEach(cleanupTestdirs);
 
 /** A pulled tree: "Web" (1) with Intro (1) and Tags (2); "Go" (2) with Tour (3). */
 async function setup() {
+  // HTML bodies: these tests write and read chapter HTML in the files (Markdown has its own tests).
   const site = await pulledSite(start, {
+    body: "html",
     options: { admin: true, now: manualClock().now },
     courses: [{ title: "Web", status: 1, excerpt: "HTML" }, { title: "Go" }],
     chapters: [
