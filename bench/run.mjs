@@ -1,5 +1,5 @@
 // npm run bench [-- case...]: the performance figures the issues ask for, measured against
-// the built-in emulator over real HTTP on 127.0.0.1. Cases: list, pull.
+// the built-in emulator over real HTTP on 127.0.0.1. Cases: list, pull, push, watch, markdown.
 import { spawn } from "node:child_process";
 import {
   appendFileSync,
@@ -228,4 +228,9 @@ if (run("watch")) {
     rmSync(work, { recursive: true, force: true });
     await emulator.close();
   }
+}
+
+if (run("markdown")) {
+  // Issue 5: Markdown shares and the throughput of the pull-side body step (its own script).
+  await import("./markdown.mjs");
 }
