@@ -16,7 +16,6 @@ import {
   bodyKey,
   type ChapterValues,
   type CourseValues,
-  chapterFileText,
   chapterValuesOfRecord,
   courseFileText,
   courseValuesOfRecord,
