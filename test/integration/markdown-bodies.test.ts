@@ -68,6 +68,22 @@ describe.each(Object.entries(corpora))("Markdown bodies on the %s corpus", (name
     expect(quiet.stdout).toContain("Nothing to push");
     expect(site.writes()).toEqual([]);
 
+    // An edit of one chapter sends that chapter alone; every other keeps the site's bytes.
+    const [firstId, firstFile] = [...site.byId].find(
+      ([, file]) => !/^format:/m.test(readFileSync(file, "utf8")),
+    )!;
+    await appendFile(firstFile, "\nOne more line.\n");
+    expect((await site.cli("push", "--yes")).code).toBe(0);
+    expect(site.writes()).toEqual([`PATCH /api/v1/chapters/${firstId}`]);
+    for (const chapter of site.emulator.state.dump().chapters) {
+      if (chapter.id !== firstId)
+        expect(chapter.content, `chapter ${chapter.id}`).toBe(original.get(chapter.id));
+    }
+    await writeFile(firstFile, readFileSync(firstFile, "utf8").replace("\nOne more line.\n", ""));
+    expect((await site.cli("push", "--yes")).code).toBe(0);
+    site.emulator.state.clearRequests();
+    original.set(firstId, site.emulator.state.get("chapters", firstId)!.content);
+
     // Append a paragraph to every chapter stored as Markdown, then push.
     const edited: number[] = [];
     for (const [id, file] of site.byId) {
