@@ -40,6 +40,18 @@ function cli(args, cwd, env) {
   });
 }
 
+/** A temp folder for one case: where the tree goes, and the CLI's environment (no real home). */
+function benchFolder() {
+  const work = mkdtempSync(path.join(tmpdir(), "coursesync-bench-"));
+  const env = {
+    COURSESYNC_CONFIG_DIR: path.join(work, "config"),
+    COURSESYNC_EMAIL: "demo@example.com",
+    COURSESYNC_PASSWORD: "coursesync",
+    CI: "1",
+  };
+  return { work, tree: path.join(work, "tree"), env };
+}
+
 function treeStats(dir) {
   let files = 0;
   let newestMs = 0;
@@ -85,15 +97,8 @@ if (run("pull")) {
   // Issue 3: 2,000 courses x 10 chapters, 50 ms latency, page size 25.
   const emulator = await startEmulator({ seedDir: null, pageSize: 25, latencyMs: 50 });
   seedLargeSite(emulator.state, { courses: 2000, chapters: 10 });
-  const work = mkdtempSync(path.join(tmpdir(), "coursesync-bench-"));
-  const env = {
-    COURSESYNC_CONFIG_DIR: path.join(work, "config"),
-    COURSESYNC_EMAIL: "demo@example.com",
-    COURSESYNC_PASSWORD: "coursesync",
-    CI: "1",
-  };
+  const { work, tree, env } = benchFolder();
   try {
-    const tree = path.join(work, "tree");
     await cli(["init", tree, "--url", emulator.baseUrl], work, env);
     const neededPages = Math.ceil(2000 / 25) + Math.ceil(20000 / 25);
     emulator.state.clearRequests();
@@ -126,15 +131,8 @@ if (run("push")) {
   // Issue 4: a push of 50 edits on a 1,000-chapter site at requests_per_second: 10.
   const emulator = await startEmulator({ seedDir: null, pageSize: 25, rate: 10 });
   seedLargeSite(emulator.state, { courses: 100, chapters: 10 });
-  const work = mkdtempSync(path.join(tmpdir(), "coursesync-bench-"));
-  const env = {
-    COURSESYNC_CONFIG_DIR: path.join(work, "config"),
-    COURSESYNC_EMAIL: "demo@example.com",
-    COURSESYNC_PASSWORD: "coursesync",
-    CI: "1",
-  };
+  const { work, tree, env } = benchFolder();
   try {
-    const tree = path.join(work, "tree");
     await cli(["init", tree, "--url", emulator.baseUrl], work, env);
     const configFile = path.join(tree, "coursesync.yaml");
     writeFileSync(
@@ -169,14 +167,7 @@ if (run("watch")) {
   // Issue 6: save-to-PATCH latency over 20 saves, and CPU while idle on a 2,000-file tree.
   const emulator = await startEmulator({ seedDir: null, pageSize: 25 });
   seedLargeSite(emulator.state, { courses: 200, chapters: 10 });
-  const work = mkdtempSync(path.join(tmpdir(), "coursesync-bench-"));
-  const env = {
-    COURSESYNC_CONFIG_DIR: path.join(work, "config"),
-    COURSESYNC_EMAIL: "demo@example.com",
-    COURSESYNC_PASSWORD: "coursesync",
-    CI: "1",
-  };
-  const tree = path.join(work, "tree");
+  const { work, tree, env } = benchFolder();
   let child;
   try {
     await cli(["init", tree, "--url", emulator.baseUrl], work, env);

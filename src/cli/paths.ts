@@ -13,3 +13,11 @@ export function treePaths(io: CliIO, root: string, paths: readonly string[]): st
     return rel === "" ? "." : rel.split(path.sep).join("/");
   });
 }
+
+/** The value of --max-delete: a whole number of records, or undefined when not given. */
+export function maxDeleteFlag(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!(Number.isInteger(n) && n >= 0)) throw usageError(`--max-delete: "${value}" is not a whole number`);
+  return n;
+}

@@ -12,7 +12,7 @@ import { connect, openTree } from "./context.js";
 import type { CliRun } from "./io.js";
 import { globalsOf } from "./main.js";
 import { Output } from "./output.js";
-import { treePaths } from "./paths.js";
+import { maxDeleteFlag, treePaths } from "./paths.js";
 import { listingProgress } from "./progress.js";
 import { changeJson, changeLines, countsLine } from "./summary.js";
 
@@ -63,10 +63,7 @@ export function registerPull(program: Command, run: CliRun): void {
       const globals = globalsOf(command);
       const out = new Output(run, globals.quiet || flags.json);
       const tree = await openTree(run, globals);
-      const maxDelete = flags.maxDelete === undefined ? undefined : Number(flags.maxDelete);
-      if (maxDelete !== undefined && !(Number.isInteger(maxDelete) && maxDelete >= 0)) {
-        throw usageError(`--max-delete: "${flags.maxDelete}" is not a whole number`);
-      }
+      const maxDelete = maxDeleteFlag(flags.maxDelete);
       const scope = paths.length ? courseFolders(tree.root, treePaths(run, tree.root, paths)) : undefined;
       const { site, client } = await connect(run, globals, tree.config);
       const release = flags.dryRun ? async () => {} : await acquireLock(tree.root, site.name, "pull");

@@ -11,7 +11,7 @@ import type { CliRun } from "./io.js";
 import { globalsOf } from "./main.js";
 import type { Output } from "./output.js";
 import { Output as OutputClass } from "./output.js";
-import { treePaths } from "./paths.js";
+import { maxDeleteFlag, treePaths } from "./paths.js";
 import { changeJson, changeLines, countsLine } from "./summary.js";
 import { runWatch } from "./watch.js";
 
@@ -94,10 +94,7 @@ export function registerPush(program: Command, run: CliRun): void {
       const globals = globalsOf(command);
       const out = new OutputClass(run, globals.quiet || flags.json);
       const tree = await openTree(run, globals);
-      const maxDelete = flags.maxDelete === undefined ? undefined : Number(flags.maxDelete);
-      if (maxDelete !== undefined && !(Number.isInteger(maxDelete) && maxDelete >= 0)) {
-        throw usageError(`--max-delete: "${flags.maxDelete}" is not a whole number`);
-      }
+      const maxDelete = maxDeleteFlag(flags.maxDelete);
       const scope = paths.length ? treePaths(run, tree.root, paths) : undefined;
       const { site, client } = await connect(run, globals, tree.config);
       const release = flags.dryRun ? async () => {} : await acquireLock(tree.root, site.name, "push");
