@@ -11,10 +11,12 @@ import {
   removeTreeFile,
   writeTreeFile,
 } from "../tree/fs-ops.js";
+import { convertMany, POOL_THRESHOLD } from "../tree/markdown/pool.js";
 import { scanTree } from "../tree/scan.js";
 import { StatCache } from "../tree/stat-cache.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { sha256 } from "../util/hash.js";
+import { snapshotRecord } from "./entities.js";
 import { baseTextsFor, buildLocalView, knownHashes } from "./local-view.js";
 import { type FileOp, planPull } from "./pull-plan.js";
 import { jsonEqual } from "./reconcile.js";
@@ -125,6 +127,23 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
         hint: "An empty listing is not taken as 'every chapter was deleted'. Check the site and the account. If the site really has no chapters now, remove the chapter files and their snapshot entries by hand.",
       },
     );
+  }
+
+  // A first pull of a large site converts thousands of chapters: spread that over cores.
+  if (bodies.mode === "markdown") {
+    const modeChanged = (snapshot?.body ?? "html") !== bodies.mode;
+    const pending = new Set<string>();
+    for (const record of chapters.records) {
+      if (typeof record.content !== "string") continue;
+      const entry = snapshot?.chapters[record.id];
+      if (modeChanged || !entry?.body || !jsonEqual(snapshotRecord(record), entry.record))
+        pending.add(record.content);
+    }
+    if (pending.size >= POOL_THRESHOLD) {
+      const htmls = [...pending];
+      const converted = await convertMany(htmls, options.bodies.fromHtml);
+      bodies.prime(htmls.map((html, i) => [html, converted[i]!] as const));
+    }
   }
 
   const scope = options.paths?.map((p) => p.replace(/\/+$/, ""));

@@ -26,10 +26,16 @@ export const markdownCodec: BodyCodec = bodyCodec("markdown");
  * The same codec with each conversion remembered for the run: a pull renders a chapter for
  * its file and again for the snapshot's hash, and conversion is the costly step.
  */
-export function memoized(codec: BodyCodec): BodyCodec {
+export function memoized(codec: BodyCodec): BodyCodec & {
+  /** Hand over conversions made elsewhere (worker threads), keyed by the HTML. */
+  prime(results: Iterable<readonly [string, ReturnType<BodyCodec["fromHtml"]>]>): void;
+} {
   const seen = new Map<string, ReturnType<BodyCodec["fromHtml"]>>();
   return {
     ...codec,
+    prime(results) {
+      for (const [html, result] of results) seen.set(html, result);
+    },
     fromHtml(html) {
       let result = seen.get(html);
       if (!result) {
