@@ -109,7 +109,7 @@ export function registerPull(program: Command, run: CliRun): void {
           const verb = result.dryRun ? "would write" : "wrote";
           out.result(
             `${result.dryRun ? "Dry run: " : ""}pulled ${result.counts.courses} courses and ${result.counts.chapters} chapters ` +
-              `in ${result.requests} requests; ${countsLine(result.changes)}; ${verb} ${result.filesWritten} files` +
+              `in ${result.requests} requests; ${countsLine(result.changes)}; ${verb} ${result.filesWritten} file${result.filesWritten === 1 ? "" : "s"}` +
               (result.filesWritten === 0 && !result.dryRun ? " (already up to date)" : ""),
           );
           if (events) {
