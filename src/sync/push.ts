@@ -179,7 +179,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
   const earlier = await journal.read();
   if (earlier.length > 0) {
     snapshot = foldJournal(snapshot, earlier);
-    if (!options.dryRun) await restoreIds(root, earlier, bodies);
+    if (!options.dryRun) await restoreIds(root, earlier);
   }
 
   const statCache = await new StatCache(path.join(state.cache, "stat.json")).load();
@@ -342,13 +342,12 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     }
   } finally {
     // Whatever happened, what the site confirmed goes into the snapshot.
-    let next = foldJournal(snapshot, done);
+    const next = foldJournal(snapshot, done);
     for (const rename of plan.renames) {
       const table = rename.kind === "course" ? next.courses : next.chapters;
       const entry = table[rename.id];
       if (entry) table[rename.id] = { ...entry, path: rename.path };
     }
-    next = { ...next };
     await saveSnapshot(root, options.site, next);
     await journal.clear();
     await statCache.save();
@@ -678,8 +677,7 @@ async function contentText(values: ChapterValues, where: string, ctx: ApplyConte
 }
 
 /** After a crash: files whose create was confirmed but whose id was never written get it now. */
-async function restoreIds(root: string, lines: readonly JournalLine[], bodies: BodyCodec): Promise<void> {
-  void bodies;
+async function restoreIds(root: string, lines: readonly JournalLine[]): Promise<void> {
   for (const line of lines) {
     if (line.t !== "done" || line.op !== "create") continue;
     const file = fileOf(line.kind, line.path);
