@@ -363,6 +363,8 @@ interface Decision {
   merged: CourseValues | ChapterValues | undefined;
   /** The site's record as re-read (undefined when it is gone). */
   remote: WireRecord | undefined;
+  /** --force over a record the site deleted: create it again from the local file. */
+  recreate?: boolean;
 }
 
 async function recheck(
@@ -456,9 +458,8 @@ async function recheck(
       fields: plan.remote.type === "update" ? plan.remote.fields : [],
       merged: plan.merged as unknown as CourseValues | ChapterValues | undefined,
       remote: record,
+      recreate: plan.remote.type === "create",
     });
-    if (plan.remote.type === "create")
-      decisions.set(op.key, { fields: ["*recreate"], merged: plan.merged as never, remote: undefined });
   }
   return { decisions, conflicts };
 }
@@ -578,7 +579,7 @@ async function apply(
   const mine = op.kind === "course" ? ctx.local.courses.get(op.key) : ctx.local.chapters.get(op.key);
   if (!mine) throw new Error(`update of ${op.key} without a local file`);
   const merged = (decision?.merged ?? mine.values) as CourseValues | ChapterValues;
-  if (decision?.fields.includes("*recreate")) {
+  if (decision?.recreate) {
     // --force over a record deleted on the site: create it again from the local file.
     return apply(
       op.kind === "course"
