@@ -110,7 +110,20 @@ export function reconcileEntity(input: EntityInput, options: ReconcileOptions = 
   const { kind, id, key, base, local } = input;
   // Offline, the site is taken to be as the snapshot left it.
   const remote = input.remoteKnown ? input.remote : base;
-  const plan = (p: Omit<EntityPlan, "kind" | "id" | "key">): EntityPlan => ({ kind, id, key, ...p });
+  // Unless said otherwise: nothing to do on either side, nothing merged, no conflict.
+  const plan = (
+    p: Pick<EntityPlan, "localState" | "remoteState"> &
+      Partial<Pick<EntityPlan, "merged" | "local" | "remote" | "conflict">>,
+  ): EntityPlan => ({
+    kind,
+    id,
+    key,
+    merged: undefined,
+    local: NONE,
+    remote: NONE,
+    conflict: undefined,
+    ...p,
+  });
 
   // Made locally, never on the site: a create.
   if (id === undefined) {
@@ -119,9 +132,7 @@ export function reconcileEntity(input: EntityInput, options: ReconcileOptions = 
       localState: "new",
       remoteState: "absent",
       merged: local,
-      local: NONE,
       remote: { type: "create" },
-      conflict: undefined,
     });
   }
 
@@ -133,9 +144,6 @@ export function reconcileEntity(input: EntityInput, options: ReconcileOptions = 
           localState: "unchanged",
           remoteState: "unchanged",
           merged: remote,
-          local: NONE,
-          remote: NONE,
-          conflict: undefined,
         });
       }
       if (options.winner === "local") {
@@ -143,9 +151,7 @@ export function reconcileEntity(input: EntityInput, options: ReconcileOptions = 
           localState: "modified",
           remoteState: "modified",
           merged: local,
-          local: NONE,
           remote: { type: "update", fields: differing },
-          conflict: undefined,
         });
       }
       if (options.winner === "remote") {
@@ -154,16 +160,11 @@ export function reconcileEntity(input: EntityInput, options: ReconcileOptions = 
           remoteState: "modified",
           merged: remote,
           local: { type: "write", fields: differing },
-          remote: NONE,
-          conflict: undefined,
         });
       }
       return plan({
         localState: "modified",
         remoteState: "modified",
-        merged: undefined,
-        local: NONE,
-        remote: NONE,
         conflict: { fields: differing, reason: "no-base" },
       });
     }
@@ -173,17 +174,12 @@ export function reconcileEntity(input: EntityInput, options: ReconcileOptions = 
         remoteState: "new",
         merged: remote,
         local: { type: "create" },
-        remote: NONE,
-        conflict: undefined,
       });
     }
     if (local) {
       return plan({
         localState: "modified",
         remoteState: input.remoteKnown ? "absent" : "unknown",
-        merged: undefined,
-        local: NONE,
-        remote: NONE,
         conflict: input.remoteKnown ? { fields: [], reason: "unknown-id" } : undefined,
       });
     }
@@ -205,10 +201,6 @@ export function reconcileEntity(input: EntityInput, options: ReconcileOptions = 
     return plan({
       localState,
       remoteState,
-      merged: undefined,
-      local: NONE,
-      remote: NONE,
-      conflict: undefined,
     });
   }
   if (!remote && local) {
@@ -216,10 +208,7 @@ export function reconcileEntity(input: EntityInput, options: ReconcileOptions = 
       return plan({
         localState,
         remoteState,
-        merged: undefined,
         local: { type: "delete" },
-        remote: NONE,
-        conflict: undefined,
       });
     }
     if (options.winner === "local") {
@@ -227,17 +216,12 @@ export function reconcileEntity(input: EntityInput, options: ReconcileOptions = 
         localState,
         remoteState,
         merged: local,
-        local: NONE,
         remote: { type: "create" },
-        conflict: undefined,
       });
     }
     return plan({
       localState,
       remoteState,
-      merged: undefined,
-      local: NONE,
-      remote: NONE,
       conflict: { fields: localChanged, reason: "deleted-remotely-edited-locally" },
     });
   }
@@ -246,10 +230,7 @@ export function reconcileEntity(input: EntityInput, options: ReconcileOptions = 
       return plan({
         localState,
         remoteState,
-        merged: undefined,
-        local: NONE,
         remote: { type: "delete" },
-        conflict: undefined,
       });
     }
     if (options.winner === "remote") {
@@ -258,16 +239,11 @@ export function reconcileEntity(input: EntityInput, options: ReconcileOptions = 
         remoteState,
         merged: remote,
         local: { type: "create" },
-        remote: NONE,
-        conflict: undefined,
       });
     }
     return plan({
       localState,
       remoteState,
-      merged: undefined,
-      local: NONE,
-      remote: NONE,
       conflict: { fields: remoteChanged, reason: "deleted-locally-edited-remotely" },
     });
   }
@@ -295,9 +271,6 @@ export function reconcileEntity(input: EntityInput, options: ReconcileOptions = 
     return plan({
       localState,
       remoteState,
-      merged: undefined,
-      local: NONE,
-      remote: NONE,
       conflict: { fields: conflicting, reason: "both-changed" },
     });
   }
@@ -309,7 +282,6 @@ export function reconcileEntity(input: EntityInput, options: ReconcileOptions = 
     merged,
     local: toLocal.length ? { type: "write", fields: toLocal } : NONE,
     remote: toRemote.length ? { type: "update", fields: toRemote } : NONE,
-    conflict: undefined,
   });
 }
 
