@@ -1,4 +1,5 @@
 import { type DefaultTreeAdapterTypes, html, parseFragment } from "parse5";
+import { fastParseFragment } from "./fast-html.js";
 
 type ChildNode = DefaultTreeAdapterTypes.ChildNode;
 type Element = DefaultTreeAdapterTypes.Element;
@@ -84,9 +85,12 @@ function isAsciiSpace(code: number): boolean {
   return code === 32 || code === 10 || code === 9 || code === 12 || code === 13;
 }
 
-/** Parse an HTML fragment the way the gate reads it (as `template` content: nothing dropped). */
+/**
+ * Parse an HTML fragment the way the gate reads it (as `template` content: nothing dropped):
+ * parse5's tree, built by the fast path when the HTML is plainly well formed.
+ */
 export function parseHtml(source: string): DefaultTreeAdapterTypes.DocumentFragment {
-  return parseFragment(source);
+  return fastParseFragment(source) ?? parseFragment(source);
 }
 
 /** DESIGN 5's equivalence gate: both sides parsed as HTML fragments and compared. */
