@@ -36,15 +36,18 @@ export function htmlToBody(html: string): { body: string; format: "markdown" | "
 
 function convert(html: string): { body: string; format: "markdown" | "html" } {
   const original = parseHtml(html).childNodes;
-  const blocks = topBlocks(original);
-  const parts = blocks.map((block) => blockMarkdown(block, MARKDOWN_INLINE));
-  if (parts.every((part) => part !== undefined)) {
-    const markdown = parts.join("\n\n");
+  const forms = topBlocks(original).map((block) => new BlockForms(block));
+  // First each block in the most Markdown form it has, checked once as a whole: what nearly
+  // every chapter needs.
+  const first = forms.map((form) => form.markdown ?? form.tagged ?? form.raw);
+  if (first.every((part) => part !== undefined)) {
+    const markdown = first.join("\n\n");
     if (survives(markdown, original)) return { body: markdown, format: "markdown" };
   }
+  // Else each block in the first form that survives on its own, and the whole checked again.
   const kept: string[] = [];
-  for (let i = 0; i < blocks.length; i++) {
-    const part = survivingBlock(blocks[i]!, parts[i]);
+  for (const form of forms) {
+    const part = form.surviving();
     if (part === undefined) return { body: html, format: "html" };
     kept.push(part);
   }
@@ -54,14 +57,41 @@ function convert(html: string): { body: string; format: "markdown" | "html" } {
     : { body: html, format: "html" };
 }
 
-// The first form of a block that survives on its own: its Markdown, its Markdown with HTML
-// inline tags, or the block as an HTML block.
-function survivingBlock(block: TopBlock, markdown: string | undefined): string | undefined {
-  if (markdown !== undefined && survives(markdown, block.nodes)) return markdown;
-  const tagged = blockMarkdown(block, HTML_INLINE);
-  if (tagged !== undefined && tagged !== markdown && survives(tagged, block.nodes)) return tagged;
-  const raw = blockHtml(block);
-  return raw !== undefined && survives(raw, block.nodes) ? raw : undefined;
+/**
+ * The forms of one top-level block, each made when first asked for: its Markdown, its Markdown
+ * with inline markup as HTML tags, and the block as an HTML block (undefined where there is none).
+ */
+class BlockForms {
+  private made: { markdown?: string | undefined; tagged?: string | undefined; raw?: string | undefined } = {};
+
+  constructor(private readonly block: TopBlock) {}
+
+  get markdown(): string | undefined {
+    if (!("markdown" in this.made)) this.made.markdown = blockMarkdown(this.block, MARKDOWN_INLINE);
+    return this.made.markdown;
+  }
+
+  get tagged(): string | undefined {
+    if (!("tagged" in this.made)) {
+      const tagged = blockMarkdown(this.block, HTML_INLINE);
+      this.made.tagged = tagged === this.markdown ? undefined : tagged;
+    }
+    return this.made.tagged;
+  }
+
+  get raw(): string | undefined {
+    if (!("raw" in this.made)) this.made.raw = blockHtml(this.block);
+    return this.made.raw;
+  }
+
+  /** The first form that survives on its own. */
+  surviving(): string | undefined {
+    const nodes = this.block.nodes;
+    for (const form of [this.markdown, this.tagged, this.raw]) {
+      if (form !== undefined && survives(form, nodes)) return form;
+    }
+    return undefined;
+  }
 }
 
 /**
