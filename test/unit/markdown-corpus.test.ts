@@ -12,7 +12,9 @@ import { seededRandom } from "../helpers/random.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const fixtures = path.join(here, "..", "fixtures", "editor-html");
-const spec = createRequire(import.meta.url)("commonmark-spec") as { tests: Array<{ html: string }> };
+const spec = createRequire(import.meta.url)("commonmark-spec") as {
+  tests: Array<{ html: string; markdown: string }>;
+};
 
 /** The CommonMark spec's distinct HTML outputs (with its → marks as the tabs they stand for). */
 const specCorpus = [...new Set(spec.tests.map((test) => test.html.replace(/→/g, "\t")))];
@@ -129,6 +131,18 @@ describe("the corpora", () => {
   it("hold enough fragments", () => {
     expect(specCorpus.length).toBeGreaterThan(550);
     expect(editorCorpus.length).toBeGreaterThanOrEqual(40);
+  });
+
+  it("hold the token shortcut equal to rendering and parsing on every CommonMark example's Markdown", () => {
+    // Not only the Markdown the converter writes: every construct of the spec, by parse5 itself.
+    const differ = spec.tests
+      .map((test) => test.markdown.replace(/→/g, "\t"))
+      .filter((markdown) => {
+        const parsed = parseFragment(markdownToHtml(markdown)).childNodes;
+        const shortcut = renderedNodes(markdown);
+        return !equivalentNodes(shortcut, parsed) || !equivalentNodes(parsed, shortcut);
+      });
+    expect(differ).toEqual([]);
   });
 
   it("exercise the token shortcut: many bodies hold no raw HTML", () => {
