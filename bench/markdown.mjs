@@ -3,7 +3,8 @@
 //   rich-text-editor corpus in test/fixtures/editor-html (and how many top-level blocks went raw);
 // - throughput of the whole pull-side step (parse, convert, render back, gate) on 10 KB chapters,
 //   in chapters per second on one core (this process is single-threaded);
-// - the time for one 1 MB chapter.
+// - the time for one 1 MB chapter;
+// - a first pull's conversion of 2,000 chapters, on worker threads and on one thread.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,6 +13,7 @@ import { parseFragment } from "parse5";
 import { fastParseFragment } from "../dist/tree/markdown/fast-html.js";
 import { parseHtml } from "../dist/tree/markdown/gate.js";
 import { htmlToBody, markdownToHtml } from "../dist/tree/markdown/index.js";
+import { convertMany } from "../dist/tree/markdown/pool.js";
 import { blockHtml, topBlocks } from "../dist/tree/markdown/to-markdown.js";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -160,3 +162,18 @@ parseTimes(
 oneMegabyte("Pull step, clean", cleanChapter(1024 * 1024));
 oneMegabyte("Pull step, editor mix", chapters(editorCorpus, 1024 * 1024, 1)[0]);
 oneMegabyte("Pull step, editor mix (Markdown-able snippets)", chapters(markdownSnippets, 1024 * 1024, 1)[0]);
+
+// A first pull of a large site converts on worker threads (src/tree/markdown/pool.ts).
+{
+  const many = [...chapters(editorCorpus, 10 * 1024, 1000), ...Array(1000).fill(cleanChapter(10 * 1024))];
+  let started = performance.now();
+  await convertMany(many, htmlToBody, { threshold: 0 });
+  const pooled = performance.now() - started;
+  started = performance.now();
+  many.map(htmlToBody);
+  const single = performance.now() - started;
+  console.log(
+    `First-pull conversion of ${many.length} ~10 KB chapters: ${(pooled / 1000).toFixed(1)} s on worker threads ` +
+      `(one per core, at most 4), ${(single / 1000).toFixed(1)} s on one thread`,
+  );
+}
