@@ -67,6 +67,7 @@ function generatedHtml(count: number, seed: number): string[] {
     ...["caption", "colgroup", "col", "br", "img", "input", "wbr", "source", "hr", "iframe", "textarea"],
     ...["script", "style", "title", "xmp", "noscript", "select", "option", "button", "form", "nobr"],
     ...["svg", "math", "template", "body", "html", "head", "image", "object", "ruby", "rt", "plaintext"],
+    ...["meta", "link", "base"],
   ];
   const texts = [
     ...["x", "word", " ", "\n", "\t", "\f", "\u00a0", "é", ">", '"', "'", "=", "/"],
@@ -252,6 +253,7 @@ describe("the fast HTML path builds parse5's tree or declines", () => {
       "<o:p></o:p><my-widget>w</my-widget>",
       '<IMG SRC="a.png" alt="x" alt="y">',
       "a & b <!-- note --> c",
+      '<meta charset="utf-8"><b id="x">pasted</b><link rel="x">',
       "<p>unclosed at the end",
     ];
     for (const html of plain) {

@@ -70,20 +70,10 @@ const SPECIAL_TAGS = new Set(
   ).split(" "),
 );
 
-// Void elements the in-body rules insert and close at once.
-const VOID_IN_BODY = new Set([
-  "area",
-  "br",
-  "embed",
-  "hr",
-  "img",
-  "input",
-  "keygen",
-  "param",
-  "source",
-  "track",
-  "wbr",
-]);
+// Elements the in-body rules insert and close at once (the last five by the in-head rules).
+const VOID_IN_BODY = new Set(
+  "area br embed hr img input keygen param source track wbr base basefont bgsound link meta".split(" "),
+);
 
 // In a table context only these children are left where they stand; each by its parent.
 const TABLE_CHILDREN: ReadonlyMap<string, ReadonlySet<string>> = new Map([
