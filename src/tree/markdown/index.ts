@@ -39,11 +39,15 @@ function convert(html: string): { body: string; format: "markdown" | "html" } {
   const forms = topBlocks(original).map((block) => new BlockForms(block));
   // First each block in the most Markdown form it has, checked once as a whole: what nearly
   // every chapter needs.
-  const first = forms.map((form) => form.markdown ?? form.tagged ?? form.raw);
-  if (first.every((part) => part !== undefined)) {
-    const markdown = first.join("\n\n");
-    if (survives(markdown, original)) return { body: markdown, format: "markdown" };
+  const first: string[] = [];
+  for (const form of forms) {
+    const part = form.markdown ?? form.tagged ?? form.raw;
+    // A block with no form at all, not even as an HTML block: the chapter stays HTML.
+    if (part === undefined) return { body: html, format: "html" };
+    first.push(part);
   }
+  const markdown = first.join("\n\n");
+  if (survives(markdown, original)) return { body: markdown, format: "markdown" };
   // Else each block in the first form that survives on its own, and the whole checked again.
   const kept: string[] = [];
   for (const form of forms) {
@@ -51,10 +55,8 @@ function convert(html: string): { body: string; format: "markdown" | "html" } {
     if (part === undefined) return { body: html, format: "html" };
     kept.push(part);
   }
-  const markdown = kept.join("\n\n");
-  return survives(markdown, original)
-    ? { body: markdown, format: "markdown" }
-    : { body: html, format: "html" };
+  const checked = kept.join("\n\n");
+  return survives(checked, original) ? { body: checked, format: "markdown" } : { body: html, format: "html" };
 }
 
 /**
