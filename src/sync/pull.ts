@@ -9,6 +9,7 @@ import {
   moveTreePath,
   removeEmptyFolder,
   removeTreeFile,
+  treePathExists,
   writeTreeFile,
 } from "../tree/fs-ops.js";
 import { convertMany, POOL_THRESHOLD } from "../tree/markdown/pool.js";
@@ -247,7 +248,7 @@ async function applyOps(
   await twoPhaseMoves(
     root,
     folderMoves.map((op) => ({ from: (op as { from: string }).from, to: (op as { to: string }).to })),
-    (name) => `${name}-moving`,
+    (name, suffix) => `${name}-moving${suffix}`,
   );
   changed += folderMoves.length;
   // Moves and rewrites that change a file's name: first park the sources whose name is taken.
@@ -256,7 +257,7 @@ async function applyOps(
       ? { from: op.from, to: op.to }
       : { from: (op as { from: string }).from, to: (op as { path: string }).path },
   );
-  await twoPhaseMoves(root, moves, (name) => name.replace(/\.md$/, ".moving.md"));
+  await twoPhaseMoves(root, moves, (name, suffix) => name.replace(/\.md$/, `.moving${suffix}.md`));
   // Within one kind of operation the paths are distinct, so they run side by side; the kinds
   // run in order (writes before deletes before removing emptied folders).
   const queue = new PQueue({ concurrency: 16 });
@@ -302,13 +303,20 @@ async function applyOps(
 async function twoPhaseMoves(
   root: string,
   moves: ReadonlyArray<{ from: string; to: string }>,
-  park: (name: string) => string,
+  park: (name: string, suffix: string) => string,
 ): Promise<Map<string, string>> {
   const sources = new Set(moves.map((m) => m.from));
+  const taken = new Set([...sources, ...moves.map((m) => m.to)]);
   const parked = new Map<string, string>();
   for (const move of moves) {
     if (moves.some((other) => other !== move && other.to === move.from) && sources.has(move.from)) {
-      const temp = park(move.from);
+      // A temporary name nothing uses: never one of these moves' paths, nor a file of the
+      // author's that happens to be called so.
+      let temp = park(move.from, "");
+      for (let n = 2; taken.has(temp) || (await treePathExists(root, temp)); n++) {
+        temp = park(move.from, `-${n}`);
+      }
+      taken.add(temp);
       await moveTreePath(root, move.from, temp);
       parked.set(move.from, temp);
     }

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { sha256 } from "../util/hash.js";
 
@@ -62,6 +62,17 @@ export async function moveTreePath(root: string, from: string, to: string): Prom
   const target = abs(root, to);
   await mkdir(path.dirname(target), { recursive: true });
   await rename(abs(root, from), target);
+}
+
+/** Whether anything (a file, a folder, a link) is at a path of the tree. */
+export async function treePathExists(root: string, relPath: string): Promise<boolean> {
+  try {
+    await lstat(abs(root, relPath));
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw error;
+  }
 }
 
 /** Remove a file; a file already gone is fine. */

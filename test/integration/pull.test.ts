@@ -252,6 +252,34 @@ describe("pull: incremental", () => {
     expect(renamed[untouched]).toBeUndefined();
     expect((await readSnapshot(root)).chapters[ids.setup]!.path).toBe("courses/python-3/01-setup.md");
   });
+
+  it("swaps two files' names through temporary names that no file of the author's has", async () => {
+    const { emulator, tree, pull } = await setup();
+    const ids = seed(emulator);
+    const root = await tree();
+    expect((await pull(root)).code).toBe(0);
+    const folder = path.join(root, "courses/web-foundations");
+    // The author's own files, named as the temporary names would be.
+    const mine = "---\ntitle: Mine\nordinal: 9\n---\n\nnot pushed yet\n";
+    await writeFile(path.join(folder, "01-hello-html.moving.md"), mine);
+    await writeFile(path.join(folder, "02-css.moving.md"), mine);
+
+    edit(emulator, "chapters", ids.hello, { title: "CSS", ordinal: 2 });
+    edit(emulator, "chapters", ids.css, { title: "Hello HTML", ordinal: 1 });
+    expect((await pull(root)).code).toBe(0);
+    const files = await readTree(folder);
+    expect(Object.keys(files).sort()).toEqual([
+      "01-hello-html.md",
+      "01-hello-html.moving.md",
+      "02-css.md",
+      "02-css.moving.md",
+      "course.yaml",
+    ]);
+    expect(files["01-hello-html.moving.md"]).toBe(mine);
+    expect(files["02-css.moving.md"]).toBe(mine);
+    expect(files["01-hello-html.md"]).toContain(`id: ${ids.css}\n`);
+    expect(files["02-css.md"]).toContain(`id: ${ids.hello}\n`);
+  });
 });
 
 describe("pull: three-way, never losing a local edit", () => {
