@@ -110,6 +110,7 @@ export async function connect(
     credentials,
     concurrency: config?.concurrency,
     requestsPerSecond: config?.requestsPerSecond,
+    retries: run.apiRetries,
     log: globals.verbose ? (line) => out.info(line) : undefined,
     // A token got from a prompt, or a renewed stored one, is kept as `login` would keep it;
     // logins from environment variables (CI) leave nothing on disk.

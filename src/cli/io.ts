@@ -9,6 +9,8 @@ export interface CliIO {
   interrupted: Promise<void>;
   /** Questions asked on a terminal; used only when stdinIsTTY is true. */
   prompts: Prompts;
+  /** For tests: how often the API client retries a request itself (default 5). */
+  apiRetries?: number;
 }
 
 /** The questions the CLI may ask a person at a terminal. */

@@ -59,6 +59,8 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
   let stopping = false;
   let retryTimer: NodeJS.Timeout | undefined;
   let retryMs = 1000;
+  // A push started by the retry timer, not by the coalescer: stopping waits for it too.
+  let retrying: Promise<void> | undefined;
 
   const run = async (paths: readonly string[] | undefined, confirm?: WatchOptions["confirm"]) => {
     const started = performance.now();
@@ -162,7 +164,14 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
       if (retryTimer) clearTimeout(retryTimer);
       retryTimer = setTimeout(() => {
         retryTimer = undefined;
-        if (!stopping) void coalescer.flush().then(() => pushPaths(paths));
+        if (stopping) return;
+        const attempt: Promise<void> = coalescer
+          .flush()
+          .then(() => pushPaths(paths))
+          .finally(() => {
+            if (retrying === attempt) retrying = undefined;
+          });
+        retrying = attempt;
       }, retryMs);
       retryMs = Math.min(retryMs * 2, 30_000);
     }
@@ -189,6 +198,7 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
   await watcher.close();
   // The batch in flight (if any) finishes; its push saves the snapshot.
   await coalescer.flush();
+  await retrying;
   options.report({ type: "stopped" });
   return true;
 }

@@ -29,7 +29,12 @@ async function setup() {
 }
 
 /** Start `coursesync watch` in this process; returns its output so far and a stop function. */
-async function startWatch(tree: string, env: Record<string, string>, args: string[] = []) {
+async function startWatch(
+  tree: string,
+  env: Record<string, string>,
+  args: string[] = [],
+  options: { apiRetries?: number } = {},
+) {
   let stdout = "";
   let stop!: () => void;
   const interrupted = new Promise<void>((resolve) => (stop = resolve));
@@ -40,6 +45,7 @@ async function startWatch(tree: string, env: Record<string, string>, args: strin
     env,
     cwd: tree,
     interrupted,
+    ...options,
     prompts: {
       input: () => Promise.reject(new Error("no prompt")),
       password: () => Promise.reject(new Error("no prompt")),
@@ -207,5 +213,23 @@ describe("watch", () => {
     await eventually(() => writes(emulator, "PATCH").length === 1);
     expect(emulator.state.get("chapters", 2)?.content).toContain("<p>other</p>");
     await watch.stop();
+  });
+
+  it("keeps a save through a network loss and sends it once the site answers again", async () => {
+    const { emulator, tree, env, folder } = await setup();
+    // The client gives up at once, so watch's own retry (after 1 s) is what brings it through.
+    const watch = await startWatch(tree, env, [], { apiRetries: 0 });
+    emulator.faults.update({ resetNext: 1 });
+    emulator.state.clearRequests();
+    await appendFile(path.join(folder, "01-chapter-1.md"), "<p>offline edit</p>\n");
+    await eventually(() => watch.output().includes("waiting"));
+    expect(writes(emulator, "PATCH")).toHaveLength(0);
+    await eventually(() => writes(emulator, "PATCH").length === 1);
+    expect(emulator.state.get("chapters", 1)?.content).toContain("<p>offline edit</p>");
+    expect(emulator.faults.pending.resetNext).toBe(0);
+    // Stopping waits for that push to finish: its snapshot is saved, nothing is left to push.
+    expect(await watch.stop()).toBe(0);
+    expect((await runCli(["status"], { cwd: tree, env })).stdout).toContain("Nothing to push");
+    expect(writes(emulator, "PATCH")).toHaveLength(1);
   });
 });
