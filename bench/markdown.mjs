@@ -2,7 +2,8 @@
 // - the share of chapters stored as editable Markdown, for the CommonMark spec corpus and the
 //   rich-text-editor corpus in test/fixtures/editor-html (and how many top-level blocks went raw);
 // - throughput of the whole pull-side step (parse, convert, render back, gate) on 10 KB chapters,
-//   in chapters per second on one core (this process is single-threaded);
+//   in chapters per second on one core (this process is single-threaded; V8's own helper threads
+//   add about a tenth of a core, which `taskset -c 0 node bench/markdown.mjs` takes away);
 // - the time for one 1 MB chapter;
 // - a first pull's conversion of 2,000 chapters, on worker threads and on one thread.
 import { readdirSync, readFileSync } from "node:fs";
