@@ -251,7 +251,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     if (options.admin && (path === ADMIN_ROOT || path.startsWith(`${ADMIN_ROOT}/`))) {
       return send(response, routeAdmin({ state, faults }, request));
     }
-    if (path === "/api" || path.startsWith("/api/")) return serveApi(request, response, url.searchParams);
+    if (path === "/api" || path.startsWith("/api/")) {
+      if (!isResourceWrite(request.method, path)) return serveApi(request, response, url.searchParams);
+      const ended = state.writeStarted();
+      try {
+        return await serveApi(request, response, url.searchParams);
+      } finally {
+        ended();
+      }
+    }
     send(response, { status: 404, body: { error: "Not found" } });
   }
 

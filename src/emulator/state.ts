@@ -282,9 +282,23 @@ export class EmulatorState {
     this.requests.push(entry);
   }
 
-  /** Empty the request log. */
+  /** Empty the request log (and start the peak of writes in flight afresh). */
   clearRequests(): void {
     this.requests.length = 0;
+    this.peakWritesInFlight = this.#writesInFlight;
+  }
+
+  #writesInFlight = 0;
+  /** The most resource writes (POST, PATCH, DELETE) the server was handling at one time. */
+  peakWritesInFlight = 0;
+
+  /** A resource write arrived; call the returned function when its answer has gone. */
+  writeStarted(): () => void {
+    this.#writesInFlight++;
+    this.peakWritesInFlight = Math.max(this.peakWritesInFlight, this.#writesInFlight);
+    return () => {
+      this.#writesInFlight--;
+    };
   }
 
   // --- internals ------------------------------------------------------------------------
