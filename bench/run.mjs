@@ -128,23 +128,35 @@ if (run("pull")) {
 }
 
 if (run("push")) {
-  // Issue 4: a push of 50 edits on a 1,000-chapter site at requests_per_second: 10.
-  const emulator = await startEmulator({ seedDir: null, pageSize: 25, rate: 10 });
+  // Issue 4: a push of 50 edits on a 1,000-chapter site, rate-limited (requests_per_second 10)
+  // and latency-bound (50 ms a request, no limit).
+  await pushCase({ rate: 10, latencyMs: 0 }, "requests_per_second 10");
+  await pushCase({ rate: null, latencyMs: 50 }, "50 ms latency, no rate limit");
+}
+
+async function pushCase(faults, label) {
+  const emulator = await startEmulator({ seedDir: null, pageSize: 25 });
   seedLargeSite(emulator.state, { courses: 100, chapters: 10 });
   const { work, tree, env } = benchFolder();
   try {
     await cli(["init", tree, "--url", emulator.baseUrl], work, env);
-    const configFile = path.join(tree, "coursesync.yaml");
-    writeFileSync(
-      configFile,
-      readFileSync(configFile, "utf8").replace("# requests_per_second: 5", "requests_per_second: 10"),
-    );
+    if (faults.rate) {
+      const configFile = path.join(tree, "coursesync.yaml");
+      writeFileSync(
+        configFile,
+        readFileSync(configFile, "utf8").replace(
+          "# requests_per_second: 5",
+          `requests_per_second: ${faults.rate}`,
+        ),
+      );
+    }
     await cli(["pull"], tree, env);
     const files = readdirSync(path.join(tree, "courses"), { recursive: true })
       .filter((f) => String(f).endsWith(".md"))
       .sort()
       .slice(0, 50);
     for (const file of files) appendFileSync(path.join(tree, "courses", String(file)), "<p>An edit.</p>\n");
+    emulator.faults.update({ rate: faults.rate, latencyMs: faults.latencyMs });
     emulator.state.clearRequests();
     const result = await cli(["push", "--yes"], tree, env);
     const log = emulator.state.requests;
@@ -154,7 +166,7 @@ if (run("push")) {
     const reads = log.filter((r) => r.method === "GET");
     const limited = log.filter((r) => r.status === 429).length;
     console.log(
-      `push (50 edits, 1,000 chapters, requests_per_second 10): exit ${result.code}; ${(result.ms / 1000).toFixed(2)} s; ` +
+      `push (50 edits, 1,000 chapters, ${label}): exit ${result.code}; ${(result.ms / 1000).toFixed(2)} s; ` +
         `${writes.length} writes + ${reads.length} reads (+${log.length - writes.length - reads.length} login); ${limited} answered 429`,
     );
   } finally {

@@ -107,6 +107,7 @@ export function registerPush(program: Command, run: CliRun): void {
             siteUrl: site.url,
             ignore: tree.config.ignore,
             bodies: bodyCodec(tree.config.body),
+            writeConcurrency: tree.config.concurrency,
             paths: scope,
             dryRun: flags.dryRun,
             force: flags.force,

@@ -66,6 +66,7 @@ export async function runWatch(run: CliRun, command: Command, flags: WatchFlags)
         siteUrl: site.url,
         ignore: tree.config.ignore,
         bodies: bodyCodec(tree.config.body),
+        writeConcurrency: tree.config.concurrency,
         deletes,
         stop: run.interrupted,
         report,

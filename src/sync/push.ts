@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import PQueue from "p-queue";
 import type { Listing, ListOptions } from "../api/client.js";
 import { ApiError, WriteOutcomeUnknownError } from "../api/errors.js";
 import type { Resource, WireRecord } from "../api/wire.js";
@@ -64,6 +65,8 @@ export interface PushOptions {
   onInvalid?: (problem: FileProblem) => void;
   /** "skip": a record the site changed too is reported and left alone, the rest go on (watch). */
   conflicts?: "stop" | "skip";
+  /** How many updates or deletes are under way at once (creates go one at a time). @default 4 */
+  writeConcurrency?: number;
 }
 
 /** What a push did. */
@@ -267,79 +270,86 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
   const adopter = new Adopter(client, snapshot, unconfirmedIntents(earlier).length > 0);
   let stopped = false;
   result.applied = true;
-  try {
-    for (const op of plan.ops) {
-      if (skipped.has(op.key)) continue;
-      if (stopped) {
-        report({
-          kind: op.kind,
-          id: op.type === "create" ? undefined : op.id,
-          path: op.path,
-          outcome: "skipped",
-          reason: "not applied: an earlier write failed",
-        });
-        continue;
-      }
-      const decision = checked.decisions.get(op.key);
-      try {
-        const line = await apply(op, decision, {
-          client,
-          journal,
-          local,
-          snapshot,
-          createdCourse,
-          adopter,
-          root,
-          bodies,
-          cache,
-        });
-        if (line) {
-          done.push(line);
-          // The site now has this side: a conflict copy pull left beside the file is settled.
-          await removeTreeFile(root, conflictCopyOf(op.kind, op.path));
-          // An update re-read as already on the site sends nothing; one over a record the
-          // site deleted (--force) creates it again.
-          const sent = op.type === "update" ? (decision?.fields ?? op.fields) : [];
-          const outcome =
-            op.type === "create" || line.op === "create"
-              ? "created"
-              : op.type === "delete"
-                ? "deleted"
-                : sent.length > 0
-                  ? "updated"
-                  : "unchanged";
-          report({
-            kind: op.kind,
-            id: line.id,
-            path: op.path,
-            outcome,
-            ...(outcome === "updated" ? { fields: sent } : {}),
-            ...(outcome === "unchanged" ? { reason: "the site already had it" } : {}),
-            ...(op.type === "update" && line.op === "create"
-              ? { reason: `deleted on the site; created again (it was ${op.kind} ${op.id})` }
-              : {}),
-          });
-        } else {
-          report({
-            kind: op.kind,
-            id: op.type === "create" ? undefined : op.id,
-            path: op.path,
-            outcome: "unchanged",
-            reason: "the site already had it",
-          });
-        }
-      } catch (error) {
-        if (!(error instanceof UserError)) throw error;
-        stopped = true;
-        report({
-          kind: op.kind,
-          id: op.type === "create" ? undefined : op.id,
-          path: op.path,
-          outcome: "failed",
-          reason: failureText(error, fileOf(op.kind, op.path)),
-        });
-      }
+  // Changes are reported in plan order, whatever order the writes end in (null: nothing to
+  // report here, as for a conflict, reported above).
+  const ordered: Array<Change | null | undefined> = plan.ops.map((op) =>
+    skipped.has(op.key) ? null : undefined,
+  );
+  let reported = 0;
+  const reportAt = (index: number, change: Change) => {
+    ordered[index] = change;
+    for (; reported < ordered.length && ordered[reported] !== undefined; reported++) {
+      const next = ordered[reported];
+      if (next) report(next);
     }
+  };
+  const ctx: ApplyContext = { client, journal, local, snapshot, createdCourse, adopter, root, bodies, cache };
+  const write = async (op: PushOp, index: number): Promise<void> => {
+    const id = op.type === "create" ? undefined : op.id;
+    if (skipped.has(op.key)) return;
+    if (stopped) {
+      reportAt(index, {
+        kind: op.kind,
+        id,
+        path: op.path,
+        outcome: "skipped",
+        reason: "not applied: an earlier write failed",
+      });
+      return;
+    }
+    const decision = checked.decisions.get(op.key);
+    try {
+      const line = await apply(op, decision, ctx);
+      if (!line) {
+        reportAt(index, {
+          kind: op.kind,
+          id,
+          path: op.path,
+          outcome: "unchanged",
+          reason: "the site already had it",
+        });
+        return;
+      }
+      done.push(line);
+      // The site now has this side: a conflict copy pull left beside the file is settled.
+      await removeTreeFile(root, conflictCopyOf(op.kind, op.path));
+      // An update re-read as already on the site sends nothing; one over a record the
+      // site deleted (--force) creates it again.
+      const sent = op.type === "update" ? (decision?.fields ?? op.fields) : [];
+      const outcome =
+        op.type === "create" || line.op === "create"
+          ? "created"
+          : op.type === "delete"
+            ? "deleted"
+            : sent.length > 0
+              ? "updated"
+              : "unchanged";
+      reportAt(index, {
+        kind: op.kind,
+        id: line.id,
+        path: op.path,
+        outcome,
+        ...(outcome === "updated" ? { fields: sent } : {}),
+        ...(outcome === "unchanged" ? { reason: "the site already had it" } : {}),
+        ...(op.type === "update" && line.op === "create"
+          ? { reason: `deleted on the site; created again (it was ${op.kind} ${op.id})` }
+          : {}),
+      });
+    } catch (error) {
+      if (!(error instanceof UserError)) throw error;
+      // No write starts after this one; those already sent finish and are reported.
+      stopped = true;
+      reportAt(index, {
+        kind: op.kind,
+        id,
+        path: op.path,
+        outcome: "failed",
+        reason: failureText(error, fileOf(op.kind, op.path)),
+      });
+    }
+  };
+  try {
+    await runInPhases(plan.ops, options.writeConcurrency ?? 4, write);
   } finally {
     // Whatever happened, what the site confirmed goes into the snapshot.
     const next = foldJournal(snapshot, done);
@@ -353,6 +363,33 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     await statCache.save();
   }
   return result;
+}
+
+/**
+ * Run the plan's writes phase by phase (course creates, chapter creates, updates, chapter
+ * deletes, course deletes: each phase may need the one before it done). Within a phase updates
+ * and deletes run side by side, up to `concurrency` at once; creates go one at a time, since a
+ * create whose answer was lost is found again by its fields, which another create in flight
+ * could match too.
+ */
+async function runInPhases(
+  ops: readonly PushOp[],
+  concurrency: number,
+  write: (op: PushOp, index: number) => Promise<void>,
+): Promise<void> {
+  const phaseOf = (op: PushOp) => (op.type === "update" ? "update" : `${op.type} ${op.kind}`);
+  for (let start = 0; start < ops.length; ) {
+    const phase = phaseOf(ops[start]!);
+    let end = start;
+    while (end < ops.length && phaseOf(ops[end]!) === phase) end++;
+    const queue = new PQueue({ concurrency: ops[start]!.type === "create" ? 1 : concurrency });
+    // Every write of the phase settles before an error (a bug) goes up: none is left running.
+    const settled = await Promise.allSettled(
+      ops.slice(start, end).map((op, i) => queue.add(() => write(op, start + i))),
+    );
+    for (const outcome of settled) if (outcome.status === "rejected") throw outcome.reason;
+    start = end;
+  }
 }
 
 /** What re-reading the site decided for one write. */

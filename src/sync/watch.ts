@@ -33,6 +33,8 @@ export interface WatchOptions {
   siteUrl: string;
   ignore: readonly string[];
   bodies: BodyCodec;
+  /** How many updates or deletes are under way at once (see push). */
+  writeConcurrency?: number;
   /** Send deletes (watch --delete); otherwise they wait for a plain push. */
   deletes: boolean;
   /** Asked about the pending plan when watch starts (as push asks). */
@@ -74,6 +76,7 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
           siteUrl: options.siteUrl,
           ignore: options.ignore,
           bodies: options.bodies,
+          writeConcurrency: options.writeConcurrency,
           paths,
           deletes: options.deletes,
           skipInvalid: true,

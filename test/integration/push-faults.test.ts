@@ -2,12 +2,21 @@ import { rm, writeFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EmulatorOptions } from "../../src/emulator/server.js";
 import { runCli } from "../helpers/cli.js";
-import { manualClock, useEmulators } from "../helpers/emulator.js";
+import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";
 import { ok, pulledSite, recordPatches } from "../helpers/site.js";
 import { cleanupTestdirs, readTree } from "../helpers/testdir.js";
 
 const start = useEmulators();
 afterEach(cleanupTestdirs);
+
+/** The next PATCH of chapter `id` is refused with a 400. */
+function refuseNextPatch(emulator: TestEmulator, id: number): void {
+  emulator.faults.update({
+    failNext: 1,
+    failStatus: 400,
+    match: { method: "PATCH", path: `/api/v1/chapters/${id}` },
+  });
+}
 
 /** A pulled tree: course "Web" (1) with chapters One, Two, Three (1-3), course "Go" (2) with Tour (4). */
 async function setup(options: EmulatorOptions = {}) {
@@ -259,17 +268,14 @@ describe("failures while writing", () => {
     ]);
   });
 
-  it("a write that fails leaves the rest of the plan not applied (exit 1), and a rerun finishes the job", async () => {
+  it("with one write at a time, one that fails leaves the rest not applied (exit 1); a rerun finishes", async () => {
     const s = await setup();
+    await s.replace("coursesync.yaml", "concurrency: 4", "concurrency: 1");
     const patches = recordPatches(s.emulator);
     await s.retitle(ONE, "One", "One v2");
     await s.retitle(TWO, "Two", "Two v2");
     await s.retitle(THREE, "Three", "Three v2");
-    s.emulator.faults.update({
-      failNext: 1,
-      failStatus: 400,
-      match: { method: "PATCH", path: "/api/v1/chapters/2" },
-    });
+    refuseNextPatch(s.emulator, 2);
 
     const failed = await s.cli("push", "--yes", "--json");
     expect(failed.code).toBe(1);
@@ -294,6 +300,62 @@ describe("failures while writing", () => {
       { call: "chapters/3", body: { chapter: { title: "Three v2" } } },
     ]);
     expect((await s.cli("status", "--exit-code")).code).toBe(0);
+  });
+
+  it("sends updates side by side, reports them in plan order, and starts none after a failure", async () => {
+    const s = await setup();
+    await s.retitle(ONE, "One", "One v2");
+    await s.retitle(TWO, "Two", "Two v2");
+    await s.retitle(THREE, "Three", "Three v2");
+    await s.write(
+      "courses/go/course.yaml",
+      (await s.read("courses/go/course.yaml")).replace("title: Go", "title: Go v2"),
+    );
+    // Slow answers: writes that are sent together are in flight together.
+    s.emulator.faults.update({ latencyMs: 150 });
+    s.emulator.state.clearRequests();
+    const together = await s.cli("push", "--yes", "--json");
+    expect(together.code).toBe(0);
+    const doc = JSON.parse(together.stdout) as {
+      changes: Array<{ kind: string; id: number; outcome: string }>;
+    };
+    expect(doc.changes.map((c) => [c.kind, c.id, c.outcome])).toEqual([
+      ["course", 2, "updated"],
+      ["chapter", 1, "updated"],
+      ["chapter", 2, "updated"],
+      ["chapter", 3, "updated"],
+    ]);
+    expect(s.emulator.state.peakWritesInFlight).toBeGreaterThan(1);
+    expect(s.emulator.state.peakWritesInFlight).toBeLessThanOrEqual(4);
+
+    // A failure stops what has not started; what was sent with it finishes, and every change
+    // reported as made is on the site, every one reported as skipped is not.
+    for (const [file, from] of [
+      [ONE, "One v2"],
+      [TWO, "Two v2"],
+      [THREE, "Three v2"],
+    ] as const) {
+      await s.retitle(file, from, `${from}.1`);
+    }
+    refuseNextPatch(s.emulator, 1);
+    const failed = await s.cli("push", "--yes", "--json");
+    expect(failed.code).toBe(1);
+    const outcomes = (JSON.parse(failed.stdout) as { changes: Array<{ id: number; outcome: string }> })
+      .changes;
+    expect(outcomes.map((c) => c.id)).toEqual([1, 2, 3]);
+    expect(outcomes[0]!.outcome).toBe("failed");
+    const titles = new Map([
+      [2, "Two v2"],
+      [3, "Three v2"],
+    ]);
+    for (const change of outcomes.slice(1)) {
+      expect(["updated", "skipped"]).toContain(change.outcome);
+      const sent = `${titles.get(change.id)}${change.outcome === "updated" ? ".1" : ""}`;
+      expect(s.emulator.state.get("chapters", change.id)?.title).toBe(sent);
+    }
+    expect((await s.cli("push", "--yes")).code).toBe(0);
+    expect((await s.cli("status", "--exit-code")).code).toBe(0);
+    s.emulator.faults.update({ latencyMs: 0 });
   });
 
   it("retries a 5xx on a PATCH and goes on", async () => {

@@ -40,6 +40,11 @@ async function setup(options: EmulatorOptions = {}) {
   };
 }
 
+/** Writes sorted by what they called: writes of one phase go out side by side, in any order. */
+function byCall<T extends { call: string }>(writes: readonly T[]): T[] {
+  return [...writes].sort((a, b) => a.call.localeCompare(b.call));
+}
+
 const HELLO = "courses/web-foundations/01-hello-html.md";
 const CSS = "courses/web-foundations/02-css.md";
 const WEB = "courses/web-foundations/course.yaml";
@@ -121,12 +126,15 @@ describe("push: the plan", () => {
     expect(result.stdout).toContain("ordinal: 1 -> 3");
     expect(result.stdout).toContain("body changed");
     expect(result.stdout).toContain("Pushed: 4 updated.");
-    expect(s.writes).toEqual([
-      { call: `PATCH courses/${s.ids.web}`, body: { course: { free: false, title: "Web Basics" } } },
-      { call: `PATCH chapters/${s.ids.hello}`, body: { chapter: { ordinal: 3 } } },
-      { call: `PATCH chapters/${s.ids.css}`, body: { chapter: { content: "<p>one</p>\n<p>TWO</p>" } } },
-      { call: `PATCH chapters/${s.ids.setup}`, body: { chapter: { title: "Installing" } } },
-    ]);
+    // Updates go out side by side: in any order.
+    expect(byCall(s.writes)).toEqual(
+      byCall([
+        { call: `PATCH courses/${s.ids.web}`, body: { course: { free: false, title: "Web Basics" } } },
+        { call: `PATCH chapters/${s.ids.hello}`, body: { chapter: { ordinal: 3 } } },
+        { call: `PATCH chapters/${s.ids.css}`, body: { chapter: { content: "<p>one</p>\n<p>TWO</p>" } } },
+        { call: `PATCH chapters/${s.ids.setup}`, body: { chapter: { title: "Installing" } } },
+      ]),
+    );
     // The re-read before writing: one GET per record to change, and no list.
     expect(
       s.emulator.state.requests
@@ -164,11 +172,13 @@ describe("push: the plan", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`moved to course ${s.ids.web}`);
     const home = s.emulator.state.dump().courses.find((c) => c.title === "New Home")!;
-    expect(s.writes).toEqual([
-      { call: "POST courses", body: { course: { title: "New Home", status: 0 } } },
-      { call: `PATCH chapters/${s.ids.css}`, body: { chapter: { course_id: home.id } } },
-      { call: `PATCH chapters/${s.ids.setup}`, body: { chapter: { course_id: s.ids.web } } },
-    ]);
+    expect(s.writes[0]).toEqual({ call: "POST courses", body: { course: { title: "New Home", status: 0 } } });
+    expect(byCall(s.writes.slice(1))).toEqual(
+      byCall([
+        { call: `PATCH chapters/${s.ids.css}`, body: { chapter: { course_id: home.id } } },
+        { call: `PATCH chapters/${s.ids.setup}`, body: { chapter: { course_id: s.ids.web } } },
+      ]),
+    );
     expect(s.emulator.state.get("chapters", s.ids.setup)?.course_id).toBe(s.ids.web);
     expect((await s.cli("status", "--exit-code")).code).toBe(0);
   });
@@ -187,9 +197,10 @@ describe("push: the plan", () => {
     const result = await s.cli("push", "--yes", "--max-delete", "3");
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("Pushed: 3 deleted.");
-    expect(s.emulator.state.requests.filter((r) => r.method === "DELETE").map((r) => r.path)).toEqual([
-      `/api/v1/chapters/${s.ids.hello}`,
-      `/api/v1/chapters/${s.ids.css}`,
+    const deletes = s.emulator.state.requests.filter((r) => r.method === "DELETE").map((r) => r.path);
+    // The chapters (side by side, in any order), then their course.
+    expect([...deletes.slice(0, 2).sort(), deletes[2]]).toEqual([
+      ...[`/api/v1/chapters/${s.ids.hello}`, `/api/v1/chapters/${s.ids.css}`].sort(),
       `/api/v1/courses/${s.ids.web}`,
     ]);
     expect(s.writes).toEqual([]);
