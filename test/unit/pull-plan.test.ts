@@ -11,6 +11,7 @@ import { parseCourseFile } from "../../src/tree/course-file.js";
 import { COURSE_FILE, isConflictCopy, type ScanResult } from "../../src/tree/scan.js";
 import { FileProblem } from "../../src/tree/yaml-text.js";
 import { sha256 } from "../../src/util/hash.js";
+import { recordBuilders } from "../helpers/records.js";
 
 // ---- in-memory world: remote records in, files and snapshot as a pull leaves them ----------
 
@@ -24,35 +25,10 @@ const bodies: BodyCodec = {
   toHtml: (body) => body,
 };
 
-function course(id: number, fields: Record<string, unknown> = {}): WireRecord {
-  return {
-    id,
-    title: `Course ${id}`,
-    slug: `course-${id}`,
-    status: "draft",
-    created_at: STAMP,
-    updated_at: STAMP,
-    scheduled_at: null,
-    published_at: null,
-    excerpt: "",
-    free: false,
-    questions_enabled: false,
-    ...fields,
-  };
-}
-
-function chapter(id: number, courseId: number, fields: Record<string, unknown> = {}): WireRecord {
-  return {
-    id,
-    course_id: courseId,
-    title: `Chapter ${id}`,
-    content: `<p>one</p>\n<p>two</p>\n<p>three</p>`,
-    created_at: STAMP,
-    updated_at: STAMP,
-    ordinal: 1,
-    ...fields,
-  };
-}
+const { course, chapter } = recordBuilders(STAMP, () => ({
+  ordinal: 1,
+  content: "<p>one</p>\n<p>two</p>\n<p>three</p>",
+}));
 
 type Files = Record<string, string>;
 

@@ -10,41 +10,14 @@ import { foldJournal, withId } from "../../src/sync/push.js";
 import { chapterInput, courseInput, type PushOp, planPush } from "../../src/sync/push-plan.js";
 import { defaultMaxDelete } from "../../src/sync/report.js";
 import type { Snapshot } from "../../src/sync/snapshot.js";
+import { recordBuilders } from "../helpers/records.js";
 import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
 
 afterEach(cleanupTestdirs);
 
 const STAMP = "2026-03-01T09:30:00.000+00:00";
 
-function course(id: number, fields: Record<string, unknown> = {}): WireRecord {
-  return {
-    id,
-    title: `Course ${id}`,
-    slug: `course-${id}`,
-    status: "draft",
-    excerpt: "",
-    free: false,
-    questions_enabled: false,
-    scheduled_at: null,
-    published_at: null,
-    created_at: STAMP,
-    updated_at: STAMP,
-    ...fields,
-  };
-}
-
-function chapter(id: number, courseId: number, fields: Record<string, unknown> = {}): WireRecord {
-  return {
-    id,
-    course_id: courseId,
-    title: `Chapter ${id}`,
-    ordinal: id,
-    content: `<p>chapter ${id}</p>`,
-    created_at: STAMP,
-    updated_at: STAMP,
-    ...fields,
-  };
-}
+const { course, chapter } = recordBuilders(STAMP, (id) => ({ ordinal: id, content: `<p>chapter ${id}</p>` }));
 
 const folderOf = (id: number) => `courses/course-${id}`;
 const fileOf = (record: WireRecord) =>
