@@ -349,7 +349,9 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     }
   };
   try {
-    await runInPhases(plan.ops, options.writeConcurrency ?? 4, write);
+    // A create (or an update that creates again, under --force) goes one at a time, in order.
+    const creates = (op: PushOp) => op.type === "create" || checked.decisions.get(op.key)?.recreate === true;
+    await runInPhases(plan.ops, options.writeConcurrency ?? 4, creates, write);
   } finally {
     // Whatever happened, what the site confirmed goes into the snapshot.
     const next = foldJournal(snapshot, done);
@@ -368,13 +370,15 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
 /**
  * Run the plan's writes phase by phase (course creates, chapter creates, updates, chapter
  * deletes, course deletes: each phase may need the one before it done). Within a phase updates
- * and deletes run side by side, up to `concurrency` at once; creates go one at a time, since a
- * create whose answer was lost is found again by its fields, which another create in flight
- * could match too.
+ * and deletes run side by side, up to `concurrency` at once. A phase that creates goes one
+ * write at a time, in order: a create whose answer was lost is found again by its fields,
+ * which another create in flight could match too, and a chapter created again needs its
+ * course created again first.
  */
 async function runInPhases(
   ops: readonly PushOp[],
   concurrency: number,
+  creates: (op: PushOp) => boolean,
   write: (op: PushOp, index: number) => Promise<void>,
 ): Promise<void> {
   const phaseOf = (op: PushOp) => (op.type === "update" ? "update" : `${op.type} ${op.kind}`);
@@ -382,7 +386,8 @@ async function runInPhases(
     const phase = phaseOf(ops[start]!);
     let end = start;
     while (end < ops.length && phaseOf(ops[end]!) === phase) end++;
-    const queue = new PQueue({ concurrency: ops[start]!.type === "create" ? 1 : concurrency });
+    const oneAtATime = ops.slice(start, end).some(creates);
+    const queue = new PQueue({ concurrency: oneAtATime ? 1 : concurrency });
     // Every write of the phase settles before an error (a bug) goes up: none is left running.
     const settled = await Promise.allSettled(
       ops.slice(start, end).map((op, i) => queue.add(() => write(op, start + i))),

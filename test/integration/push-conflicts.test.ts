@@ -160,6 +160,28 @@ describe("push re-reads what it will change", () => {
     expect((await s.cli("push", "--yes")).stdout).toContain("Nothing to push");
   });
 
+  it("--force over a course deleted on the site creates the course again, then its edited chapters in it", async () => {
+    const s = await setup();
+    await s.replace(WEB, "title: Web", "title: Web, revised");
+    await s.replace(INTRO, "title: Intro", "title: Intro, revised");
+    await s.replace(TAGS, "title: Tags", "title: Tags, revised");
+    s.emulator.state.remove("courses", 1);
+
+    const forced = await s.cli("push", "--yes", "--force");
+    expect(forced.code, forced.stdout + forced.stderr).toBe(0);
+    const { courses, chapters } = s.emulator.state.dump();
+    const web = courses.find((c) => c.title === "Web, revised")!;
+    expect(web.id).not.toBe(1);
+    expect(chapters.filter((c) => c.course_id === web.id).map((c) => c.title)).toEqual([
+      "Intro, revised",
+      "Tags, revised",
+    ]);
+    // The course first, then its chapters, one at a time.
+    expect(s.writes()).toEqual(["POST /api/v1/courses", "POST /api/v1/chapters", "POST /api/v1/chapters"]);
+    expect(s.emulator.state.peakWritesInFlight).toBe(1);
+    expect((await s.cli("status", "--exit-code")).code).toBe(0);
+  });
+
   it("a local delete of a record edited on the site is a conflict; --force deletes it", async () => {
     const s = await setup();
     await rm(s.file(TAGS));
