@@ -5,6 +5,12 @@ import type { WireRecord } from "./wire.js";
 export interface Page {
   records: WireRecord[];
   headers: IncomingHttpHeaders;
+  /**
+   * The server answered Not Found for this page, and for the page after it: read as past the
+   * end of the list (some servers answer so), the list ending on the page before. The answer
+   * is kept: should a later page hold records, the list has a hole and this is its error.
+   */
+  pastEnd?: Error;
 }
 
 /** What `collectPages` needs besides the fetcher. */
@@ -106,7 +112,8 @@ export function lastPageFromHeaders(
  * whether the next one exists, so paging follows it one page at a time.
  *
  * Any page of the listing that fails rejects the whole listing: a partial listing must never
- * pass for a complete one.
+ * pass for a complete one. A page past the end that the server answers with Not Found (see
+ * `Page.pastEnd`) ends the list, unless a page after it holds records.
  */
 export function collectPages(
   fetchPage: (page: number) => Promise<Page>,
@@ -126,6 +133,7 @@ async function collectSequential(
   let last: number | undefined;
   for (let page = 1; ; page++) {
     const result = await fetchPage(page);
+    if (result.pastEnd) break;
     pages.push(result);
     const count = result.records.length;
     onPage?.(page, count);
@@ -147,6 +155,8 @@ function collectConcurrent(
   return new Promise<Collected>((resolve, reject) => {
     const results = new Map<number, Page>();
     const failures = new Map<number, unknown>();
+    /** Pages answered Not Found, read as past the end (see Page.pastEnd). */
+    const pastEnd = new Map<number, Error>();
     /** The last page of the listing, once something showed it. */
     let end = Number.POSITIVE_INFINITY;
     /** Pages the headers said exist (rel=last, totals): scheduled without guessing. */
@@ -168,6 +178,11 @@ function collectConcurrent(
     };
 
     const onResult = (page: number, result: Page): void => {
+      if (result.pastEnd) {
+        pastEnd.set(page, result.pastEnd);
+        end = Math.min(end, page - 1);
+        return;
+      }
       results.set(page, result);
       const count = result.records.length;
       if (page === 1) {
@@ -195,6 +210,12 @@ function collectConcurrent(
       const failed = [...failures.keys()].filter((page) => page <= end).sort((a, b) => a - b)[0];
       if (failed !== undefined) {
         reject(failures.get(failed));
+        return;
+      }
+      // A page past a Not Found one that holds records: the Not Found was a hole, not the end.
+      const after = [...results].some(([page, result]) => page > end && result.records.length > 0);
+      if (pastEnd.size > 0 && after) {
+        reject(pastEnd.get(Math.min(...pastEnd.keys())));
         return;
       }
       const pages: Page[] = [];

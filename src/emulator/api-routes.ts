@@ -36,6 +36,7 @@ export interface ApiContext {
   baseUrl: string;
   responseShape: ResponseShape;
   pagingHeaders: PagingHeaders;
+  pastLastPage: "empty" | "404";
 }
 
 /** The versioned root and the login path (API.md section 9). */
@@ -197,6 +198,7 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
 }
 
 function listReply(context: ApiContext, path: string, page: number, result: Page<unknown>): Reply {
+  if (context.pastLastPage === "404" && page > Math.max(1, result.pageCount)) return notFound;
   const headers: Record<string, string> = {};
   if (context.pagingHeaders === "total") {
     headers["X-Total-Count"] = String(result.total);

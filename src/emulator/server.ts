@@ -62,6 +62,8 @@ export interface EmulatorOptions {
   responseShape?: ResponseShape;
   /** List paging headers: "none" (default); "link" RFC 8288 rel=next/last; "total" X-Total-Count + X-Total-Pages. */
   pagingHeaders?: PagingHeaders;
+  /** A list page past the last one: "empty" (default) an empty array; "404" Not Found, as some frameworks answer. */
+  pastLastPage?: "empty" | "404";
   /** Seeds the PRNG of the random faults, so a test sees the same faults on every run. */
   randomSeed?: number;
   /** The clock for timestamps and token expiry; default the system clock. */
@@ -110,6 +112,9 @@ function checkOptions(options: EmulatorOptions): void {
   if (tokenTtlMs !== undefined && !(tokenTtlMs > 0)) fail("tokenTtlMs", "more than 0", tokenTtlMs);
   if (responseShape !== undefined && !["bare", "wrapped", "empty"].includes(responseShape)) {
     fail("responseShape", '"bare", "wrapped" or "empty"', responseShape);
+  }
+  if (options.pastLastPage !== undefined && !["empty", "404"].includes(options.pastLastPage)) {
+    fail("pastLastPage", '"empty" or "404"', options.pastLastPage);
   }
   if (pagingHeaders !== undefined && !["none", "link", "total"].includes(pagingHeaders)) {
     fail("pagingHeaders", '"none", "link" or "total"', pagingHeaders);
@@ -185,6 +190,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     baseUrl: "",
     responseShape: options.responseShape ?? "bare",
     pagingHeaders: options.pagingHeaders ?? "none",
+    pastLastPage: options.pastLastPage ?? "empty",
   };
 
   async function serveApi(request: RouteRequest, response: ServerResponse, query: URLSearchParams) {

@@ -332,6 +332,14 @@ describe("lists", () => {
     expect(past.body).toEqual([]);
   });
 
+  it("answers Not Found past the last page with pastLastPage: 404 (an empty list is still page 1)", async () => {
+    const emulator = await seeded(4, 2, { pastLastPage: "404" });
+    expect(ids((await emulator.api("GET", "/courses?page=2")).body)).toEqual([3, 4]);
+    expect((await emulator.api("GET", "/courses?page=3")).status).toBe(404);
+    expect((await emulator.api("GET", "/chapters?page=1")).body).toEqual([]);
+    expect((await emulator.api("GET", "/chapters?page=2")).status).toBe(404);
+  });
+
   it("defaults to 25 records a page", async () => {
     const emulator = await seeded(26, 25, {});
     expect(ids((await emulator.api("GET", "/courses")).body)).toHaveLength(25);

@@ -47,6 +47,20 @@ function seed(emulator: TestEmulator) {
   };
 }
 
+describe("pull against a site that answers Not Found past the last page", () => {
+  it("reads lists that end on a full page completely, and pulls again without a change", async () => {
+    // Two courses and four chapters on pages of two: every list ends on a full page.
+    const { emulator, pull, root } = await setup({ pageSize: 2, pastLastPage: "404" });
+    seed(emulator);
+    const first = await pull();
+    expect(first.code, first.stderr).toBe(0);
+    expect(Object.keys(await readTree(path.join(root, "courses")))).toHaveLength(6);
+    const again = await pull();
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain("no changes");
+  });
+});
+
 describe("pull [paths...]", () => {
   it("limits the pull to the course folders given", async () => {
     const { emulator, root, env, pull } = await setup();

@@ -527,6 +527,24 @@ describe("secrets and logging", () => {
 
 describe("listAll", () => {
   const page = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ id: from + i }));
+  /** Courses: page 1 holds two records; page 2 answers `second`, and any later page `later`. */
+  const pages = (
+    second: { status: number; body: unknown; times?: number },
+    later: { status: number; body: unknown },
+  ) =>
+    nock(ORIGIN)
+      .get(`${API}/courses`)
+      .query({ page: 1 })
+      .reply(200, page(1, 2))
+      .get(`${API}/courses`)
+      .query({ page: 2 })
+      .times(second.times ?? 1)
+      .reply(second.status, second.body as nock.Body)
+      .get(`${API}/courses`)
+      .query((q) => Number(q.page) >= 3)
+      .times(5)
+      .optionally()
+      .reply(later.status, later.body as nock.Body);
 
   it("with a Link rel=last header, fetches exactly the pages needed", async () => {
     const link = `<${BASE}/courses?page=2>; rel="next", <${BASE}/courses?page=3>; rel="last"`;
@@ -645,21 +663,31 @@ describe("listAll", () => {
   });
 
   it("a page that fails after retries rejects the whole listing", async () => {
-    const scope = nock(ORIGIN)
-      .get(`${API}/courses`)
-      .query({ page: 1 })
-      .reply(200, page(1, 2))
-      .get(`${API}/courses`)
-      .query({ page: 2 })
-      .times(2)
-      .reply(500, { error: "boom" })
-      .get(`${API}/courses`)
-      .query((q) => Number(q.page) >= 3)
-      .times(3)
-      .optionally()
-      .reply(200, page(10, 2));
+    const scope = pages(
+      { status: 500, body: { error: "boom" }, times: 2 },
+      { status: 200, body: page(10, 2) },
+    );
     const { client } = makeClient({ retries: 1, concurrency: 2 });
     await expect(client.listAll("courses")).rejects.toThrow("GET /school/api/v1/courses?page=2 failed: 500");
+    scope.done();
+  });
+
+  it("reads Not Found past a full last page as the end, once the page after it is past the end too", async () => {
+    const scope = pages(
+      { status: 200, body: page(3, 2) },
+      { status: 404, body: { detail: "Invalid page." } },
+    );
+    const { client } = makeClient({ concurrency: 1 });
+    const listing = await client.listAll("courses");
+    expect(listing.records.map((r) => r.id)).toEqual([1, 2, 3, 4]);
+    expect(listing.pages).toBe(2);
+    scope.done();
+  });
+
+  it("fails on a Not Found page when the page after it has records: a hole, not the end", async () => {
+    const scope = pages({ status: 404, body: { error: "Not found" } }, { status: 200, body: page(9, 2) });
+    const { client } = makeClient({ concurrency: 1 });
+    await expect(client.listAll("courses")).rejects.toThrow("GET /school/api/v1/courses?page=2 failed: 404");
     scope.done();
   });
 

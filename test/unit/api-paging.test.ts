@@ -142,6 +142,28 @@ describe("collectPages", () => {
     expect(result.records).toHaveLength(2);
   });
 
+  it("a page past the end answered Not Found ends the list on the page before", async () => {
+    const notFound = new Error("page past the end: 404");
+    const fetchPage = async (page: number): Promise<Page> =>
+      page <= 2
+        ? { records: records(page * 10, 2), headers: {} }
+        : { records: [], headers: {}, pastEnd: notFound };
+    const result = await collectPages(fetchPage, { window: () => 4 });
+    expect(result.records.map((r) => r.id)).toEqual([10, 11, 20, 21]);
+    expect(result.pages).toBe(2);
+    const sequential = await collectPages(fetchPage, { window: () => 1, stopAfter: () => false });
+    expect(sequential.records).toHaveLength(4);
+  });
+
+  it("a Not Found page followed by a page with records is a hole: the listing fails", async () => {
+    const notFound = new Error("GET courses?page=2 failed: 404");
+    const fetchPage = async (page: number): Promise<Page> => {
+      if (page === 2) return { records: [], headers: {}, pastEnd: notFound };
+      return { records: page <= 4 ? records(page * 10, 2) : [], headers: {} };
+    };
+    await expect(collectPages(fetchPage, { window: () => 4 })).rejects.toBe(notFound);
+  });
+
   it("stopAfter pages sequentially and stops early", async () => {
     const pages = Array.from({ length: 10 }, (_, i) => records(i * 2 + 1, 2));
     const server = fakeServer(pages);
