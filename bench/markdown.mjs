@@ -164,6 +164,8 @@ parseTimes(
 oneMegabyte("Pull step, clean", cleanChapter(1024 * 1024));
 oneMegabyte("Pull step, editor mix", chapters(editorCorpus, 1024 * 1024, 1)[0]);
 oneMegabyte("Pull step, editor mix (Markdown-able snippets)", chapters(markdownSnippets, 1024 * 1024, 1)[0]);
+// Nesting deeper than the converter follows: every check must stay linear in the depth.
+oneMegabyte("Pull step, 60,000 nested <div>s", `${"<div>".repeat(60000)}x${"</div>".repeat(60000)}`);
 
 // A first pull of a large site converts on worker threads (src/tree/markdown/pool.ts).
 {

@@ -142,6 +142,8 @@ class FastParser {
   // one of the table elements that take only certain children.
   private parent: Element | Fragment = this.fragment;
   private tableParent: ReadonlySet<string> | undefined;
+  /** How many elements of each tag are open. */
+  private readonly openCount = new Map<string, number>();
   private pos = 0;
   // The first `&` at or after the last place asked about (the source's length for none): one
   // scan of the source for them all, where asking afresh for each text would scan to its end.
@@ -180,10 +182,12 @@ class FastParser {
     this.open.push(element);
     this.parent = element;
     this.tableParent = TABLE_CHILDREN.get(element.tagName);
+    this.openCount.set(element.tagName, this.countOpen(element.tagName) + 1);
   }
 
   private pop(): void {
-    this.open.pop();
+    const popped = this.open.pop();
+    if (popped !== undefined) this.openCount.set(popped.tagName, this.countOpen(popped.tagName) - 1);
     const top = this.open[this.open.length - 1];
     this.parent = top ?? this.fragment;
     this.tableParent = top === undefined ? undefined : TABLE_CHILDREN.get(top.tagName);
@@ -444,14 +448,12 @@ class FastParser {
     this.pos = close + 3;
   }
 
+  // Counted as elements open and close, not by walking the stack: deep nesting stays linear.
   private isOpen(tag: string): boolean {
-    for (const element of this.open) if (element.tagName === tag) return true;
-    return false;
+    return this.countOpen(tag) > 0;
   }
 
   private countOpen(tag: string): number {
-    let count = 0;
-    for (const element of this.open) if (element.tagName === tag) count++;
-    return count;
+    return this.openCount.get(tag) ?? 0;
   }
 }
