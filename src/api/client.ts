@@ -404,8 +404,8 @@ export class ApiClient {
       throw new Error(`listAll: "${path}" is not a list path such as "courses"`);
     }
     let requests = 0;
-    const get = (page: number) =>
-      this.#send({
+    const fetchPage = async (page: number): Promise<Page> => {
+      const exchange = await this.#send({
         method: "GET",
         target: path,
         searchParams: { page },
@@ -415,15 +415,10 @@ export class ApiClient {
           requests += 1;
         },
       });
-    const fetchPage = async (page: number): Promise<Page> => {
-      const exchange = await get(page);
       if (isOk(exchange.status)) return { records: pageRecords(exchange), headers: exchange.headers };
       const error = this.#apiError(exchange, "GET");
-      // Some servers answer a page past the last with Not Found. Taken as the end only when the
-      // page after it is past the end too; anything else is a hole in the list: an error.
+      // Some servers answer a page past the last with Not Found: paging decides (Page.pastEnd).
       if (exchange.status !== 404 || page === 1) throw error;
-      const next = await get(page + 1);
-      if (next.status !== 404 && !(isOk(next.status) && pageRecords(next).length === 0)) throw error;
       return { records: [], headers: exchange.headers, pastEnd: error };
     };
     const collected = await collectPages(fetchPage, {

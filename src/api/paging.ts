@@ -6,9 +6,10 @@ export interface Page {
   records: WireRecord[];
   headers: IncomingHttpHeaders;
   /**
-   * The server answered Not Found for this page, and for the page after it: read as past the
-   * end of the list (some servers answer so), the list ending on the page before. The answer
-   * is kept: should a later page hold records, the list has a hole and this is its error.
+   * The server answered Not Found for this page (a page after the first). Some servers answer
+   * so past the end of a list: the list ends on the page before when the page after this one
+   * is past the end too (Not Found, or empty). Otherwise the list has a hole, and this answer
+   * is its error.
    */
   pastEnd?: Error;
 }
@@ -112,8 +113,8 @@ export function lastPageFromHeaders(
  * whether the next one exists, so paging follows it one page at a time.
  *
  * Any page of the listing that fails rejects the whole listing: a partial listing must never
- * pass for a complete one. A page past the end that the server answers with Not Found (see
- * `Page.pastEnd`) ends the list, unless a page after it holds records.
+ * pass for a complete one. A page answered Not Found ends the list when the page after it
+ * (asked for as part of the look-ahead) is past the end too (see `Page.pastEnd`).
  */
 export function collectPages(
   fetchPage: (page: number) => Promise<Page>,
@@ -133,7 +134,10 @@ async function collectSequential(
   let last: number | undefined;
   for (let page = 1; ; page++) {
     const result = await fetchPage(page);
-    if (result.pastEnd) break;
+    if (result.pastEnd) {
+      if (!isPastEnd(await fetchPage(page + 1))) throw result.pastEnd;
+      break;
+    }
     pages.push(result);
     const count = result.records.length;
     onPage?.(page, count);
@@ -168,8 +172,11 @@ function collectConcurrent(
     let inFlight = 0;
     let settled = false;
 
+    // With the end set by a Not Found page, the page after that one confirms it.
+    const confirming = (page: number): boolean => pastEnd.has(end + 1) && page === end + 2;
+
     const mayStart = (page: number): boolean => {
-      if (failures.size > 0 || page > end) return false;
+      if (failures.size > 0 || (page > end && !confirming(page))) return false;
       if (page === 1) return true;
       if (!results.has(1)) return false; // page 1 alone first: its headers may say how many
       if (exactLast !== undefined) return page <= exactLast;
@@ -212,11 +219,17 @@ function collectConcurrent(
         reject(failures.get(failed));
         return;
       }
-      // A page past a Not Found one that holds records: the Not Found was a hole, not the end.
-      const after = [...results].some(([page, result]) => page > end && result.records.length > 0);
-      if (pastEnd.size > 0 && after) {
-        reject(pastEnd.get(Math.min(...pastEnd.keys())));
-        return;
+      // An end set by a Not Found page holds only if the page after it is past the end too,
+      // and no page after it holds records; else the Not Found was a hole in the list.
+      const notFound = pastEnd.get(end + 1);
+      if (notFound !== undefined) {
+        const next = results.get(end + 2);
+        const confirmed = pastEnd.has(end + 2) || (next !== undefined && isPastEnd(next));
+        const after = [...results].some(([page, result]) => page > end && result.records.length > 0);
+        if (!confirmed || after) {
+          reject(notFound);
+          return;
+        }
       }
       const pages: Page[] = [];
       for (let page = 1; page <= end; page++) {
@@ -253,6 +266,11 @@ function collectConcurrent(
 
     pump();
   });
+}
+
+/** A page that shows the list is over: answered Not Found, or empty. */
+function isPastEnd(page: Page): boolean {
+  return page.pastEnd !== undefined || page.records.length === 0;
 }
 
 /** Records of the pages in order, keeping the first occurrence of each id. */

@@ -58,6 +58,10 @@ describe("pull against a site that answers Not Found past the last page", () => 
     const again = await pull();
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain("no changes");
+    // The list pages (1 of courses, 2 of chapters) and at most one look-ahead window (4) each.
+    const requests = Number(/in (\d+) requests/.exec(again.stdout)?.[1]);
+    expect(requests).toBeGreaterThanOrEqual(5);
+    expect(requests).toBeLessThanOrEqual(3 + 2 * 4);
   });
 });
 

@@ -155,6 +155,20 @@ describe("collectPages", () => {
     expect(sequential.records).toHaveLength(4);
   });
 
+  it("a Not Found page is the end only once the page after it is seen past the end too", async () => {
+    const notFound = new Error("GET courses?page=3 failed: 404");
+    const fetchPage = async (page: number): Promise<Page> => {
+      if (page <= 2) return { records: records(page * 10, 2), headers: {} };
+      if (page === 3) return { records: [], headers: {}, pastEnd: notFound };
+      throw new Error(`page ${page} broke`);
+    };
+    // One page at a time, the page after the Not Found one is still asked for, and it broke.
+    await expect(collectPages(fetchPage, { window: () => 1 })).rejects.toBe(notFound);
+    await expect(collectPages(fetchPage, { window: () => 1, stopAfter: () => false })).rejects.toThrow(
+      "page 4 broke",
+    );
+  });
+
   it("a Not Found page followed by a page with records is a hole: the listing fails", async () => {
     const notFound = new Error("GET courses?page=2 failed: 404");
     const fetchPage = async (page: number): Promise<Page> => {
