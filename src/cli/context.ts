@@ -12,6 +12,7 @@ import {
 } from "../config/config.js";
 import { CredentialStore, configDir } from "../config/credentials.js";
 import { UserError, usageError } from "../errors.js";
+import { bodyCodec } from "../tree/codecs.js";
 import type { CliRun, GlobalOptions } from "./io.js";
 import { Output } from "./output.js";
 
@@ -93,6 +94,17 @@ export interface Connection {
   site: ResolvedSite;
   client: ApiClient;
   store: CredentialStore;
+}
+
+/** What pull, push and watch are told of the tree and the site they sync. */
+export function syncTarget(tree: TreeContext, site: ResolvedSite) {
+  return {
+    root: tree.root,
+    site: site.name,
+    siteUrl: site.url,
+    ignore: tree.config.ignore,
+    bodies: bodyCodec(tree.config.body),
+  };
 }
 
 /** Resolve the site and credentials and make the one API client of this run. */

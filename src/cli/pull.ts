@@ -7,8 +7,7 @@ import { archiveEvents, EVENTS_FILE } from "../sync/events.js";
 import { acquireLock } from "../sync/lock.js";
 import { pull } from "../sync/pull.js";
 import { countOutcomes } from "../sync/report.js";
-import { bodyCodec } from "../tree/codecs.js";
-import { connect, openTree } from "./context.js";
+import { connect, openTree, syncTarget } from "./context.js";
 import type { CliRun } from "./io.js";
 import { globalsOf } from "./main.js";
 import { Output } from "./output.js";
@@ -71,11 +70,7 @@ export function registerPull(program: Command, run: CliRun): void {
       try {
         const result = await pull(
           {
-            root: tree.root,
-            site: site.name,
-            siteUrl: site.url,
-            ignore: tree.config.ignore,
-            bodies: bodyCodec(tree.config.body),
+            ...syncTarget(tree, site),
             paths: scope,
             dryRun: flags.dryRun,
             theirs: flags.theirs,

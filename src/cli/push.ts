@@ -5,8 +5,7 @@ import { acquireLock } from "../sync/lock.js";
 import { push } from "../sync/push.js";
 import type { PushOp, PushPlan } from "../sync/push-plan.js";
 import { countOutcomes } from "../sync/report.js";
-import { bodyCodec } from "../tree/codecs.js";
-import { connect, openTree } from "./context.js";
+import { connect, openTree, syncTarget } from "./context.js";
 import type { CliRun } from "./io.js";
 import { globalsOf } from "./main.js";
 import type { Output } from "./output.js";
@@ -102,11 +101,7 @@ export function registerPush(program: Command, run: CliRun): void {
       try {
         const result = await push(
           {
-            root: tree.root,
-            site: site.name,
-            siteUrl: site.url,
-            ignore: tree.config.ignore,
-            bodies: bodyCodec(tree.config.body),
+            ...syncTarget(tree, site),
             writeConcurrency: tree.config.concurrency,
             paths: scope,
             dryRun: flags.dryRun,

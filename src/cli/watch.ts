@@ -2,8 +2,7 @@ import type { Command } from "commander";
 import { ExitCode } from "../errors.js";
 import type { PushPlan } from "../sync/push-plan.js";
 import { type WatchEvent, watchTree } from "../sync/watch.js";
-import { bodyCodec } from "../tree/codecs.js";
-import { connect, openTree } from "./context.js";
+import { connect, openTree, syncTarget } from "./context.js";
 import type { CliRun } from "./io.js";
 import { globalsOf } from "./main.js";
 import { Output } from "./output.js";
@@ -61,11 +60,7 @@ export async function runWatch(run: CliRun, command: Command, flags: WatchFlags)
   try {
     const started = await watchTree(
       {
-        root: tree.root,
-        site: site.name,
-        siteUrl: site.url,
-        ignore: tree.config.ignore,
-        bodies: bodyCodec(tree.config.body),
+        ...syncTarget(tree, site),
         writeConcurrency: tree.config.concurrency,
         deletes,
         stop: run.interrupted,
