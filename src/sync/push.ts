@@ -601,9 +601,15 @@ async function apply(
       id: record.id,
       path: op.path,
       record,
-      ...settled,
+      hash: settled.hash,
+      ...(settled.body === undefined ? {} : { body: settled.body }),
+      from: settled.from,
+      ...(settled.text === undefined || settled.byId ? {} : { text: settled.text }),
     };
+    // The journal learns of the record before the file gets its id: a file with an id the
+    // snapshot does not know would be untracked after a crash, and its create never settled.
     await journal.append(line);
+    if (settled.text !== undefined) await writeTreeFile(ctx.root, fileOf(op.kind, op.path), settled.text);
     return line;
   }
   if (op.type === "delete") {
@@ -653,6 +659,9 @@ async function apply(
   }
   if (!record) return undefined;
   const settled = await settleFile(op.kind, op.path, record, mine.values, false, ctx);
+  // The file first, then the journal: after a crash between them, the rerun re-reads the
+  // record, finds the site already has the file's values, and settles it then.
+  if (settled.text !== undefined) await writeTreeFile(ctx.root, fileOf(op.kind, op.path), settled.text);
   const line: Done = {
     t: "done",
     op: "update",
@@ -661,16 +670,31 @@ async function apply(
     id: op.id,
     path: op.path,
     record,
-    ...settled,
+    hash: settled.hash,
+    ...(settled.body === undefined ? {} : { body: settled.body }),
   };
   await journal.append(line);
   return line;
 }
 
+/** How a file is to agree with the record the site holds, before anything is written. */
+interface Settled {
+  /** Hash of the file as it is to stand. */
+  hash: string;
+  /** Chapters: the body key of that file. */
+  body?: string;
+  /** Hash of the file as it stood when read. */
+  from: string;
+  /** The text to write, or undefined when the file already agrees. */
+  text?: string;
+  /** True when `text` is the file read plus the new id (and nothing else changed). */
+  byId: boolean;
+}
+
 /**
- * Make the file agree with the record the site now holds: when the site took exactly the local
- * values, the file keeps its bytes (plus the new id); otherwise it is rewritten from the record
- * (fields changed only on the site come into the file). Returns the file's hash.
+ * Work out how the file is to agree with the record the site now holds: when the site took
+ * exactly the local values, the file keeps its bytes (plus the new id); otherwise it is
+ * rewritten from the record (fields changed only on the site come into the file). Writes nothing.
  */
 async function settleFile(
   kind: "course" | "chapter",
@@ -679,9 +703,10 @@ async function settleFile(
   localValues: CourseValues | ChapterValues,
   created: boolean,
   ctx: ApplyContext,
-): Promise<{ hash: string; body?: string }> {
+): Promise<Settled> {
   const file = fileOf(kind, where);
   const text = await readFile(abs(ctx.root, file), "utf8");
+  const from = sha256(text);
   const siteValues = valuesOf(kind, record);
   const wanted = { ...localValues } as Record<string, unknown>;
   if (kind === "chapter") {
@@ -691,20 +716,18 @@ async function settleFile(
   }
   if (sameValues(siteValues, wanted, ctx.bodies)) {
     const next = created ? withId(text, record.id, kind) : text;
-    if (next !== text) await writeTreeFile(ctx.root, file, next);
-    if (kind === "course") return { hash: sha256(next) };
+    const write = next === text ? {} : { text: next };
+    if (kind === "course") return { hash: sha256(next), from, byId: true, ...write };
     const { body } = splitFrontMatter(next, file);
     const format = parseChapterFile(next, file).format;
-    return { hash: sha256(next), body: bodyKey(format, body) };
+    return { hash: sha256(next), body: bodyKey(format, body), from, byId: true, ...write };
   }
   if (kind === "course") {
     const next = courseFileText(record.id, siteValues as CourseValues);
-    await writeTreeFile(ctx.root, file, next);
-    return { hash: sha256(next) };
+    return { hash: sha256(next), from, text: next, byId: false };
   }
   const rendered = renderChapter(record.id, siteValues as ChapterValues, ctx.bodies);
-  await writeTreeFile(ctx.root, file, rendered.text);
-  return { hash: rendered.hash, body: rendered.body };
+  return { hash: rendered.hash, body: rendered.body, from, text: rendered.text, byId: false };
 }
 
 /**
@@ -719,7 +742,11 @@ async function contentText(values: ChapterValues, where: string, ctx: ApplyConte
   return ctx.bodies.toHtml(parsed.body, parsed.format, where);
 }
 
-/** After a crash: files whose create was confirmed but whose id was never written get it now. */
+/**
+ * After a crash: a confirmed create whose file was not yet settled is settled now. A file as
+ * it stood at the create gets the text the create meant for it; one edited since keeps the
+ * edit and only gains its id (the edit is then pushed as an update).
+ */
 async function restoreIds(root: string, lines: readonly JournalLine[]): Promise<void> {
   for (const line of lines) {
     if (line.t !== "done" || line.op !== "create") continue;
@@ -728,6 +755,12 @@ async function restoreIds(root: string, lines: readonly JournalLine[]): Promise<
     try {
       text = await readFile(abs(root, file), "utf8");
     } catch {
+      continue;
+    }
+    const hash = sha256(text);
+    if (hash === line.hash) continue;
+    if (line.from !== undefined && hash === line.from) {
+      await writeTreeFile(root, file, line.text ?? withId(text, line.id, line.kind));
       continue;
     }
     const head = text.split("\n---")[0] ?? text;

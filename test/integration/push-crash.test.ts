@@ -1,0 +1,136 @@
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { StateDump } from "../../src/emulator/records.js";
+import { Journal, type JournalLine } from "../../src/sync/journal.js";
+import { manualClock, useEmulators } from "../helpers/emulator.js";
+import { type PulledSite, pulledSite } from "../helpers/site.js";
+import { cleanupTestdirs } from "../helpers/testdir.js";
+
+const start = useEmulators();
+afterEach(() => {
+  vi.restoreAllMocks();
+  return cleanupTestdirs();
+});
+
+/** Every file under `root` by relative path, read at one instant (synchronously). */
+function treeNow(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const rel of readdirSync(root, { recursive: true, withFileTypes: false }) as string[]) {
+    const full = path.join(root, rel);
+    try {
+      out[rel.split(path.sep).join("/")] = readFileSync(full, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EISDIR") throw error;
+    }
+  }
+  return out;
+}
+
+/** The files a user sees (not the state folder), sorted. */
+function userFiles(files: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(files)
+      .filter(([rel]) => !rel.startsWith(".coursesync/"))
+      .sort(([a], [b]) => (a < b ? -1 : 1)),
+  );
+}
+
+/** Put the tree back as it was at a crash: exactly these files (the lock is not carried over). */
+function restoreTree(root: string, files: Record<string, string>): void {
+  for (const entry of readdirSync(root)) rmSync(path.join(root, entry), { recursive: true, force: true });
+  for (const [rel, text] of Object.entries(files)) {
+    if (rel.includes(".lock")) continue;
+    const full = path.join(root, ...rel.split("/"));
+    mkdirSync(path.dirname(full), { recursive: true });
+    writeFileSync(full, text);
+  }
+}
+
+interface CrashPoint {
+  where: string;
+  files: Record<string, string>;
+  site: StateDump;
+}
+
+/**
+ * A pulled site and tree with edits to push: a new course (whose file the site's defaults
+ * rewrite) with a chapter, a new chapter in a known course, three updates and a delete.
+ */
+async function editedSite(): Promise<PulledSite> {
+  const clock = manualClock();
+  const s = await pulledSite(start, {
+    options: { now: clock.now },
+    courses: [{ title: "Web" }, { title: "Go" }],
+    chapters: [
+      { course_id: 1, title: "One", ordinal: 1, content: "<p>One</p>" },
+      { course_id: 1, title: "Two", ordinal: 2, content: "<p>Two</p>" },
+      { course_id: 1, title: "Three", ordinal: 3, content: "<p>Three</p>" },
+      { course_id: 2, title: "Tour", ordinal: 1, content: "<p>Tour</p>" },
+    ],
+    body: "html",
+  });
+  await s.write("courses/rust/course.yaml", "title: Rust\n");
+  await s.write(
+    "courses/rust/01-ownership.md",
+    "---\ntitle: Ownership\nordinal: 1\nformat: html\n---\n<p>Own</p>\n",
+  );
+  // No ordinal: the site gives it one, so the file is rewritten from the record.
+  await s.write("courses/web/09-four.md", "---\ntitle: Four\nordinal: 4\nformat: html\n---\n<p>Four</p>\n");
+  await s.replace("courses/web/02-two.md", "title: Two\n", "title: Two!\n");
+  await s.replace("courses/go/course.yaml", "title: Go\n", "title: Go!\n");
+  await s.replace("courses/go/01-tour.md", "<p>Tour</p>", "<p>Tour, edited</p>");
+  await rm(s.file("courses/web/03-three.md"));
+  return s;
+}
+
+describe("a push killed at any moment is finished by the next push", () => {
+  it("from every state the tree and site pass through, the rerun ends where an uninterrupted push ends", async () => {
+    // The uninterrupted push, and the states it passes through: just before and just after each
+    // journal line (a line before a write's answer, a write the site applied but the journal
+    // does not yet hold, a file settled or not yet settled).
+    const reference = await editedSite();
+    const points: CrashPoint[] = [];
+    const capture = (where: string) =>
+      points.push({ where, files: treeNow(reference.root), site: reference.emulator.state.dump() });
+    const append = Journal.prototype.append;
+    vi.spyOn(Journal.prototype, "append").mockImplementation(async function (
+      this: Journal,
+      line: JournalLine,
+    ) {
+      const name = `${line.t} ${line.t === "done" ? line.op : "create"} ${line.path}`;
+      capture(`before ${name}`);
+      await append.call(this, line);
+      capture(`after ${name}`);
+    });
+    const first = await reference.cli("push", "--yes");
+    expect(first.code, first.stderr).toBe(0);
+    vi.restoreAllMocks();
+    expect(points.length).toBeGreaterThanOrEqual(16);
+    const finalFiles = userFiles(treeNow(reference.root));
+    const finalSite = reference.emulator.state.dump();
+    expect(finalSite.chapters.map((c) => c.title).sort()).toEqual([
+      "Four",
+      "One",
+      "Ownership",
+      "Tour",
+      "Two!",
+    ]);
+
+    // Each crash state put back on the same site and tree, and pushed again.
+    const s = reference;
+    for (const point of points) {
+      restoreTree(s.root, point.files);
+      s.emulator.state.reset(point.site);
+      const rerun = await s.cli("push", "--yes");
+      expect(rerun.code, `${point.where}: ${rerun.stderr}`).toBe(0);
+      expect(s.emulator.state.dump(), point.where).toEqual(finalSite);
+      expect(userFiles(treeNow(s.root)), point.where).toEqual(finalFiles);
+      const status = await s.cli("status", "--exit-code");
+      expect(status.stdout, point.where).toContain("Nothing to push");
+      expect(status.code, point.where).toBe(0);
+      expect(Object.keys(treeNow(s.root)), point.where).not.toContain(".coursesync/production.journal");
+    }
+  });
+});
