@@ -2,6 +2,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import lockfile from "proper-lockfile";
 import { UserError } from "../errors.js";
+import { processRunning } from "../util/process.js";
 import { statePaths } from "./snapshot.js";
 
 /** Who holds a tree's lock, as written beside it. */
@@ -10,15 +11,6 @@ interface Holder {
   host: string;
   command: string;
   since: string;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /**
@@ -37,7 +29,7 @@ export async function acquireLock(root: string, site: string, command: string): 
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw error;
     const holder = await readHolder(infoFile);
-    if (holder && holder.host === hostname() && !alive(holder.pid)) {
+    if (holder && holder.host === hostname() && !processRunning(holder.pid)) {
       await rm(paths.lock, { recursive: true, force: true });
       release = await lockfile.lock(paths.dir, options).catch((again: unknown) => {
         throw lockedError(paths.lock, holder, again);

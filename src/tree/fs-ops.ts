@@ -1,6 +1,7 @@
 import { lstat, mkdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { sha256 } from "../util/hash.js";
+import { processRunning } from "../util/process.js";
 
 /** An absolute path for a relative tree path written with /. */
 export function abs(root: string, relPath: string): string {
@@ -23,7 +24,7 @@ const madeDirs = new Set<string>();
  * thousands of files wait on the disk for each; git does not fsync its work tree either.
  * The snapshot, written once per run, still goes through write-file-atomic with fsync.
  */
-export async function atomicWrite(file: string, data: string | Uint8Array): Promise<void> {
+export async function atomicWrite(file: string, data: string | Uint8Array, retry = true): Promise<void> {
   const dir = path.dirname(file);
   if (!madeDirs.has(dir)) {
     await mkdir(dir, { recursive: true });
@@ -35,11 +36,36 @@ export async function atomicWrite(file: string, data: string | Uint8Array): Prom
     await rename(temp, file);
   } catch (error) {
     await rm(temp, { force: true });
-    // A folder removed since we made it (a course folder renamed away): make it again once.
-    if ((error as NodeJS.ErrnoException).code === "ENOENT" && madeDirs.delete(dir))
-      return atomicWrite(file, data);
+    // A folder removed since we made it (a course folder renamed or deleted while a long
+    // run such as watch goes on): make it again, once. Every write that finds it gone does
+    // so, not only the first: writes into one folder run side by side.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT" && retry) {
+      madeDirs.delete(dir);
+      return atomicWrite(file, data, false);
+    }
     throw error;
   }
+}
+
+/** The pid in the name of a temp file atomicWrite makes (`<file>.<pid>.<n>.tmp`), if it is one. */
+export function tempFileOwner(name: string): number | undefined {
+  const match = /\.(\d+)\.\d+\.tmp$/.exec(name);
+  return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * Remove the temp files of runs that were killed mid-write (their process is gone); a temp
+ * file of a process still running, this one included, is left alone. Returns how many went.
+ */
+export async function removeLeftoverTemps(root: string, relPaths: readonly string[]): Promise<number> {
+  let removed = 0;
+  for (const relPath of relPaths) {
+    const pid = tempFileOwner(relPath);
+    if (pid === undefined || pid === process.pid || processRunning(pid)) continue;
+    await rm(abs(root, relPath), { force: true });
+    removed++;
+  }
+  return removed;
 }
 
 /** Write a tree file atomically. */

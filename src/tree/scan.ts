@@ -3,6 +3,7 @@ import path from "node:path";
 import { sha256 } from "../util/hash.js";
 import { type ChapterFile, parseChapterFile } from "./chapter-file.js";
 import { type CourseFile, parseCourseFile } from "./course-file.js";
+import { tempFileOwner } from "./fs-ops.js";
 import { ignoreMatcher } from "./ignore-rules.js";
 import type { StatCache } from "./stat-cache.js";
 import { FileProblem } from "./yaml-text.js";
@@ -39,6 +40,8 @@ export interface ScanResult {
   problems: FileProblem[];
   /** coursesync's own conflict copies (`*.remote.md`, `course.remote.yaml`) now in the tree. */
   copies: string[];
+  /** Temp files of coursesync's atomic writes (a run killed mid-write leaves them). */
+  temps: string[];
 }
 
 /** The first line of a merge's leftover conflict markers (<<<<<<< ... >>>>>>>), if any. */
@@ -88,12 +91,13 @@ function rel(...parts: string[]): string {
 /** Read every course folder and chapter file under `courses/`. Never throws for file content. */
 export async function scanTree(root: string, options: ScanOptions = {}): Promise<ScanResult> {
   const ignored = ignoreMatcher(options.ignore ?? []);
-  const result: ScanResult = { courses: [], chapters: [], problems: [], copies: [] };
+  const result: ScanResult = { courses: [], chapters: [], problems: [], copies: [], temps: [] };
   let folders: string[];
   try {
     folders = (await readdir(path.join(root, COURSES_DIR), { withFileTypes: true }))
       .filter((entry) => {
         const relPath = rel(COURSES_DIR, entry.name);
+        if (entry.isFile() && tempFileOwner(entry.name) !== undefined) result.temps.push(relPath);
         if (ignored(relPath)) return false;
         if (!entry.isDirectory()) {
           if (entry.name.endsWith(".md") || entry.name === COURSE_FILE) {
@@ -148,6 +152,8 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
       const all = await readdir(path.join(root, COURSES_DIR, name), { withFileTypes: true });
       for (const entry of all) {
         if (entry.isFile() && isConflictCopy(entry.name)) result.copies.push(rel(folder, entry.name));
+        if (entry.isFile() && tempFileOwner(entry.name) !== undefined)
+          result.temps.push(rel(folder, entry.name));
       }
       const entries = all
         .filter((entry) => entry.isFile() && !ignored(rel(folder, entry.name)))

@@ -1,7 +1,13 @@
-import { describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { rm } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
 import { type ChapterFile, parseChapterFile, serializeChapterFile } from "../../src/tree/chapter-file.js";
 import { parseCourseFile, serializeCourseFile } from "../../src/tree/course-file.js";
+import { removeLeftoverTemps, writeTreeFile } from "../../src/tree/fs-ops.js";
+import { scanTree } from "../../src/tree/scan.js";
 import { FileProblem } from "../../src/tree/yaml-text.js";
+import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
 
 function chapter(body: string, extra: Partial<ChapterFile> = {}): ChapterFile {
   return { id: 7, title: "Getting started", ordinal: 1, format: "html", body, ...extra };
@@ -129,5 +135,49 @@ describe("HTML that UTF-8 cannot hold", () => {
     const parsed = parseChapterFile(text, "c.md");
     expect(htmlBodies.toHtml(parsed.body, parsed.format, "c.md")).toBe(html);
     expect(htmlBodies.fromHtml("<p>fine</p>")).toEqual({ body: "<p>fine</p>", format: "html" });
+  });
+});
+
+describe("writing tree files", () => {
+  afterEach(cleanupTestdirs);
+
+  it("writes side by side into a folder removed since it was made (as a long watch run sees)", async () => {
+    const root = await testdir();
+    await writeTreeFile(root, "courses/web/course.yaml", "title: Web\n");
+    await rm(path.join(root, "courses", "web"), { recursive: true });
+    await Promise.all(
+      ["course.yaml", "01-a.md", "02-b.md"].map((name) => writeTreeFile(root, `courses/web/${name}`, name)),
+    );
+    expect(await readTree(root)).toEqual({
+      "courses/web/01-a.md": "01-a.md",
+      "courses/web/02-b.md": "02-b.md",
+      "courses/web/course.yaml": "course.yaml",
+    });
+  });
+
+  it("removes the temp files of a process that has ended, and keeps those of running ones", async () => {
+    const ended = spawnSync(process.execPath, ["-e", ""]).pid;
+    const root = await testdir({
+      [`courses/web/01-a.md.${ended}.3.tmp`]: "half",
+      [`courses/web/01-a.md.${process.pid}.4.tmp`]: "in flight",
+      [`courses/web/01-a.md.${process.ppid}.5.tmp`]: "another run's",
+      "courses/web/notes.tmp": "the author's",
+    });
+    const scan = await scanTree(root);
+    expect(new Set(scan.temps)).toEqual(
+      new Set([
+        `courses/web/01-a.md.${ended}.3.tmp`,
+        `courses/web/01-a.md.${process.pid}.4.tmp`,
+        `courses/web/01-a.md.${process.ppid}.5.tmp`,
+      ]),
+    );
+    expect(await removeLeftoverTemps(root, scan.temps)).toBe(1);
+    expect(new Set(Object.keys(await readTree(root)))).toEqual(
+      new Set([
+        `courses/web/01-a.md.${process.pid}.4.tmp`,
+        `courses/web/01-a.md.${process.ppid}.5.tmp`,
+        "courses/web/notes.tmp",
+      ]),
+    );
   });
 });
