@@ -35,6 +35,32 @@ export interface LocalChapter {
   courseKey: string;
   values: ChapterValues;
   unchanged: boolean;
+  /** The content is HTML rendered from a Markdown body: equivalent to the site's, not equal. */
+  rendered?: boolean;
+}
+
+/**
+ * A chapter's local values to reconcile with the site's record. Rendered Markdown stands for
+ * the record's content when the two are equivalent under the gate (as a body equivalent to
+ * the last synced one stands for that): a file already holding the site's new text, as a
+ * pull killed before its snapshot leaves it, is then no edit that conflicts.
+ */
+export function chapterValuesAgainst(
+  mine: LocalChapter,
+  remoteContent: unknown,
+  bodies: BodyCodec,
+): ChapterValues {
+  const content = mine.values.content;
+  if (
+    mine.rendered &&
+    typeof content === "string" &&
+    typeof remoteContent === "string" &&
+    content !== remoteContent &&
+    bodies.equivalent?.(content, remoteContent)
+  ) {
+    return { ...mine.values, content: remoteContent };
+  }
+  return mine.values;
 }
 
 /** The local side of reconciliation. */
@@ -140,6 +166,7 @@ export function buildLocalView(
     let id: number | undefined;
     let values: ChapterValues;
     let unchanged = false;
+    let rendered = false;
     if (chapter.parsed) {
       id = chapter.parsed.id;
       let content: string | ContentRef;
@@ -155,6 +182,7 @@ export function buildLocalView(
         continue;
       }
       values = { title: chapter.parsed.title, ordinal: chapter.parsed.ordinal, course_id: courseId, content };
+      rendered = typeof content === "string" && chapter.parsed.format === "markdown";
     } else {
       id = chapterAtPath.get(chapter.file);
       const entry = id === undefined ? undefined : snapshot?.chapters[id];
@@ -172,6 +200,7 @@ export function buildLocalView(
       courseKey,
       values,
       unchanged,
+      ...(rendered ? { rendered } : {}),
     });
   }
   return view;

@@ -16,7 +16,7 @@ import {
   renderChapter,
   snapshotRecord,
 } from "./entities.js";
-import type { LocalView } from "./local-view.js";
+import { chapterValuesAgainst, type LocalView } from "./local-view.js";
 import { type EntityInput, type EntityPlan, jsonEqual, reconcileEntity, type Winner } from "./reconcile.js";
 import type { Change } from "./report.js";
 import type { Snapshot, SnapshotEntry } from "./snapshot.js";
@@ -179,7 +179,7 @@ export function planPull(input: PullInput): PullPlan {
             chapterValuesOfRecord(entry.record, input.baseTexts.get(String(entry.record.content_sha256))),
           )
         : undefined,
-      local: mine ? asFields(mine.values) : undefined,
+      local: mine ? asFields(chapterValuesAgainst(mine, remote?.content, bodies)) : undefined,
       remote: remote ? asFields(chapterValuesOfRecord(remote)) : undefined,
       remoteKnown: true,
     };

@@ -8,6 +8,7 @@ import {
   hashTreeFile,
   moveTreePath,
   removeEmptyFolder,
+  removeLeftoverTemps,
   removeTreeFile,
   treePathExists,
   writeTreeFile,
@@ -207,6 +208,8 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
     result.filesWritten = (await effectiveOps(root, plan.ops, existing)).length;
     return result;
   }
+  // Temp files of a run killed mid-write go before this run writes.
+  await removeLeftoverTemps(root, scan.temps);
   result.filesWritten = await applyOps(root, plan.ops, existing);
   await new PQueue({ concurrency: 16 }).addAll(plan.cacheTexts.map((text) => () => cache.put(text)));
   result.snapshotWritten = await saveIfChanged(root, options.site, snapshot, plan.snapshot);

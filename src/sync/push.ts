@@ -7,7 +7,7 @@ import type { Resource, WireRecord } from "../api/wire.js";
 import { ExitCode, UserError } from "../errors.js";
 import type { BodyCodec } from "../tree/bodies.js";
 import { parseChapterFile, splitFrontMatter } from "../tree/chapter-file.js";
-import { abs, removeTreeFile, writeTreeFile } from "../tree/fs-ops.js";
+import { abs, removeLeftoverTemps, removeTreeFile, writeTreeFile } from "../tree/fs-ops.js";
 import { scanTree } from "../tree/scan.js";
 import { StatCache } from "../tree/stat-cache.js";
 import type { FileProblem } from "../tree/yaml-text.js";
@@ -26,7 +26,14 @@ import {
 } from "./entities.js";
 import { type Done, Journal, type JournalLine, unconfirmedIntents } from "./journal.js";
 import { courseFileOf, inPaths, planLocalChanges } from "./local-plan.js";
-import { baseTextsFor, buildLocalView, knownHashes, type LocalView } from "./local-view.js";
+import {
+  baseTextsFor,
+  buildLocalView,
+  chapterValuesAgainst,
+  knownHashes,
+  type LocalChapter,
+  type LocalView,
+} from "./local-view.js";
 import { invalidFilesError } from "./pull.js";
 import { chapterInput, courseInput, type PushOp, type PushPlan, planPush } from "./push-plan.js";
 import { type EntityPlan, reconcileEntity } from "./reconcile.js";
@@ -249,6 +256,8 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
   if (options.dryRun) return result;
   if (plan.ops.length > 0 && !(await options.confirm(plan))) return result;
   result.confirmed = true;
+  // Temp files of a run killed mid-write go before this run writes.
+  await removeLeftoverTemps(root, scan.temps);
 
   const report = (change: Change) => {
     result.changes.push(change);
@@ -258,7 +267,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
   };
 
   // Re-read what is about to change, and stop on conflicts before any write.
-  const checked = await recheck(plan.ops, snapshot, local, client, options.force === true);
+  const checked = await recheck(plan.ops, snapshot, local, client, options.force === true, bodies);
   for (const conflict of checked.conflicts) report(conflict);
   if (result.conflicts.length > 0 && options.conflicts !== "skip") return result;
   const skipped = new Set(checked.conflicts.map((c) => `${c.kind}:${c.id}`));
@@ -415,6 +424,7 @@ async function recheck(
   local: LocalView,
   client: PushClient,
   force: boolean,
+  bodies: BodyCodec,
 ): Promise<{ decisions: Map<string, Decision>; conflicts: Change[] }> {
   const decisions = new Map<string, Decision>();
   const conflicts: Change[] = [];
@@ -468,7 +478,14 @@ async function recheck(
         id: op.id,
         key: op.key,
         base,
-        local: op.type === "delete" ? undefined : mine ? asFields(mine.values) : undefined,
+        local:
+          op.type === "delete" || !mine
+            ? undefined
+            : asFields(
+                op.kind === "chapter"
+                  ? chapterValuesAgainst(mine as LocalChapter, record?.content, bodies)
+                  : mine.values,
+              ),
         remote: record ? asFields(valuesOf(op.kind, record)) : undefined,
         remoteKnown: true,
       },

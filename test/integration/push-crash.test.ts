@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import path from "node:path";
@@ -38,11 +39,15 @@ function userFiles(files: Record<string, string>): Record<string, string> {
 }
 
 /** Put the tree back as it was at a crash: exactly these files (the lock is not carried over). */
+/** The pid of a process that has ended (a killed run's). */
+const DEAD_PID = spawnSync(process.execPath, ["-e", ""]).pid;
+
 function restoreTree(root: string, files: Record<string, string>): void {
   for (const entry of readdirSync(root)) rmSync(path.join(root, entry), { recursive: true, force: true });
   for (const [rel, text] of Object.entries(files)) {
     if (rel.includes(".lock")) continue;
-    const full = path.join(root, ...rel.split("/"));
+    // The killed run's temp files carry its pid: one of a process that has ended.
+    const full = path.join(root, ...rel.replace(/\.\d+(\.\d+\.tmp)$/, `.${DEAD_PID}$1`).split("/"));
     mkdirSync(path.dirname(full), { recursive: true });
     writeFileSync(full, text);
   }

@@ -1,0 +1,124 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { useEmulators } from "../helpers/emulator.js";
+import { addChapter, addCourse, edit, pulledSite } from "../helpers/site.js";
+import { cleanupTestdirs } from "../helpers/testdir.js";
+
+/** Called before and after each file operation pull makes (set by the test). */
+let capture: ((where: string) => void) | undefined;
+
+vi.mock("../../src/tree/fs-ops.js", async (importOriginal) => {
+  const real = await importOriginal<typeof import("../../src/tree/fs-ops.js")>();
+  const watched =
+    <A extends unknown[], R>(name: string, fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      capture?.(`before ${name} ${args.slice(1).join(" ")}`);
+      const out = await fn(...args);
+      capture?.(`after ${name} ${args.slice(1).join(" ")}`);
+      return out;
+    };
+  return {
+    ...real,
+    writeTreeFile: watched("write", real.writeTreeFile),
+    moveTreePath: watched("move", real.moveTreePath),
+    removeTreeFile: watched("remove", real.removeTreeFile),
+    removeEmptyFolder: watched("rmdir", real.removeEmptyFolder),
+  };
+});
+
+const start = useEmulators();
+afterEach(() => {
+  capture = undefined;
+  return cleanupTestdirs();
+});
+
+function treeNow(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const rel of readdirSync(root, { recursive: true }) as string[]) {
+    try {
+      out[rel.split(path.sep).join("/")] = readFileSync(path.join(root, rel), "utf8");
+    } catch (error) {
+      // A folder, or a temp file renamed meanwhile by a write in flight (fs calls run on threads).
+      if (!["EISDIR", "ENOENT"].includes((error as NodeJS.ErrnoException).code ?? "")) throw error;
+    }
+  }
+  return out;
+}
+
+function userFiles(files: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(files)
+      .filter(([rel]) => !rel.startsWith(".coursesync/"))
+      .sort(([a], [b]) => (a < b ? -1 : 1)),
+  );
+}
+
+/** The pid of a process that has ended (a killed run's). */
+const DEAD_PID = spawnSync(process.execPath, ["-e", ""]).pid;
+
+function restoreTree(root: string, files: Record<string, string>): void {
+  for (const entry of readdirSync(root)) rmSync(path.join(root, entry), { recursive: true, force: true });
+  for (const [rel, text] of Object.entries(files)) {
+    if (rel.includes(".lock")) continue;
+    // The killed run's temp files carry its pid: one of a process that has ended.
+    const full = path.join(root, ...rel.replace(/\.\d+(\.\d+\.tmp)$/, `.${DEAD_PID}$1`).split("/"));
+    mkdirSync(path.dirname(full), { recursive: true });
+    writeFileSync(full, text);
+  }
+}
+
+describe("a pull killed at any moment is finished by the next pull", () => {
+  it("from every state the tree passes through, the rerun ends where an uninterrupted pull ends", async () => {
+    const s = await pulledSite(start, {
+      courses: [{ title: "Web" }, { title: "Go" }, { title: "Alpha" }, { title: "Beta" }],
+      chapters: [
+        { course_id: 1, title: "One", ordinal: 1, content: "<p>One</p>" },
+        { course_id: 1, title: "Two", ordinal: 2, content: "<p>Two</p>" },
+        { course_id: 1, title: "Three", ordinal: 3, content: "<p>Three</p>" },
+        { course_id: 2, title: "Tour", ordinal: 1, content: "<p>Tour</p>" },
+        { course_id: 3, title: "Same", ordinal: 1, content: "<p>first</p>" },
+        { course_id: 3, title: "Same", ordinal: 2, content: "<p>second</p>" },
+        { course_id: 4, title: "Beta one", ordinal: 1, content: "<p>b</p>" },
+      ],
+    });
+    // The site changes: two chapters swap places, a course is renamed, a body is edited,
+    // records are added and one is deleted.
+    edit(s.emulator, "chapters", 1, { ordinal: 2 });
+    edit(s.emulator, "chapters", 2, { ordinal: 1 });
+    edit(s.emulator, "courses", 2, { title: "Golang" });
+    // Names that swap: files and folders go through temporary names.
+    edit(s.emulator, "chapters", 5, { ordinal: 2 });
+    edit(s.emulator, "chapters", 6, { ordinal: 1 });
+    edit(s.emulator, "courses", 3, { title: "Beta" });
+    edit(s.emulator, "courses", 4, { title: "Alpha" });
+    edit(s.emulator, "chapters", 4, { content: "<p>Tour, <em>edited</em></p>" });
+    s.emulator.state.remove("chapters", 3);
+    const rust = addCourse(s.emulator, { title: "Rust" });
+    addChapter(s.emulator, { course_id: rust, title: "Ownership", ordinal: 1, content: "<p>Own</p>" });
+    addChapter(s.emulator, { course_id: 1, title: "Four", ordinal: 4, content: "<p>Four</p>" });
+
+    const initial = treeNow(s.root);
+    const points: Array<{ where: string; files: Record<string, string> }> = [];
+    capture = (where) => points.push({ where, files: treeNow(s.root) });
+    const first = await s.cli("pull");
+    capture = undefined;
+    expect(first.code, first.stderr).toBe(0);
+    expect(points.length).toBeGreaterThanOrEqual(10);
+    const final = userFiles(treeNow(s.root));
+    expect(final).not.toEqual(userFiles(initial));
+    expect(points.some((p) => Object.keys(p.files).some((f) => f.includes("moving")))).toBe(true);
+
+    for (const point of points) {
+      restoreTree(s.root, point.files);
+      const rerun = await s.cli("pull");
+      expect(rerun.code, `${point.where}: ${rerun.stderr}${rerun.stdout}`).toBe(0);
+      expect(userFiles(treeNow(s.root)), point.where).toEqual(final);
+      const status = await s.cli("status", "--exit-code");
+      expect(status.code, `${point.where}: ${status.stdout}`).toBe(0);
+      const again = await s.cli("pull");
+      expect(again.stdout, point.where).toMatch(/no changes/);
+    }
+  });
+});
