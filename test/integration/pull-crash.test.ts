@@ -1,7 +1,5 @@
-import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { restoreTree, treeNow, userFiles } from "../helpers/crash.js";
 import { useEmulators } from "../helpers/emulator.js";
 import { addChapter, addCourse, edit, pulledSite } from "../helpers/site.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
@@ -33,41 +31,6 @@ afterEach(() => {
   capture = undefined;
   return cleanupTestdirs();
 });
-
-function treeNow(root: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const rel of readdirSync(root, { recursive: true }) as string[]) {
-    try {
-      out[rel.split(path.sep).join("/")] = readFileSync(path.join(root, rel), "utf8");
-    } catch (error) {
-      // A folder, or a temp file renamed meanwhile by a write in flight (fs calls run on threads).
-      if (!["EISDIR", "ENOENT"].includes((error as NodeJS.ErrnoException).code ?? "")) throw error;
-    }
-  }
-  return out;
-}
-
-function userFiles(files: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(files)
-      .filter(([rel]) => !rel.startsWith(".coursesync/"))
-      .sort(([a], [b]) => (a < b ? -1 : 1)),
-  );
-}
-
-/** The pid of a process that has ended (a killed run's). */
-const DEAD_PID = spawnSync(process.execPath, ["-e", ""]).pid;
-
-function restoreTree(root: string, files: Record<string, string>): void {
-  for (const entry of readdirSync(root)) rmSync(path.join(root, entry), { recursive: true, force: true });
-  for (const [rel, text] of Object.entries(files)) {
-    if (rel.includes(".lock")) continue;
-    // The killed run's temp files carry its pid: one of a process that has ended.
-    const full = path.join(root, ...rel.replace(/\.\d+(\.\d+\.tmp)$/, `.${DEAD_PID}$1`).split("/"));
-    mkdirSync(path.dirname(full), { recursive: true });
-    writeFileSync(full, text);
-  }
-}
 
 describe("a pull killed at any moment is finished by the next pull", () => {
   it("from every state the tree passes through, the rerun ends where an uninterrupted pull ends", async () => {

@@ -1,10 +1,8 @@
-import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { StateDump } from "../../src/emulator/records.js";
 import { Journal, type JournalLine } from "../../src/sync/journal.js";
+import { restoreTree, treeNow, userFiles } from "../helpers/crash.js";
 import { manualClock, useEmulators } from "../helpers/emulator.js";
 import { type PulledSite, pulledSite } from "../helpers/site.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
@@ -14,44 +12,6 @@ afterEach(() => {
   vi.restoreAllMocks();
   return cleanupTestdirs();
 });
-
-/** Every file under `root` by relative path, read at one instant (synchronously). */
-function treeNow(root: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const rel of readdirSync(root, { recursive: true, withFileTypes: false }) as string[]) {
-    const full = path.join(root, rel);
-    try {
-      out[rel.split(path.sep).join("/")] = readFileSync(full, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EISDIR") throw error;
-    }
-  }
-  return out;
-}
-
-/** The files a user sees (not the state folder), sorted. */
-function userFiles(files: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(files)
-      .filter(([rel]) => !rel.startsWith(".coursesync/"))
-      .sort(([a], [b]) => (a < b ? -1 : 1)),
-  );
-}
-
-/** Put the tree back as it was at a crash: exactly these files (the lock is not carried over). */
-/** The pid of a process that has ended (a killed run's). */
-const DEAD_PID = spawnSync(process.execPath, ["-e", ""]).pid;
-
-function restoreTree(root: string, files: Record<string, string>): void {
-  for (const entry of readdirSync(root)) rmSync(path.join(root, entry), { recursive: true, force: true });
-  for (const [rel, text] of Object.entries(files)) {
-    if (rel.includes(".lock")) continue;
-    // The killed run's temp files carry its pid: one of a process that has ended.
-    const full = path.join(root, ...rel.replace(/\.\d+(\.\d+\.tmp)$/, `.${DEAD_PID}$1`).split("/"));
-    mkdirSync(path.dirname(full), { recursive: true });
-    writeFileSync(full, text);
-  }
-}
 
 interface CrashPoint {
   where: string;
