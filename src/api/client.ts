@@ -2,6 +2,7 @@ import http, { type IncomingHttpHeaders } from "node:http";
 import https from "node:https";
 import got, { type Got, ReadError, TimeoutError } from "got";
 import { UserError } from "../errors.js";
+import { sortKeys } from "../util/stable-json.js";
 import {
   ApiError,
   CREDENTIALS_HINT,
@@ -19,7 +20,7 @@ import {
   parseRetryAfter,
   retryDelay,
 } from "./retry.js";
-import { asWireRecord, type Resource, resourceKey, type WireRecord } from "./wire.js";
+import { asWireRecord, type JsonObject, type Resource, resourceKey, type WireRecord } from "./wire.js";
 
 /** How the client proves who it is. A token wins; e-mail and password log in when needed. */
 export interface Credentials {
@@ -91,9 +92,9 @@ export interface ListOptions {
 }
 
 /** A whole listing. */
-export interface Listing {
+export interface Listing<T extends object = WireRecord> {
   /** Records in page order, deduplicated by id (first occurrence wins). */
-  records: WireRecord[];
+  records: T[];
   /** Page numbers read up to the one that showed the end. */
   pages: number;
   /** HTTP attempts this listing sent: pages, look-ahead past the end, and retries. */
@@ -400,11 +401,28 @@ export class ApiClient {
    * by id. Rejects if any page of the listing fails: never a partial listing.
    */
   async listAll(path: string, options: ListOptions = {}): Promise<Listing> {
+    return this.#list(path, options, pageRecords);
+  }
+
+  /**
+   * Read every page of a list whose items need not carry ids (the events, whose fields the API
+   * does not show): each item is any JSON object; an item without an id is the same as another
+   * only when the two are equal as JSON.
+   */
+  async listItems(path: string, options: ListOptions = {}): Promise<Listing<JsonObject>> {
+    return this.#list(path, { ...options, identity: itemIdentity }, pageItems);
+  }
+
+  async #list<T extends object>(
+    path: string,
+    options: ListOptions & { identity?: (record: T) => unknown },
+    parse: (exchange: Exchange) => T[],
+  ): Promise<Listing<T>> {
     if (!/^[a-z][a-z0-9_/-]*$/i.test(path) || path.includes("..")) {
       throw new Error(`listAll: "${path}" is not a list path such as "courses"`);
     }
     let requests = 0;
-    const fetchPage = async (page: number): Promise<Page> => {
+    const fetchPage = async (page: number): Promise<Page<T>> => {
       const exchange = await this.#send({
         method: "GET",
         target: path,
@@ -415,7 +433,7 @@ export class ApiClient {
           requests += 1;
         },
       });
-      if (isOk(exchange.status)) return { records: pageRecords(exchange), headers: exchange.headers };
+      if (isOk(exchange.status)) return { records: parse(exchange), headers: exchange.headers };
       const error = this.#apiError(exchange, "GET");
       // Some servers answer a page past the last with Not Found: paging decides (Page.pastEnd).
       if (exchange.status !== 404 || page === 1) throw error;
@@ -425,6 +443,7 @@ export class ApiClient {
       window: () => this.gate.concurrency,
       stopAfter: options.stopAfter,
       onPage: options.onPage,
+      ...(options.identity ? { identity: options.identity } : {}),
     });
     return { ...collected, requests };
   }
@@ -686,8 +705,8 @@ function authToken(body: string): string | undefined {
   }
 }
 
-/** A list page's records: a JSON array of objects with ids, else an error naming the URL. */
-function pageRecords(exchange: Exchange): WireRecord[] {
+/** A list page's items: a JSON array of objects, else an error naming the URL. */
+function pageItems(exchange: Exchange): JsonObject[] {
   const where = `GET ${redactUrl(exchange.url.href)}`;
   let parsed: unknown;
   try {
@@ -703,15 +722,32 @@ function pageRecords(exchange: Exchange): WireRecord[] {
       hint: "Check the site URL: it must be the versioned API root ending in /api/v1.",
     });
   }
-  const records: WireRecord[] = [];
   for (const [index, item] of parsed.entries()) {
-    const record = asWireRecord(item);
-    if (record === undefined) {
-      throw new UserError(`${where}: item ${index} of the list is not an object with an id`, {
+    if (item === null || typeof item !== "object" || Array.isArray(item)) {
+      throw new UserError(`${where}: item ${index} of the list is not an object`, {
         hint: "The site answered in a form coursesync does not know; please report it.",
       });
     }
-    records.push(record);
   }
-  return records;
+  return parsed as JsonObject[];
+}
+
+/** A list page's records: a JSON array of objects with ids, else an error naming the URL. */
+function pageRecords(exchange: Exchange): WireRecord[] {
+  return pageItems(exchange).map((item, index) => {
+    const record = asWireRecord(item);
+    if (record === undefined) {
+      throw new UserError(
+        `GET ${redactUrl(exchange.url.href)}: item ${index} of the list is not an object with an id`,
+        { hint: "The site answered in a form coursesync does not know; please report it." },
+      );
+    }
+    return record;
+  });
+}
+
+/** An item's identity in a listing: its id when it has one, else its whole JSON (keys sorted). */
+export function itemIdentity(item: JsonObject): unknown {
+  const record = asWireRecord(item);
+  return record ? record.id : `json:${JSON.stringify(sortKeys(item))}`;
 }

@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { WireRecord } from "./wire.js";
 
-/** One list page as the client read it: records checked to carry ids, and the headers. */
-export interface Page {
-  records: WireRecord[];
+/** One list page as the client read it: its records (checked to carry ids, for resources), and the headers. */
+export interface Page<T extends object = WireRecord> {
+  records: T[];
   headers: IncomingHttpHeaders;
   /**
    * The server answered Not Found for this page (a page after the first). Some servers answer
@@ -15,7 +15,7 @@ export interface Page {
 }
 
 /** What `collectPages` needs besides the fetcher. */
-export interface CollectOptions {
+export interface CollectOptions<T extends object = WireRecord> {
   /** Pages in flight at once; read again before each new request (429s lower it). */
   window: () => number;
   /**
@@ -25,11 +25,13 @@ export interface CollectOptions {
   stopAfter?: (pageRecords: unknown[], page: number) => boolean;
   /** Progress: a page of the listing arrived with `count` records. */
   onPage?: (page: number, count: number) => void;
+  /** What makes two records the same one, kept once (default: the id). */
+  identity?: (record: T) => unknown;
 }
 
 /** The listing: records in page order, first occurrence of each id, and the pages it spans. */
-export interface Collected {
-  records: WireRecord[];
+export interface Collected<T extends object = WireRecord> {
+  records: T[];
   /** Page numbers read up to the one that showed the end (an empty final page included). */
   pages: number;
 }
@@ -116,20 +118,23 @@ export function lastPageFromHeaders(
  * pass for a complete one. A page answered Not Found ends the list when the page after it
  * (asked for as part of the look-ahead) is past the end too (see `Page.pastEnd`).
  */
-export function collectPages(
-  fetchPage: (page: number) => Promise<Page>,
-  options: CollectOptions,
-): Promise<Collected> {
-  if (options.stopAfter !== undefined) return collectSequential(fetchPage, options.stopAfter, options.onPage);
-  return collectConcurrent(fetchPage, options);
+export function collectPages<T extends object = WireRecord>(
+  fetchPage: (page: number) => Promise<Page<T>>,
+  options: CollectOptions<T>,
+): Promise<Collected<T>> {
+  const identity = options.identity ?? ((record: T) => (record as unknown as WireRecord).id);
+  if (options.stopAfter !== undefined)
+    return collectSequential(fetchPage, options.stopAfter, options.onPage, identity);
+  return collectConcurrent(fetchPage, options, identity);
 }
 
-async function collectSequential(
-  fetchPage: (page: number) => Promise<Page>,
+async function collectSequential<T extends object>(
+  fetchPage: (page: number) => Promise<Page<T>>,
   stopAfter: (pageRecords: unknown[], page: number) => boolean,
   onPage: ((page: number, count: number) => void) | undefined,
-): Promise<Collected> {
-  const pages: Page[] = [];
+  identity: (record: T) => unknown,
+): Promise<Collected<T>> {
+  const pages: Page<T>[] = [];
   let largest = 0;
   let last: number | undefined;
   for (let page = 1; ; page++) {
@@ -149,15 +154,16 @@ async function collectSequential(
     if (count < largest) break;
     largest = Math.max(largest, count);
   }
-  return { records: dedupe(pages), pages: pages.length };
+  return { records: dedupe(pages, identity), pages: pages.length };
 }
 
-function collectConcurrent(
-  fetchPage: (page: number) => Promise<Page>,
-  options: CollectOptions,
-): Promise<Collected> {
-  return new Promise<Collected>((resolve, reject) => {
-    const results = new Map<number, Page>();
+function collectConcurrent<T extends object>(
+  fetchPage: (page: number) => Promise<Page<T>>,
+  options: CollectOptions<T>,
+  identity: (record: T) => unknown,
+): Promise<Collected<T>> {
+  return new Promise<Collected<T>>((resolve, reject) => {
+    const results = new Map<number, Page<T>>();
     const failures = new Map<number, unknown>();
     /** Pages answered Not Found, read as past the end (see Page.pastEnd). */
     const pastEnd = new Map<number, Error>();
@@ -184,7 +190,7 @@ function collectConcurrent(
       return true;
     };
 
-    const onResult = (page: number, result: Page): void => {
+    const onResult = (page: number, result: Page<T>): void => {
       if (result.pastEnd) {
         pastEnd.set(page, result.pastEnd);
         end = Math.min(end, page - 1);
@@ -231,7 +237,7 @@ function collectConcurrent(
           return;
         }
       }
-      const pages: Page[] = [];
+      const pages: Page<T>[] = [];
       for (let page = 1; page <= end; page++) {
         const result = results.get(page);
         if (result === undefined) {
@@ -241,7 +247,7 @@ function collectConcurrent(
         }
         pages.push(result);
       }
-      resolve({ records: dedupe(pages), pages: pages.length });
+      resolve({ records: dedupe(pages, identity), pages: pages.length });
     };
 
     const pump = (): void => {
@@ -269,18 +275,19 @@ function collectConcurrent(
 }
 
 /** A page that shows the list is over: answered Not Found, or empty. */
-function isPastEnd(page: Page): boolean {
+function isPastEnd(page: Page<object>): boolean {
   return page.pastEnd !== undefined || page.records.length === 0;
 }
 
-/** Records of the pages in order, keeping the first occurrence of each id. */
-function dedupe(pages: readonly Page[]): WireRecord[] {
-  const seen = new Set<number>();
-  const records: WireRecord[] = [];
+/** Records of the pages in order, keeping the first occurrence of each record. */
+function dedupe<T extends object>(pages: readonly Page<T>[], identity: (record: T) => unknown): T[] {
+  const seen = new Set<unknown>();
+  const records: T[] = [];
   for (const page of pages) {
     for (const record of page.records) {
-      if (seen.has(record.id)) continue;
-      seen.add(record.id);
+      const key = identity(record);
+      if (seen.has(key)) continue;
+      seen.add(key);
       records.push(record);
     }
   }

@@ -12,6 +12,9 @@ export const resourceKey = { courses: "course", chapters: "chapter" } as const s
   string
 >;
 
+/** A JSON object as a list served it (an event, whose fields the API does not show). */
+export type JsonObject = Record<string, unknown>;
+
 /** A record as the server returned it: an id plus any other JSON fields. */
 export interface WireRecord {
   id: number;

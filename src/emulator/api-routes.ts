@@ -37,6 +37,8 @@ export interface ApiContext {
   responseShape: ResponseShape;
   pagingHeaders: PagingHeaders;
   pastLastPage: "empty" | "404";
+  /** Whether served events carry their ids (false: a site whose events have none). */
+  eventIds: boolean;
 }
 
 /** The versioned root and the login path (API.md section 9). */
@@ -87,7 +89,10 @@ export function routeApi(context: ApiContext, request: RouteRequest): Reply {
   switch (route.kind) {
     case "events": {
       const n = page();
-      return n === undefined ? badPage() : listReply(context, request.path, n, context.state.listEvents(n));
+      if (n === undefined) return badPage();
+      const events = context.state.listEvents(n);
+      const items = context.eventIds ? events.items : events.items.map(({ id: _id, ...rest }) => rest);
+      return listReply(context, request.path, n, { ...events, items });
     }
     case "collection": {
       if (request.method === "GET") {

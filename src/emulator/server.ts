@@ -64,6 +64,8 @@ export interface EmulatorOptions {
   pagingHeaders?: PagingHeaders;
   /** A list page past the last one: "empty" (default) an empty array; "404" Not Found, as some frameworks answer. */
   pastLastPage?: "empty" | "404";
+  /** Serve events without their ids (default: with), as a site whose events have none would. */
+  eventIds?: boolean;
   /** Seeds the PRNG of the random faults, so a test sees the same faults on every run. */
   randomSeed?: number;
   /** The clock for timestamps and token expiry; default the system clock. */
@@ -191,6 +193,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     responseShape: options.responseShape ?? "bare",
     pagingHeaders: options.pagingHeaders ?? "none",
     pastLastPage: options.pastLastPage ?? "empty",
+    eventIds: options.eventIds ?? true,
   };
 
   async function serveApi(request: RouteRequest, response: ServerResponse, query: URLSearchParams) {

@@ -10,8 +10,8 @@ const start = useEmulators();
 afterEach(cleanupTestdirs);
 
 /** A tree made by init, not yet pulled, for a site of three draft courses and nine chapters. */
-async function setup() {
-  const emulator = await start({ seedDir: null, pageSize: 5 });
+async function setup(options: { eventIds?: boolean; now?: () => Date } = {}) {
+  const emulator = await start({ seedDir: null, pageSize: 5, ...options });
   seedSite(emulator, {
     courses: [1, 2, 3].map((i) => ({ title: `Course ${i}`, status: 0 })),
     chapters: [1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => ({
@@ -71,5 +71,38 @@ describe("pull --events", () => {
     const all = await archived();
     expect(all.map((e) => e.id)).toEqual(Array.from({ length: 13 }, (_, i) => i + 1));
     expect(new Set(all.map((e) => e.id)).size).toBe(all.length);
+  });
+
+  it("archives events that carry no ids, known by their whole JSON and ordered by time", async () => {
+    // A clock that moves a second at each reading: every event has its own time.
+    let ms = Date.parse("2026-03-01T09:30:00Z");
+    const now = () => {
+      ms += 1000;
+      return new Date(ms);
+    };
+    const { emulator, tree, pull, eventRequests, archived } = await setup({ eventIds: false, now });
+    const first = await pull();
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain("events: 12 new archived in events.ndjson");
+    const events = await archived();
+    expect(events.every((e) => !("id" in e))).toBe(true);
+    // The site's events, oldest first, as the emulator holds them (without their ids).
+    const held = emulator.state
+      .dump()
+      .events.map(({ id: _id, ...rest }) => rest)
+      .sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at));
+    expect(events).toEqual(held);
+
+    emulator.state.edit("courses", 1, { title: "Renamed" });
+    emulator.state.clearRequests();
+    const again = await pull();
+    expect(again.stdout).toContain("events: 1 new archived");
+    // Listed newest first (by time): the first page already reaches archived events.
+    expect(eventRequests()).toBe(1);
+    const all = await archived();
+    expect(all).toHaveLength(13);
+    expect(all.at(-1)).toMatchObject({ type: "course.updated", resource_id: 1 });
+    expect(new Set(all.map((e) => JSON.stringify(e))).size).toBe(13);
+    expect((await readFile(path.join(tree, "events.ndjson"), "utf8")).split("\n")).toHaveLength(14);
   });
 });
