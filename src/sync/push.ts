@@ -271,6 +271,12 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
   for (const conflict of checked.conflicts) report(conflict);
   if (result.conflicts.length > 0 && options.conflicts !== "skip") return result;
   const skipped = new Set(checked.conflicts.map((c) => `${c.kind}:${c.id}`));
+  // A course the site deleted, brought back by --force, takes the chapters of its folder along.
+  const followers = await followRecreatedCourses(plan.ops, checked.decisions, local, client);
+  if (followers.length > 0) {
+    const firstDelete = plan.ops.findIndex((op) => op.type === "delete");
+    plan.ops.splice(firstDelete === -1 ? plan.ops.length : firstDelete, 0, ...followers);
+  }
 
   const done: JournalLine[] = [...earlier.filter((l) => l.t === "done")];
   const createdCourse = new Map<string, number>();
@@ -521,6 +527,43 @@ async function recheck(
     });
   }
   return { decisions, conflicts };
+}
+
+/**
+ * `push --force` creates again a course the site deleted: the chapters of its folder that the
+ * plan leaves alone (unedited) and that the site deleted with it come back too, created again
+ * in the new course, not only the edited ones. (A chapter the site still has is left as it is.)
+ * Returns their writes (each an update whose decision is to create again), to run after the
+ * plan's updates.
+ */
+async function followRecreatedCourses(
+  ops: readonly PushOp[],
+  decisions: Map<string, Decision>,
+  local: LocalView,
+  client: PushClient,
+): Promise<PushOp[]> {
+  const recreated = new Set(
+    ops.filter((op) => op.kind === "course" && decisions.get(op.key)?.recreate).map((op) => op.key),
+  );
+  if (recreated.size === 0) return [];
+  const planned = new Set(ops.map((op) => op.key));
+  const chapters = [...local.chapters.values()]
+    .filter((c) => c.id !== undefined && recreated.has(c.courseKey) && !planned.has(c.key))
+    .sort((a, b) => (a.file < b.file ? -1 : 1));
+  const remote = await Promise.all(chapters.map((c) => client.get("chapters", c.id as number)));
+  const gone = chapters.filter((_, i) => remote[i] === undefined);
+  for (const chapter of gone)
+    decisions.set(chapter.key, { fields: [], merged: chapter.values, remote: undefined, recreate: true });
+  return gone.map((chapter) => ({
+    type: "update",
+    kind: "chapter",
+    id: chapter.id as number,
+    key: chapter.key,
+    path: chapter.file,
+    fields: [],
+    courseKey: chapter.courseKey,
+    diff: [],
+  }));
 }
 
 /** Finds a record a lost POST may have created, so it is adopted instead of created twice. */

@@ -182,6 +182,32 @@ describe("push re-reads what it will change", () => {
     expect((await s.cli("status", "--exit-code")).code).toBe(0);
   });
 
+  it("--force over a course deleted on the site brings back its unedited chapters too", async () => {
+    const s = await setup();
+    await s.replace(WEB, "title: Web", "title: Web, revised");
+    s.emulator.state.remove("courses", 1);
+    expect((await s.cli("push", "--yes")).code).toBe(3);
+
+    const forced = await s.cli("push", "--yes", "--force");
+    expect(forced.code, forced.stdout + forced.stderr).toBe(0);
+    const { courses, chapters } = s.emulator.state.dump();
+    const web = courses.find((c) => c.title === "Web, revised")!;
+    const back = chapters.filter((c) => c.course_id === web.id);
+    expect(back.map((c) => [c.title, c.ordinal, c.content])).toEqual([
+      ["Intro", 1, "<p>a</p>\n<p>b</p>\n<p>c</p>"],
+      ["Tags", 2, "<p>tags</p>"],
+    ]);
+    expect(s.writes()).toEqual(["POST /api/v1/courses", "POST /api/v1/chapters", "POST /api/v1/chapters"]);
+    expect(forced.stdout).toContain(
+      `+ created  ${TAGS}  (chapter ${back[1]!.id}; deleted on the site; created again (it was chapter 2))`,
+    );
+    expect(await s.read(TAGS)).toContain(`\nid: ${back[1]!.id}\n`);
+    expect((await s.cli("status", "--exit-code")).code).toBe(0);
+    const pulled = await s.cli("pull");
+    expect(pulled.stdout).toMatch(/no changes/);
+    expect(await s.read(INTRO)).toContain(`\nid: ${back[0]!.id}\n`);
+  });
+
   it("a local delete of a record edited on the site is a conflict; --force deletes it", async () => {
     const s = await setup();
     await rm(s.file(TAGS));
