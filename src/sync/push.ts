@@ -22,10 +22,9 @@ import {
   courseValuesOfRecord,
   fieldsEqual,
   renderChapter,
-  snapshotRecord,
 } from "./entities.js";
 import { type Done, Journal, type JournalLine, unconfirmedIntents } from "./journal.js";
-import { courseFileOf, inPaths, planLocalChanges } from "./local-plan.js";
+import { inPaths, planLocalChanges } from "./local-plan.js";
 import {
   baseTextsFor,
   buildLocalView,
@@ -37,6 +36,7 @@ import {
 import { invalidFilesError } from "./pull.js";
 import { chapterInput, courseInput, type PushOp, type PushPlan, planPush } from "./push-plan.js";
 import { type EntityPlan, reconcileEntity } from "./reconcile.js";
+import { fileOf, foldJournal, matchesCreate, restoreIds, withId } from "./recovery.js";
 import { type Change, defaultMaxDelete } from "./report.js";
 import { ContentCache, loadSnapshot, type Snapshot, saveSnapshot, statePaths } from "./snapshot.js";
 
@@ -93,38 +93,9 @@ export interface PushResult {
 
 const RESOURCE = { course: "courses", chapter: "chapters" } as const;
 
-/** An `id:` line of a file's fields (empty, null, or an id the site no longer has). */
-const ID_LINE = /^id:[^\r\n]*/m;
-
-/**
- * Put `id: N` into a file's fields, leaving every other byte as it was: an `id:` line already
- * there (`id:`, `id: null`, or the old id of a record created again) gets the new value, so the
- * file never ends up with the key twice; otherwise the line goes at the top of the fields.
- */
-export function withId(text: string, id: number, kind: "course" | "chapter"): string {
-  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
-  const body = bom ? text.slice(1) : text;
-  const eol = body.includes("\r\n") ? "\r\n" : "\n";
-  if (kind === "course") {
-    if (ID_LINE.test(body)) return `${bom}${body.replace(ID_LINE, `id: ${id}`)}`;
-    return `${bom}id: ${id}${eol}${body}`;
-  }
-  const first = body.indexOf("\n") + 1;
-  const close = body.slice(first).search(/^---[ \t]*\r?$/m);
-  const end = close < 0 ? body.length : first + close;
-  const fields = body.slice(first, end);
-  if (ID_LINE.test(fields))
-    return `${bom}${body.slice(0, first)}${fields.replace(ID_LINE, `id: ${id}`)}${body.slice(end)}`;
-  return `${bom}${body.slice(0, first)}id: ${id}${eol}${body.slice(first)}`;
-}
-
 /** Where pull writes the site's version of a conflicted record (`*.remote.md`, `course.remote.yaml`). */
 function conflictCopyOf(kind: "course" | "chapter", where: string): string {
   return kind === "course" ? `${where}/course.remote.yaml` : where.replace(/\.md$/, ".remote.md");
-}
-
-function fileOf(kind: "course" | "chapter", where: string): string {
-  return kind === "course" ? courseFileOf(where) : where;
 }
 
 function valuesOf(kind: "course" | "chapter", record: WireRecord): CourseValues | ChapterValues {
@@ -142,31 +113,6 @@ function sameValues(a: object, b: object, bodies: BodyCodec): boolean {
       k === "content" && typeof p === "string" && typeof q === "string" && bodies.equivalent?.(p, q) === true
     );
   });
-}
-
-/** Fold confirmed writes of a journal into a snapshot (pure). */
-export function foldJournal(snapshot: Snapshot, lines: readonly JournalLine[]): Snapshot {
-  const next: Snapshot = {
-    ...snapshot,
-    courses: { ...snapshot.courses },
-    chapters: { ...snapshot.chapters },
-  };
-  for (const line of lines) {
-    if (line.t !== "done") continue;
-    const table = line.kind === "course" ? next.courses : next.chapters;
-    // `push --force` created again a record the site had deleted: the old id is gone for good.
-    const replaced = line.op === "create" ? /^(?:course|chapter):(\d+)$/.exec(line.key)?.[1] : undefined;
-    if (replaced !== undefined && Number(replaced) !== line.id) delete table[replaced];
-    if (line.op === "delete") delete table[line.id];
-    else if (line.record && line.hash)
-      table[line.id] = {
-        path: line.path,
-        hash: line.hash,
-        ...(line.body ? { body: line.body } : {}),
-        record: snapshotRecord(line.record),
-      };
-  }
-  return next;
 }
 
 /** Push local changes to the site: validate, plan, confirm, re-read, write, journal, snapshot. */
@@ -591,13 +537,7 @@ class Adopter {
     const candidates = this.lists
       .get(resource)!
       .filter((r) => !known[r.id] && !this.taken.has(`${kind}:${r.id}`))
-      .filter((r) =>
-        Object.entries(fields).every(([k, v]) => {
-          if (k === "status") return true; // 0/1 in, a word out
-          if (k === "course_id") return Number(r[k]) === Number(v);
-          return fieldsEqual(k, r[k], v);
-        }),
-      )
+      .filter((r) => matchesCreate(r, fields))
       .sort((a, b) => b.id - a.id);
     const found = candidates[0];
     if (found) this.taken.add(`${kind}:${found.id}`);
@@ -800,34 +740,6 @@ async function contentText(values: ChapterValues, where: string, ctx: ApplyConte
   if (cached !== undefined) return cached;
   const parsed = parseChapterFile(await readFile(abs(ctx.root, where), "utf8"), where);
   return ctx.bodies.toHtml(parsed.body, parsed.format, where);
-}
-
-/**
- * After a crash: a confirmed create whose file was not yet settled is settled now. A file as
- * it stood at the create gets the text the create meant for it; one edited since keeps the
- * edit and only gains its id (the edit is then pushed as an update).
- */
-async function restoreIds(root: string, lines: readonly JournalLine[]): Promise<void> {
-  for (const line of lines) {
-    if (line.t !== "done" || line.op !== "create") continue;
-    const file = fileOf(line.kind, line.path);
-    let text: string;
-    try {
-      text = await readFile(abs(root, file), "utf8");
-    } catch {
-      continue;
-    }
-    const hash = sha256(text);
-    if (hash === line.hash) continue;
-    if (line.from !== undefined && hash === line.from) {
-      await writeTreeFile(root, file, line.text ?? withId(text, line.id, line.kind));
-      continue;
-    }
-    const head = text.split("\n---")[0] ?? text;
-    if (new RegExp(`^id:[ \\t]*${line.id}[ \\t]*\\r?$`, "m").test(line.kind === "course" ? text : head))
-      continue;
-    await writeTreeFile(root, file, withId(text, line.id, line.kind));
-  }
 }
 
 function failureText(error: UserError, file: string): string {

@@ -6,8 +6,8 @@ import { chapterValuesOfRecord, courseValuesOfRecord, snapshotRecord } from "../
 import { Journal, type JournalLine, unconfirmedIntents } from "../../src/sync/journal.js";
 import { inPaths, planLocalChanges } from "../../src/sync/local-plan.js";
 import type { LocalChapter, LocalCourse, LocalView } from "../../src/sync/local-view.js";
-import { foldJournal, withId } from "../../src/sync/push.js";
 import { chapterInput, courseInput, type PushOp, planPush } from "../../src/sync/push-plan.js";
+import { foldJournal, withId } from "../../src/sync/recovery.js";
 import { defaultMaxDelete } from "../../src/sync/report.js";
 import type { Snapshot } from "../../src/sync/snapshot.js";
 import { recordBuilders } from "../helpers/records.js";

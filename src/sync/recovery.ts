@@ -1,0 +1,106 @@
+import { readFile } from "node:fs/promises";
+import type { WireRecord } from "../api/wire.js";
+import { abs, writeTreeFile } from "../tree/fs-ops.js";
+import { sha256 } from "../util/hash.js";
+import { fieldsEqual, snapshotRecord } from "./entities.js";
+import type { JournalLine } from "./journal.js";
+import { courseFileOf } from "./local-plan.js";
+import type { Snapshot } from "./snapshot.js";
+
+// What a run does with the push journal an earlier run left: fold it into the snapshot and
+// finish the files of the creates it confirmed; and how a create is known on the site.
+
+/** The file of a course (its course.yaml) or chapter at `where`. */
+export function fileOf(kind: "course" | "chapter", where: string): string {
+  return kind === "course" ? courseFileOf(where) : where;
+}
+
+/** An `id:` line of a file's fields (empty, null, or an id the site no longer has). */
+const ID_LINE = /^id:[^\r\n]*/m;
+
+/**
+ * Put `id: N` into a file's fields, leaving every other byte as it was: an `id:` line already
+ * there (`id:`, `id: null`, or the old id of a record created again) gets the new value, so the
+ * file never ends up with the key twice; otherwise the line goes at the top of the fields.
+ */
+export function withId(text: string, id: number, kind: "course" | "chapter"): string {
+  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
+  const body = bom ? text.slice(1) : text;
+  const eol = body.includes("\r\n") ? "\r\n" : "\n";
+  if (kind === "course") {
+    if (ID_LINE.test(body)) return `${bom}${body.replace(ID_LINE, `id: ${id}`)}`;
+    return `${bom}id: ${id}${eol}${body}`;
+  }
+  const first = body.indexOf("\n") + 1;
+  const close = body.slice(first).search(/^---[ \t]*\r?$/m);
+  const end = close < 0 ? body.length : first + close;
+  const fields = body.slice(first, end);
+  if (ID_LINE.test(fields))
+    return `${bom}${body.slice(0, first)}${fields.replace(ID_LINE, `id: ${id}`)}${body.slice(end)}`;
+  return `${bom}${body.slice(0, first)}id: ${id}${eol}${body.slice(first)}`;
+}
+
+/** Fold confirmed writes of a journal into a snapshot (pure). */
+export function foldJournal(snapshot: Snapshot, lines: readonly JournalLine[]): Snapshot {
+  const next: Snapshot = {
+    ...snapshot,
+    courses: { ...snapshot.courses },
+    chapters: { ...snapshot.chapters },
+  };
+  for (const line of lines) {
+    if (line.t !== "done") continue;
+    const table = line.kind === "course" ? next.courses : next.chapters;
+    // `push --force` created again a record the site had deleted: the old id is gone for good.
+    const replaced = line.op === "create" ? /^(?:course|chapter):(\d+)$/.exec(line.key)?.[1] : undefined;
+    if (replaced !== undefined && Number(replaced) !== line.id) delete table[replaced];
+    if (line.op === "delete") delete table[line.id];
+    else if (line.record && line.hash)
+      table[line.id] = {
+        path: line.path,
+        hash: line.hash,
+        ...(line.body ? { body: line.body } : {}),
+        record: snapshotRecord(line.record),
+      };
+  }
+  return next;
+}
+
+/**
+ * After a crash: a confirmed create whose file was not yet settled is settled now. A file as
+ * it stood at the create gets the text the create meant for it; one edited since keeps the
+ * edit and only gains its id (the edit is then pushed as an update).
+ */
+export async function restoreIds(root: string, lines: readonly JournalLine[]): Promise<void> {
+  for (const line of lines) {
+    if (line.t !== "done" || line.op !== "create") continue;
+    const file = fileOf(line.kind, line.path);
+    let text: string;
+    try {
+      text = await readFile(abs(root, file), "utf8");
+    } catch {
+      continue;
+    }
+    const hash = sha256(text);
+    if (hash === line.hash) continue;
+    if (line.from !== undefined && hash === line.from) {
+      await writeTreeFile(root, file, line.text ?? withId(text, line.id, line.kind));
+      continue;
+    }
+    const head = text.split("\n---")[0] ?? text;
+    if (new RegExp(`^id:[ \\t]*${line.id}[ \\t]*\\r?$`, "m").test(line.kind === "course" ? text : head))
+      continue;
+    await writeTreeFile(root, file, withId(text, line.id, line.kind));
+  }
+}
+
+/**
+ * Whether a record on the site is what a create sent: every field sent has the value sent
+ * (status goes in as 0/1 and comes out as a word, so it is not compared).
+ */
+export function matchesCreate(record: WireRecord, fields: Record<string, unknown>): boolean {
+  return Object.entries(fields).every(([k, v]) => {
+    if (k === "status") return true;
+    if (k === "course_id") return Number(record[k]) === Number(v);
+    return fieldsEqual(k, record[k], v);
+  });
+}
