@@ -1,4 +1,4 @@
-import { appendFile, readFile, rm } from "node:fs/promises";
+import { appendFile, readFile, rm, writeFile } from "node:fs/promises";
 import type { WireRecord } from "../api/wire.js";
 
 /** A write push is about to send: kept so a rerun after a crash can look for its result. */
@@ -9,6 +9,8 @@ export interface Intent {
   key: string;
   path: string;
   fields: Record<string, unknown>;
+  /** Hash of the file the create was sent from. */
+  from?: string;
 }
 
 /** A write the site confirmed, with what the snapshot should now say. */
@@ -32,6 +34,16 @@ export interface Done {
   text?: string;
 }
 
+/**
+ * The first line of a journal: the snapshot the run started from (the hash of its canonical
+ * text). A journal whose snapshot is no longer the one on disk was already folded into it
+ * (the run was killed after saving the snapshot, before removing the journal): it is stale.
+ */
+export interface Start {
+  t: "start";
+  base: string;
+}
+
 /** One line of the push journal. */
 export type JournalLine = Intent | Done;
 
@@ -42,9 +54,20 @@ export type JournalLine = Intent | Done;
  * removed when a push ends.
  */
 export class Journal {
-  constructor(readonly file: string) {}
+  #started = false;
+  /** The journal read ends in a line cut off by a kill: the next line starts on a new one. */
+  #torn = false;
 
-  /** Every complete line of a journal left by an earlier run ([] when there is none). */
+  /** `base`: the hash of the snapshot this run started from (see `Start`). */
+  constructor(
+    readonly file: string,
+    readonly base: string,
+  ) {}
+
+  /**
+   * Every complete line of a journal left by an earlier run: [] when there is none, or when it
+   * is stale (its snapshot is no longer the one on disk: its lines are in it already).
+   */
   async read(): Promise<JournalLine[]> {
     let text: string;
     try {
@@ -53,26 +76,52 @@ export class Journal {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
       throw error;
     }
+    this.#started = true;
+    this.#torn = text.length > 0 && !text.endsWith("\n");
     const lines: JournalLine[] = [];
     for (const line of text.split("\n")) {
       if (!line.trim()) continue;
+      let parsed: JournalLine | Start;
       try {
-        lines.push(JSON.parse(line) as JournalLine);
+        parsed = JSON.parse(line) as JournalLine | Start;
       } catch {
         // The last line of a run killed mid-write: it was not confirmed.
+        continue;
       }
+      if (parsed.t === "start") {
+        if (parsed.base !== this.base) {
+          this.#started = false;
+          return [];
+        }
+        continue;
+      }
+      lines.push(parsed);
     }
     return lines;
   }
 
   /** Append one line (a single small append: whole or not at all in practice). */
   async append(line: JournalLine): Promise<void> {
-    await appendFile(this.file, `${JSON.stringify(line)}\n`);
+    let text = `${JSON.stringify(line)}\n`;
+    if (!this.#started) {
+      // A new journal (or one found stale): it starts with the snapshot it belongs to.
+      const start: Start = { t: "start", base: this.base };
+      text = `${JSON.stringify(start)}\n${text}`;
+      this.#started = true;
+      await writeFile(this.file, text);
+      return;
+    }
+    if (this.#torn) {
+      text = `\n${text}`;
+      this.#torn = false;
+    }
+    await appendFile(this.file, text);
   }
 
   /** Remove the journal once its lines are in the saved snapshot. */
   async clear(): Promise<void> {
     await rm(this.file, { force: true });
+    this.#started = false;
   }
 }
 

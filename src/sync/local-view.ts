@@ -20,6 +20,8 @@ export interface LocalCourse {
   key: string;
   folder: string;
   file: string;
+  /** The SHA-256 of the file's bytes as scanned. */
+  hash: string;
   values: CourseValues;
   /** The file's bytes are those the last sync wrote (so values are the snapshot's). */
   unchanged: boolean;
@@ -33,6 +35,8 @@ export interface LocalChapter {
   folder: string;
   /** The key of the course whose folder holds the file. */
   courseKey: string;
+  /** The SHA-256 of the file's bytes as scanned. */
+  hash: string;
   values: ChapterValues;
   unchanged: boolean;
   /** The content is HTML rendered from a Markdown body: equivalent to the site's, not equal. */
@@ -155,7 +159,15 @@ export function buildLocalView(
     }
     const key = id === undefined ? `course:new:${course.folder}` : `course:${id}`;
     if (duplicate(key, course.file)) continue;
-    view.courses.set(key, { id, key, folder: course.folder, file: course.file, values, unchanged });
+    view.courses.set(key, {
+      id,
+      key,
+      folder: course.folder,
+      file: course.file,
+      hash: course.hash ?? "",
+      values,
+      unchanged,
+    });
     view.courseByFolder.set(course.folder, key);
   }
 
@@ -198,6 +210,7 @@ export function buildLocalView(
       file: chapter.file,
       folder: chapter.folder,
       courseKey,
+      hash: chapter.hash,
       values,
       unchanged,
       ...(rendered ? { rendered } : {}),

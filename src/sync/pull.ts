@@ -19,11 +19,20 @@ import { StatCache } from "../tree/stat-cache.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { sha256 } from "../util/hash.js";
 import { snapshotRecord } from "./entities.js";
+import { Journal, unconfirmedIntents } from "./journal.js";
 import { baseTextsFor, buildLocalView, knownHashes } from "./local-view.js";
 import { type FileOp, planPull } from "./pull-plan.js";
 import { jsonEqual } from "./reconcile.js";
+import { adoptIntents, foldJournal, restoreIds } from "./recovery.js";
 import { type Change, defaultMaxDelete } from "./report.js";
-import { ContentCache, loadSnapshot, type Snapshot, saveSnapshot, statePaths } from "./snapshot.js";
+import {
+  ContentCache,
+  loadSnapshot,
+  type Snapshot,
+  saveSnapshot,
+  snapshotBase,
+  statePaths,
+} from "./snapshot.js";
 
 /** The part of the API client pull uses. */
 export interface Lister {
@@ -78,10 +87,10 @@ export function invalidFilesError(problems: readonly FileProblem[], verb: string
 export async function pull(options: PullOptions, client: Lister): Promise<PullResult> {
   const { root } = options;
   const bodies = memoized(options.bodies);
-  const snapshot = await loadSnapshot(root, options.site);
-  if (snapshot && snapshot.site !== options.siteUrl) {
+  const loaded = await loadSnapshot(root, options.site);
+  if (loaded && loaded.site !== options.siteUrl) {
     throw new UserError(
-      `the snapshot ${path.relative(root, statePaths(root, options.site).snapshot)} was made for ${snapshot.site}, not ${options.siteUrl}`,
+      `the snapshot ${path.relative(root, statePaths(root, options.site).snapshot)} was made for ${loaded.site}, not ${options.siteUrl}`,
       {
         hint: "Use the site the tree was pulled from (--site), or start a new tree for this one.",
         exitCode: ExitCode.usage,
@@ -96,6 +105,19 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
   ]);
   // Handled below; this only keeps an early exit (invalid files) from an unhandled rejection.
   listing.catch(() => {});
+  // A push killed part-way left its journal: what it confirmed counts as synced, and a create
+  // it sent without an answer is found on the site (by the fields sent) and its file gets the id.
+  const journal = new Journal(statePaths(root, options.site).journal, snapshotBase(loaded));
+  const earlier = loaded ? await journal.read() : [];
+  const snapshot = earlier.length > 0 && loaded ? foldJournal(loaded, earlier) : loaded;
+  if (earlier.length > 0 && snapshot && !options.dryRun) {
+    await restoreIds(root, earlier);
+    const open = unconfirmedIntents(earlier);
+    if (open.length > 0) {
+      const [courses, chapters] = await listing;
+      await adoptIntents(root, open, snapshot, { course: courses.records, chapter: chapters.records });
+    }
+  }
   const statCache = await new StatCache(path.join(statePaths(root, options.site).cache, "stat.json")).load();
   const scan = await scanTree(root, {
     ignore: options.ignore,
@@ -212,7 +234,9 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
   await removeLeftoverTemps(root, scan.temps);
   result.filesWritten = await applyOps(root, plan.ops, existing);
   await new PQueue({ concurrency: 16 }).addAll(plan.cacheTexts.map((text) => () => cache.put(text)));
-  result.snapshotWritten = await saveIfChanged(root, options.site, snapshot, plan.snapshot);
+  result.snapshotWritten = await saveIfChanged(root, options.site, loaded, plan.snapshot);
+  // Its lines are in the snapshot now (a stale journal's were already).
+  await journal.clear();
   await statCache.save();
   return result;
 }

@@ -38,7 +38,14 @@ import { chapterInput, courseInput, type PushOp, type PushPlan, planPush } from 
 import { type EntityPlan, reconcileEntity } from "./reconcile.js";
 import { fileOf, foldJournal, matchesCreate, restoreIds, withId } from "./recovery.js";
 import { type Change, defaultMaxDelete } from "./report.js";
-import { ContentCache, loadSnapshot, type Snapshot, saveSnapshot, statePaths } from "./snapshot.js";
+import {
+  ContentCache,
+  loadSnapshot,
+  type Snapshot,
+  saveSnapshot,
+  snapshotBase,
+  statePaths,
+} from "./snapshot.js";
 
 /** The part of the API client push uses. */
 export interface PushClient {
@@ -131,7 +138,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
       exitCode: ExitCode.usage,
     });
   }
-  const journal = new Journal(state.journal);
+  const journal = new Journal(state.journal, snapshotBase(snapshot));
   const earlier = await journal.read();
   if (earlier.length > 0) {
     snapshot = foldJournal(snapshot, earlier);
@@ -577,7 +584,16 @@ async function apply(
     for (const key of Object.keys(fields)) if (fields[key] === null) delete fields[key];
     let record = ctx.adopter.recovering ? await ctx.adopter.find(op.kind, fields, false) : undefined;
     if (!record) {
-      await journal.append({ t: "intent", op: "create", kind: op.kind, key: op.key, path: op.path, fields });
+      const from = (op.kind === "course" ? ctx.local.courses : ctx.local.chapters).get(op.key)?.hash;
+      await journal.append({
+        t: "intent",
+        op: "create",
+        kind: op.kind,
+        key: op.key,
+        path: op.path,
+        fields,
+        ...(from ? { from } : {}),
+      });
       try {
         record = await client.create(resource, fields);
       } catch (error) {

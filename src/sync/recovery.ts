@@ -2,8 +2,8 @@ import { readFile } from "node:fs/promises";
 import type { WireRecord } from "../api/wire.js";
 import { abs, writeTreeFile } from "../tree/fs-ops.js";
 import { sha256 } from "../util/hash.js";
-import { fieldsEqual, snapshotRecord } from "./entities.js";
-import type { JournalLine } from "./journal.js";
+import { courseFileText, courseValuesOfRecord, fieldsEqual, snapshotRecord } from "./entities.js";
+import type { Intent, JournalLine } from "./journal.js";
 import { courseFileOf } from "./local-plan.js";
 import type { Snapshot } from "./snapshot.js";
 
@@ -17,6 +17,16 @@ export function fileOf(kind: "course" | "chapter", where: string): string {
 
 /** An `id:` line of a file's fields (empty, null, or an id the site no longer has). */
 const ID_LINE = /^id:[^\r\n]*/m;
+
+/** The fields of a file: a course.yaml whole, a chapter's front matter. */
+function fieldsOf(text: string, kind: "course" | "chapter"): string {
+  return kind === "course" ? text : (text.split("\n---")[0] ?? text);
+}
+
+/** Whether a file's fields hold an id (`id: N`; not an empty or null one). */
+export function hasIdLine(text: string, kind: "course" | "chapter"): boolean {
+  return /^id:[ \t]*\d+[ \t]*\r?$/m.test(fieldsOf(text, kind));
+}
 
 /**
  * Put `id: N` into a file's fields, leaving every other byte as it was: an `id:` line already
@@ -86,9 +96,7 @@ export async function restoreIds(root: string, lines: readonly JournalLine[]): P
       await writeTreeFile(root, file, line.text ?? withId(text, line.id, line.kind));
       continue;
     }
-    const head = text.split("\n---")[0] ?? text;
-    if (new RegExp(`^id:[ \\t]*${line.id}[ \\t]*\\r?$`, "m").test(line.kind === "course" ? text : head))
-      continue;
+    if (new RegExp(`^id:[ \\t]*${line.id}[ \\t]*\\r?$`, "m").test(fieldsOf(text, line.kind))) continue;
     await writeTreeFile(root, file, withId(text, line.id, line.kind));
   }
 }
@@ -103,4 +111,44 @@ export function matchesCreate(record: WireRecord, fields: Record<string, unknown
     if (k === "course_id") return Number(record[k]) === Number(v);
     return fieldsEqual(k, record[k], v);
   });
+}
+
+/**
+ * Pull after a push killed between sending a create and hearing back: a record the site
+ * holds that no sync knows and that has exactly the fields sent is that create's. Its file
+ * gets the id (when it has none), and the pull adopts it as a file equal to the site.
+ */
+export async function adoptIntents(
+  root: string,
+  intents: readonly Intent[],
+  snapshot: Snapshot,
+  listed: Record<"course" | "chapter", readonly WireRecord[]>,
+): Promise<void> {
+  const taken = new Set<string>();
+  for (const intent of intents) {
+    const known = intent.kind === "course" ? snapshot.courses : snapshot.chapters;
+    const found = listed[intent.kind]
+      .filter((r) => !known[r.id] && !taken.has(`${intent.kind}:${r.id}`) && matchesCreate(r, intent.fields))
+      .sort((a, b) => b.id - a.id)[0];
+    if (!found) continue; // never applied: the file is still new, and the next push creates it
+    taken.add(`${intent.kind}:${found.id}`);
+    const file = fileOf(intent.kind, intent.path);
+    let text: string;
+    try {
+      text = await readFile(abs(root, file), "utf8");
+    } catch {
+      continue;
+    }
+    if (hasIdLine(text, intent.kind)) continue;
+    // A course.yaml as it was sent takes the fields the site filled in, as push would have
+    // written it; otherwise (a chapter sends every field; a file edited since) only the id.
+    const asSent = intent.from !== undefined && sha256(text) === intent.from;
+    await writeTreeFile(
+      root,
+      file,
+      intent.kind === "course" && asSent
+        ? courseFileText(found.id, courseValuesOfRecord(found))
+        : withId(text, found.id, intent.kind),
+    );
+  }
 }

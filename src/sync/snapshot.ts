@@ -119,6 +119,11 @@ export function snapshotText(snapshot: Snapshot): string {
   return stableStringify(snapshot);
 }
 
+/** What a push journal records as the snapshot it belongs to: the hash of its canonical text. */
+export function snapshotBase(snapshot: Snapshot | undefined): string {
+  return snapshot ? sha256(snapshotText(snapshot)) : "none";
+}
+
 /**
  * Content-addressed store of chapter HTML under the uncommitted cache, so the snapshot stays
  * small and the base of a body merge is at hand. Missing entries are normal (a fresh clone).

@@ -4,7 +4,7 @@ import type { StateDump } from "../../src/emulator/records.js";
 import { Journal, type JournalLine } from "../../src/sync/journal.js";
 import { restoreTree, treeNow, userFiles } from "../helpers/crash.js";
 import { manualClock, useEmulators } from "../helpers/emulator.js";
-import { type PulledSite, pulledSite } from "../helpers/site.js";
+import { edit, type PulledSite, pulledSite } from "../helpers/site.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
 
 const start = useEmulators();
@@ -50,41 +50,41 @@ async function editedSite(): Promise<PulledSite> {
   return s;
 }
 
-describe("a push killed at any moment is finished by the next push", () => {
-  it("from every state the tree and site pass through, the rerun ends where an uninterrupted push ends", async () => {
-    // The uninterrupted push, and the states it passes through: just before and just after each
-    // journal line (a line before a write's answer, a write the site applied but the journal
-    // does not yet hold, a file settled or not yet settled).
-    const reference = await editedSite();
-    const points: CrashPoint[] = [];
-    const capture = (where: string) =>
-      points.push({ where, files: treeNow(reference.root), site: reference.emulator.state.dump() });
-    const append = Journal.prototype.append;
-    vi.spyOn(Journal.prototype, "append").mockImplementation(async function (
-      this: Journal,
-      line: JournalLine,
-    ) {
-      const name = `${line.t} ${line.t === "done" ? line.op : "create"} ${line.path}`;
-      capture(`before ${name}`);
-      await append.call(this, line);
-      capture(`after ${name}`);
-    });
-    const first = await reference.cli("push", "--yes");
-    expect(first.code, first.stderr).toBe(0);
-    vi.restoreAllMocks();
-    expect(points.length).toBeGreaterThanOrEqual(16);
-    const finalFiles = userFiles(treeNow(reference.root));
-    const finalSite = reference.emulator.state.dump();
-    expect(finalSite.chapters.map((c) => c.title).sort()).toEqual([
-      "Four",
-      "One",
-      "Ownership",
-      "Tour",
-      "Two!",
-    ]);
+/**
+ * An uninterrupted push, and the states it passes through: just before and just after each
+ * journal line (a line before a write's answer, a write the site applied but the journal does
+ * not yet hold, a file settled or not yet settled), and just before the journal is removed
+ * (the snapshot saved, the journal still there).
+ */
+async function crashPoints() {
+  const s = await editedSite();
+  const points: CrashPoint[] = [];
+  const capture = (where: string) =>
+    points.push({ where, files: treeNow(s.root), site: s.emulator.state.dump() });
+  const append = Journal.prototype.append;
+  vi.spyOn(Journal.prototype, "append").mockImplementation(async function (this: Journal, line: JournalLine) {
+    const name = `${line.t} ${line.t === "done" ? line.op : "create"} ${line.path}`;
+    capture(`before ${name}`);
+    await append.call(this, line);
+    capture(`after ${name}`);
+  });
+  const clear = Journal.prototype.clear;
+  vi.spyOn(Journal.prototype, "clear").mockImplementation(async function (this: Journal) {
+    capture("before the journal is removed");
+    await clear.call(this);
+  });
+  const first = await s.cli("push", "--yes");
+  expect(first.code, first.stderr).toBe(0);
+  vi.restoreAllMocks();
+  expect(points.length).toBeGreaterThanOrEqual(17);
+  const finalSite = s.emulator.state.dump();
+  expect(finalSite.chapters.map((c) => c.title).sort()).toEqual(["Four", "One", "Ownership", "Tour", "Two!"]);
+  return { s, points, finalFiles: userFiles(treeNow(s.root)), finalSite };
+}
 
-    // Each crash state put back on the same site and tree, and pushed again.
-    const s = reference;
+describe("a push killed at any moment", () => {
+  it("is finished by the next push: from every state it passes through, the rerun ends where an uninterrupted push ends", async () => {
+    const { s, points, finalFiles, finalSite } = await crashPoints();
     for (const point of points) {
       restoreTree(s.root, point.files);
       s.emulator.state.reset(point.site);
@@ -97,5 +97,40 @@ describe("a push killed at any moment is finished by the next push", () => {
       expect(status.code, point.where).toBe(0);
       expect(Object.keys(treeNow(s.root)), point.where).not.toContain(".coursesync/production.journal");
     }
+  });
+
+  it("is finished by a pull and a push: no duplicate record, no edit lost, nothing left to do", async () => {
+    const { s, points, finalFiles, finalSite } = await crashPoints();
+    for (const point of points) {
+      restoreTree(s.root, point.files);
+      s.emulator.state.reset(point.site);
+      const pull = await s.cli("pull");
+      expect(pull.code, `${point.where}: ${pull.stdout}${pull.stderr}`).toBe(0);
+      expect(Object.keys(treeNow(s.root)), point.where).not.toContain(".coursesync/production.journal");
+      const push = await s.cli("push", "--yes");
+      expect(push.code, `${point.where}: ${push.stdout}${push.stderr}`).toBe(0);
+      expect(s.emulator.state.dump(), point.where).toEqual(finalSite);
+      expect(userFiles(treeNow(s.root)), point.where).toEqual(finalFiles);
+      expect((await s.cli("status", "--exit-code")).code, point.where).toBe(0);
+    }
+  });
+
+  it("after saving its snapshot, before removing its journal: later syncs do not replay the journal", async () => {
+    const s = await editedSite();
+    vi.spyOn(Journal.prototype, "clear").mockImplementation(async () => {});
+    expect((await s.cli("push", "--yes")).code).toBe(0);
+    vi.restoreAllMocks();
+    // The site retitles a chapter the push had retitled; pull brings it in; it changes again.
+    edit(s.emulator, "chapters", 2, { title: "Two?" });
+    expect((await s.cli("pull")).code).toBe(0);
+    expect(await s.read("courses/web/02-two.md")).toContain("title: Two?\n");
+    edit(s.emulator, "chapters", 2, { title: "Two#" });
+    await s.replace("courses/web/02-two.md", "<p>Two</p>", "<p>Two, edited</p>");
+    const push = await s.cli("push", "--yes");
+    expect(push.code, push.stdout + push.stderr).toBe(0);
+    expect(s.emulator.state.get("chapters", 2)).toMatchObject({
+      title: "Two#",
+      content: "<p>Two, edited</p>",
+    });
   });
 });

@@ -48,6 +48,7 @@ function world(courses: WireRecord[], chapters: WireRecord[]) {
       key,
       folder,
       file: `${folder}/course.yaml`,
+      hash: `hash-c${record.id}`,
       values: courseValuesOfRecord(record),
       unchanged: true,
     });
@@ -67,6 +68,7 @@ function world(courses: WireRecord[], chapters: WireRecord[]) {
       file,
       folder: folderOf(Number(record.course_id)),
       courseKey: `course:${record.course_id}`,
+      hash: `hash-ch${record.id}`,
       values: chapterValuesOfRecord(record),
       unchanged: true,
     });
@@ -93,6 +95,7 @@ function addCourse(local: LocalView, folder: string, title: string): string {
     key,
     folder,
     file: `${folder}/course.yaml`,
+    hash: `hash-${folder}`,
     values: courseValuesOfRecord({ id: 0, title, excerpt: null, free: null, questions_enabled: null }),
     unchanged: false,
   });
@@ -108,6 +111,7 @@ function addChapter(local: LocalView, file: string, courseKey: string, title: st
     file,
     folder: path.posix.dirname(file),
     courseKey,
+    hash: `hash-${file}`,
     values: { title, ordinal: 1, course_id: courseId, content: `<p>${title}</p>` },
     unchanged: false,
   });
@@ -411,13 +415,29 @@ describe("the push journal", () => {
 
   it("reads back what was appended, skipping a line cut off by a crash, and clears", async () => {
     const dir = await testdir();
-    const journal = new Journal(path.join(dir, "production.journal"));
+    const journal = new Journal(path.join(dir, "production.journal"), "base-1");
     expect(await journal.read()).toEqual([]);
     for (const line of lines.slice(0, 2)) await journal.append(line);
     await writeFile(journal.file, `${await readFile(journal.file, "utf8")}{"t":"done","op":"cre`);
-    expect(await journal.read()).toEqual(lines.slice(0, 2));
-    await journal.clear();
-    expect(await journal.read()).toEqual([]);
+    // The next run reads it, and what it appends starts on a line of its own.
+    const next = new Journal(journal.file, "base-1");
+    expect(await next.read()).toEqual(lines.slice(0, 2));
+    await next.append(lines[2]!);
+    expect(await new Journal(journal.file, "base-1").read()).toEqual(lines.slice(0, 3));
+    await next.clear();
+    expect(await next.read()).toEqual([]);
+  });
+
+  it("takes a journal for another snapshot as stale: already folded, read as empty and started afresh", async () => {
+    const dir = await testdir();
+    const journal = new Journal(path.join(dir, "production.journal"), "base-1");
+    for (const line of lines.slice(0, 2)) await journal.append(line);
+    // The run saved its snapshot (now base-2) and was killed before removing the journal.
+    const later = new Journal(journal.file, "base-2");
+    expect(await later.read()).toEqual([]);
+    await later.append(lines[2]!);
+    expect(await new Journal(journal.file, "base-2").read()).toEqual([lines[2]]);
+    expect(await new Journal(journal.file, "base-1").read()).toEqual([]);
   });
 });
 
