@@ -7,6 +7,7 @@ import type { Resource, WireRecord } from "../api/wire.js";
 import { ExitCode, UserError } from "../errors.js";
 import type { BodyCodec } from "../tree/bodies.js";
 import { parseChapterFile, splitFrontMatter } from "../tree/chapter-file.js";
+import { parseCourseFile } from "../tree/course-file.js";
 import { abs, removeLeftoverTemps, removeTreeFile, writeTreeFile } from "../tree/fs-ops.js";
 import { scanTree } from "../tree/scan.js";
 import { StatCache } from "../tree/stat-cache.js";
@@ -19,6 +20,7 @@ import {
   type CourseValues,
   chapterValuesOfRecord,
   courseFileText,
+  courseValuesOfFile,
   courseValuesOfRecord,
   fieldsEqual,
   renderChapter,
@@ -608,7 +610,7 @@ async function apply(
         );
     }
     if (op.kind === "course") ctx.createdCourse.set(op.key, record.id);
-    const settled = await settleFile(op.kind, op.path, record, op.values, true, ctx);
+    const settled = await settleFile(op.kind, op.key, op.path, record, op.values, true, ctx);
     const line: Done = {
       t: "done",
       op: "create",
@@ -674,7 +676,7 @@ async function apply(
     if (!record) throw new UserError(`PATCH ${resource}/${op.id}: the record is gone from the site`);
   }
   if (!record) return undefined;
-  const settled = await settleFile(op.kind, op.path, record, mine.values, false, ctx);
+  const settled = await settleFile(op.kind, op.key, op.path, record, mine.values, false, ctx);
   // The file first, then the journal: after a crash between them, the rerun re-reads the
   // record, finds the site already has the file's values, and settles it then.
   if (settled.text !== undefined) await writeTreeFile(ctx.root, fileOf(op.kind, op.path), settled.text);
@@ -712,8 +714,45 @@ interface Settled {
  * exactly the local values, the file keeps its bytes (plus the new id); otherwise it is
  * rewritten from the record (fields changed only on the site come into the file). Writes nothing.
  */
+/** A course.yaml's values, or undefined when it does not parse. */
+function tryParseCourse(text: string, file: string): CourseValues | undefined {
+  try {
+    return courseValuesOfFile(parseCourseFile(text, file));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The fields of an object that are set (not missing, not null). */
+function definedOnly<T extends object>(values: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(values).filter(([, v]) => v !== undefined && v !== null),
+  ) as Partial<T>;
+}
+
+/** A snapshot hash no file has: the file is always read and compared with the record. */
+const UNSETTLED = "unsettled";
+
+/**
+ * A file's text as push settles it; undefined when it is gone. A new record's file missing
+ * for a moment (an editor that deletes and writes again to save) is waited for, up to a
+ * second: its id must reach it.
+ */
+async function readSettling(file: string, created: boolean): Promise<string | undefined> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await readFile(file, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      if (!created || attempt >= 10) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 async function settleFile(
   kind: "course" | "chapter",
+  key: string,
   where: string,
   record: WireRecord,
   localValues: CourseValues | ChapterValues,
@@ -721,15 +760,37 @@ async function settleFile(
   ctx: ApplyContext,
 ): Promise<Settled> {
   const file = fileOf(kind, where);
-  const text = await readFile(abs(ctx.root, file), "utf8");
-  const from = sha256(text);
   const siteValues = valuesOf(kind, record);
-  const wanted = { ...localValues } as Record<string, unknown>;
-  if (kind === "chapter") {
-    wanted.course_id = (siteValues as ChapterValues).course_id;
+  if (kind === "chapter" && typeof record.content === "string") {
     // The last synced text of this chapter, for later comparisons and merges.
-    if (typeof record.content === "string") await ctx.cache.put(record.content);
+    await ctx.cache.put(record.content);
   }
+  const scanned = (kind === "course" ? ctx.local.courses : ctx.local.chapters).get(key)?.hash;
+  const text = await readSettling(abs(ctx.root, file), created);
+  if (text === undefined) {
+    // Deleted while its write was under way: the record stands for no file (the next scan
+    // sees it deleted here).
+    return { hash: UNSETTLED, from: UNSETTLED, byId: true };
+  }
+  const from = sha256(text);
+  if (scanned !== undefined && from !== scanned) {
+    // Saved again while its write was under way: that save is kept as it is (a new record
+    // only gains its id) and is not taken as synced, so the next push sends it.
+    let next = created ? withId(text, record.id, kind) : text;
+    if (created && kind === "course") {
+      // The fields the site filled in (and the new save does not set) come in as well.
+      const saved = tryParseCourse(text, file);
+      if (saved) next = courseFileText(record.id, { ...(siteValues as CourseValues), ...definedOnly(saved) });
+    }
+    return {
+      hash: created ? UNSETTLED : scanned,
+      from,
+      byId: next === withId(text, record.id, kind),
+      ...(next === text ? {} : { text: next }),
+    };
+  }
+  const wanted = { ...localValues } as Record<string, unknown>;
+  if (kind === "chapter") wanted.course_id = (siteValues as ChapterValues).course_id;
   if (sameValues(siteValues, wanted, ctx.bodies)) {
     const next = created ? withId(text, record.id, kind) : text;
     const write = next === text ? {} : { text: next };

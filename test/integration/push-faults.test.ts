@@ -1,3 +1,4 @@
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { rm, writeFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EmulatorOptions } from "../../src/emulator/server.js";
@@ -456,5 +457,77 @@ describe("one process at a time", () => {
     expect(first.code).toBe(0);
     expect(s.writes()).toEqual(["POST /api/v1/chapters"]);
     expect(s.emulator.state.dump().chapters.filter((c) => c.title === "Slices")).toHaveLength(1);
+  });
+});
+
+describe("a save while its write is under way", () => {
+  /** Run `during` at the moment the site applies the next write of this kind. */
+  function onApply(
+    s: Awaited<ReturnType<typeof setup>>,
+    method: "updateChapter" | "createCourse" | "createChapter",
+    during: () => void,
+  ) {
+    const state = s.emulator.state;
+    const real = state[method].bind(state) as (...args: unknown[]) => unknown;
+    (state as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+      (state as unknown as Record<string, unknown>)[method] = real;
+      const out = real(...args);
+      during();
+      return out;
+    };
+  }
+
+  it("an update: the new save is not taken as synced, and the next push sends it", async () => {
+    const s = await setup();
+    await s.retitle(ONE, "One", "first save");
+    onApply(s, "updateChapter", () =>
+      writeFileSync(s.file(ONE), readFileSync(s.file(ONE), "utf8").replace("first save", "second save")),
+    );
+    expect((await s.cli("push", "--yes")).code).toBe(0);
+    expect(s.emulator.state.get("chapters", 1)?.title).toBe("first save");
+    expect(await s.read(ONE)).toContain("title: second save\n");
+    const pending = await s.cli("status", "--exit-code");
+    expect(pending.code, pending.stdout + pending.stderr).toBe(1);
+    expect((await s.cli("push", "--yes")).code).toBe(0);
+    expect(s.emulator.state.get("chapters", 1)?.title).toBe("second save");
+    expect((await s.cli("status", "--exit-code")).code).toBe(0);
+  });
+
+  it("a create: the new save keeps its bytes and gains the id; the next push sends it", async () => {
+    const s = await setup();
+    await s.write("courses/rust/course.yaml", "title: Rust\n");
+    onApply(s, "createCourse", () =>
+      writeFileSync(s.file("courses/rust/course.yaml"), "title: Rust\nexcerpt: Memory safety\n"),
+    );
+    expect((await s.cli("push", "--yes")).code).toBe(0);
+    const rust = s.emulator.state.dump().courses.find((c) => c.title === "Rust")!;
+    // The new save's excerpt is kept; the fields the site filled in come in beside it.
+    const yaml = await s.read("courses/rust/course.yaml");
+    expect(yaml).toMatch(new RegExp(`^id: ${rust.id}\n`));
+    expect(yaml).toContain("excerpt: Memory safety\n");
+    expect(yaml).toContain("free: false\n");
+    expect(rust.excerpt).toBe("");
+    const second = await s.cli("push", "--yes");
+    expect(second.code, second.stdout + second.stderr).toBe(0);
+    expect(s.emulator.state.get("courses", rust.id)?.excerpt).toBe("Memory safety");
+    expect(s.emulator.state.dump().courses.filter((c) => c.title === "Rust")).toHaveLength(1);
+  });
+
+  it("a create whose file an editor deletes and writes again: the file still gets the id, no duplicate", async () => {
+    const s = await setup();
+    const file = "courses/go/02-slices.md";
+    const text = newChapter("Slices", 2);
+    await s.write(file, text);
+    onApply(s, "createChapter", () => {
+      rmSync(s.file(file));
+      setTimeout(() => writeFileSync(s.file(file), text), 150);
+    });
+    expect((await s.cli("push", "--yes")).code).toBe(0);
+    const slices = s.emulator.state.dump().chapters.filter((c) => c.title === "Slices");
+    expect(slices).toHaveLength(1);
+    expect(await s.read(file)).toContain(`\nid: ${slices[0]!.id}\n`);
+    s.emulator.state.clearRequests();
+    expect((await s.cli("push", "--yes")).stdout).toContain("Nothing to push");
+    expect(s.writes()).toEqual([]);
   });
 });
