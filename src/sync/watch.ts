@@ -156,21 +156,35 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
     return planLocalChanges(snapshot, local).filter((c) => c.plan.remote.type === "delete").length;
   };
 
+  // The paths of every push that failed since the last retry (undefined: the whole tree),
+  // so a second failure before the retry does not drop the first one's files.
+  let failed: Set<string> | undefined | null = null;
+  const remember = (paths: readonly string[] | undefined) => {
+    failed = paths === undefined || failed === undefined ? undefined : new Set([...(failed ?? []), ...paths]);
+  };
+
   const pushPaths = async (paths: readonly string[] | undefined): Promise<void> => {
     try {
       await run(paths);
       retryMs = 1000;
     } catch (error) {
-      if (!(error instanceof UserError)) throw error;
-      // Network loss, a busy tree, a server error: keep the files pending and try again.
-      options.report({ type: "retrying", message: error.message, inMs: retryMs });
+      // Network loss, a busy tree, a server error (or a bug: the session goes on, and the
+      // message says what happened): keep the files pending and try again.
+      const message =
+        error instanceof UserError
+          ? error.message
+          : `internal error: ${(error as Error).message ?? String(error)}`;
+      remember(paths);
+      options.report({ type: "retrying", message, inMs: retryMs });
       if (retryTimer) clearTimeout(retryTimer);
       retryTimer = setTimeout(() => {
         retryTimer = undefined;
         if (stopping) return;
+        const again = failed === undefined ? undefined : [...(failed ?? [])];
+        failed = null;
         const attempt: Promise<void> = coalescer
           .flush()
-          .then(() => pushPaths(paths))
+          .then(() => pushPaths(again))
           .finally(() => {
             if (retrying === attempt) retrying = undefined;
           });

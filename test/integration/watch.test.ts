@@ -1,3 +1,4 @@
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { appendFile, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -231,5 +232,61 @@ describe("watch", () => {
     expect(await watch.stop()).toBe(0);
     expect((await runCli(["status"], { cwd: tree, env })).stdout).toContain("Nothing to push");
     expect(writes(emulator, "PATCH")).toHaveLength(1);
+  });
+
+  it("keeps the saves of two pushes that fail in a row, and sends both once the site answers", async () => {
+    const { emulator, tree, env, folder } = await setup();
+    const watch = await startWatch(tree, env, [], { apiRetries: 0 });
+    emulator.faults.update({ resetNext: 2 });
+    await appendFile(path.join(folder, "01-chapter-1.md"), "<p>edit A</p>\n");
+    await eventually(() => watch.output().split("waiting").length === 2);
+    // Before the retry: another file is saved, and its push fails too.
+    await appendFile(path.join(folder, "02-chapter-2.md"), "<p>edit B</p>\n");
+    await eventually(() => watch.output().split("waiting").length === 3);
+    await eventually(() => emulator.state.get("chapters", 2)?.content.includes("edit B") === true);
+    await eventually(() => emulator.state.get("chapters", 1)?.content.includes("edit A") === true);
+    expect(await watch.stop()).toBe(0);
+    expect((await runCli(["status"], { cwd: tree, env })).stdout).toContain("Nothing to push");
+  });
+
+  it("sends a save that lands while the push of the save before it is under way", async () => {
+    const { emulator, tree, env, folder } = await setup();
+    const watch = await startWatch(tree, env);
+    const file = path.join(folder, "01-chapter-1.md");
+    const state = emulator.state;
+    const real = state.updateChapter.bind(state);
+    state.updateChapter = (id: number, body: unknown) => {
+      state.updateChapter = real;
+      const out = real(id, body);
+      appendFileSync(file, "<p>second</p>\n");
+      return out;
+    };
+    await appendFile(file, "<p>first</p>\n");
+    await eventually(() => state.get("chapters", 1)?.content.includes("<p>second</p>") === true);
+    expect(await watch.stop()).toBe(0);
+    expect((await runCli(["status"], { cwd: tree, env })).stdout).toContain("Nothing to push");
+  });
+
+  it("goes on when an editor deletes and writes a file again while its push is under way", async () => {
+    const { emulator, tree, env, folder } = await setup();
+    const watch = await startWatch(tree, env);
+    const file = path.join(folder, "01-chapter-1.md");
+    const state = emulator.state;
+    const real = state.updateChapter.bind(state);
+    state.updateChapter = (id: number, body: unknown) => {
+      state.updateChapter = real;
+      const out = real(id, body);
+      const text = readFileSync(file, "utf8");
+      rmSync(file);
+      setTimeout(() => writeFileSync(file, `${text}<p>second</p>\n`), 30);
+      return out;
+    };
+    await appendFile(file, "<p>first</p>\n");
+    await eventually(() => state.get("chapters", 1)?.content.includes("<p>second</p>") === true);
+    // Later saves of other files still go out: the session is alive.
+    await appendFile(path.join(folder, "02-chapter-2.md"), "<p>later</p>\n");
+    await eventually(() => state.get("chapters", 2)?.content.includes("<p>later</p>") === true);
+    expect(writes(emulator, "DELETE")).toHaveLength(0);
+    expect(await watch.stop()).toBe(0);
   });
 });
