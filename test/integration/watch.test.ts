@@ -66,6 +66,18 @@ async function startWatch(
 }
 
 /** The requests of one write method the site got (not logins). */
+/** Run `during` at the moment the site applies the next chapter update (as a save landing then). */
+function onNextChapterUpdate(emulator: TestEmulator, during: () => void): void {
+  const state = emulator.state;
+  const real = state.updateChapter.bind(state);
+  state.updateChapter = (id: number, body: unknown) => {
+    state.updateChapter = real;
+    const out = real(id, body);
+    during();
+    return out;
+  };
+}
+
 function writes(emulator: TestEmulator, method: string) {
   return writeRequests(emulator).filter((r) => r.method === method);
 }
@@ -254,13 +266,7 @@ describe("watch", () => {
     const watch = await startWatch(tree, env);
     const file = path.join(folder, "01-chapter-1.md");
     const state = emulator.state;
-    const real = state.updateChapter.bind(state);
-    state.updateChapter = (id: number, body: unknown) => {
-      state.updateChapter = real;
-      const out = real(id, body);
-      appendFileSync(file, "<p>second</p>\n");
-      return out;
-    };
+    onNextChapterUpdate(emulator, () => appendFileSync(file, "<p>second</p>\n"));
     await appendFile(file, "<p>first</p>\n");
     await eventually(() => state.get("chapters", 1)?.content.includes("<p>second</p>") === true);
     expect(await watch.stop()).toBe(0);
@@ -272,15 +278,11 @@ describe("watch", () => {
     const watch = await startWatch(tree, env);
     const file = path.join(folder, "01-chapter-1.md");
     const state = emulator.state;
-    const real = state.updateChapter.bind(state);
-    state.updateChapter = (id: number, body: unknown) => {
-      state.updateChapter = real;
-      const out = real(id, body);
+    onNextChapterUpdate(emulator, () => {
       const text = readFileSync(file, "utf8");
       rmSync(file);
       setTimeout(() => writeFileSync(file, `${text}<p>second</p>\n`), 30);
-      return out;
-    };
+    });
     await appendFile(file, "<p>first</p>\n");
     await eventually(() => state.get("chapters", 1)?.content.includes("<p>second</p>") === true);
     // Later saves of other files still go out: the session is alive.
