@@ -60,6 +60,7 @@ export function planLocalChanges(
   for (const id of [...courseIds].sort((a, b) => a - b)) {
     const entry = snapshot.courses[id];
     const mine = local.courses.get(`course:${id}`);
+    if (!mine && entry && ignoredHere(local, courseFileOf(entry.path))) continue;
     const base = entry ? asFields(courseValuesOfRecord(entry.record)) : undefined;
     const plan = reconcileEntity(
       {
@@ -96,6 +97,7 @@ export function planLocalChanges(
   for (const id of [...chapterIds].sort((a, b) => a - b)) {
     const entry = snapshot.chapters[id];
     const mine = local.chapters.get(`chapter:${id}`);
+    if (!mine && entry && ignoredHere(local, entry.path)) continue;
     const base = entry ? asFields(chapterValuesOfRecord(entry.record)) : undefined;
     const plan = reconcileEntity(
       {
@@ -115,6 +117,14 @@ export function planLocalChanges(
     );
   }
   return out;
+}
+
+/**
+ * A synced file the scan did not read because an ignore rule (added since) covers it, or its
+ * folder: it is left alone on both sides, never taken as deleted here.
+ */
+function ignoredHere(local: LocalView, file: string): boolean {
+  return local.isIgnored !== undefined && local.isIgnored(file);
 }
 
 /** The conflict copy beside a file, if the scan saw one. */

@@ -74,6 +74,8 @@ export interface LocalView {
   /** Course key by folder, for chapters and for paths given on the command line. */
   courseByFolder: Map<string, string>;
   problems: FileProblem[];
+  /** Whether a tree path is ignored: a synced file that is, is left alone, not taken as deleted. */
+  isIgnored?: ((relPath: string) => boolean) | undefined;
 }
 
 /** Paths the snapshot wrote, with their hashes: files whose bytes still match are not parsed. */
@@ -117,6 +119,7 @@ export function buildLocalView(
     chapters: new Map(),
     courseByFolder: new Map(),
     problems: [],
+    isIgnored: scan.isIgnored,
   };
   const courseAtPath = new Map<string, number>();
   const chapterAtPath = new Map<string, number>();

@@ -11,7 +11,7 @@ import { parseCourseFile } from "../tree/course-file.js";
 import { abs, removeLeftoverTemps, removeTreeFile, writeTreeFile } from "../tree/fs-ops.js";
 import { scanTree } from "../tree/scan.js";
 import { StatCache } from "../tree/stat-cache.js";
-import type { FileProblem } from "../tree/yaml-text.js";
+import { FileProblem } from "../tree/yaml-text.js";
 import { sha256 } from "../util/hash.js";
 import {
   asFields,
@@ -156,7 +156,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
   });
   const cache = new ContentCache(state.cache);
   const local = buildLocalView(scan, snapshot, bodies, await baseTextsFor(scan, snapshot, cache));
-  const problems = [...scan.problems, ...local.problems];
+  const problems = [...scan.problems, ...local.problems, ...(await untrackedProblems(root, snapshot, local))];
   // Invalid files stop the push, unless they are outside the paths asked for or the caller
   // (watch) skips them; either way nothing they stand for (or hold, for a course) is touched.
   const blocking = options.skipInvalid ? [] : problems.filter((p) => inPaths(p.file, options.paths));
@@ -335,6 +335,33 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     await statCache.save();
   }
   return result;
+}
+
+/**
+ * Files whose id the snapshot does not know (a record made elsewhere, or an id edited by
+ * hand): pushing them would be guesswork, and the record the snapshot has at that path would
+ * be taken for deleted here. They stop the push like an invalid file.
+ */
+async function untrackedProblems(root: string, snapshot: Snapshot, local: LocalView): Promise<FileProblem[]> {
+  const out: FileProblem[] = [];
+  const entries = [
+    ...[...local.courses.values()].map((c) => ({ file: c.file, id: c.id, known: snapshot.courses })),
+    ...[...local.chapters.values()].map((c) => ({ file: c.file, id: c.id, known: snapshot.chapters })),
+  ];
+  for (const { file, id, known } of entries) {
+    if (id === undefined || known[id]) continue;
+    const text = await readFile(abs(root, file), "utf8").catch(() => "");
+    const at = text.split("\n").findIndex((line) => /^id:/.test(line));
+    out.push(
+      new FileProblem(
+        file,
+        at < 0 ? undefined : at + 1,
+        `has id ${id}, which the last sync does not know`,
+        "Run `coursesync pull` to adopt a record made elsewhere, or remove the id line to create the file as a new record.",
+      ),
+    );
+  }
+  return out;
 }
 
 /**

@@ -42,6 +42,8 @@ export interface ScanResult {
   copies: string[];
   /** Temp files of coursesync's atomic writes (a run killed mid-write leaves them). */
   temps: string[];
+  /** Whether a tree path is ignored (built-in rules and `ignore:`): the scan did not read it. */
+  isIgnored?: (relPath: string) => boolean;
 }
 
 /** The first line of a merge's leftover conflict markers (<<<<<<< ... >>>>>>>), if any. */
@@ -88,10 +90,48 @@ function rel(...parts: string[]): string {
   return parts.join("/");
 }
 
+/** A symbolic link where a course folder or a record's file belongs. */
+function linkProblem(relPath: string): FileProblem {
+  return new FileProblem(
+    relPath,
+    undefined,
+    "is a symbolic link, which coursesync does not follow",
+    "Put the file or folder itself here, not a link to it.",
+  );
+}
+
+/**
+ * A file that is not valid UTF-8, named with the line of its first bad byte: read as text,
+ * the byte would become U+FFFD and be sent so. (Valid text re-encodes to the same bytes, so
+ * the first byte that differs is the first bad one.)
+ */
+function utf8Problem(relPath: string, buffer: Buffer, text: string): FileProblem | undefined {
+  if (!text.includes("\uFFFD")) return undefined;
+  const again = Buffer.from(text, "utf8");
+  let at = 0;
+  while (at < buffer.length && at < again.length && buffer[at] === again[at]) at++;
+  if (at === buffer.length && at === again.length) return undefined;
+  let line = 1;
+  for (let i = 0; i < at; i++) if (buffer[i] === 0x0a) line++;
+  return new FileProblem(
+    relPath,
+    line,
+    "is not valid UTF-8 text",
+    "Save the file as UTF-8 (your editor's encoding setting) and run the command again.",
+  );
+}
+
 /** Read every course folder and chapter file under `courses/`. Never throws for file content. */
 export async function scanTree(root: string, options: ScanOptions = {}): Promise<ScanResult> {
   const ignored = ignoreMatcher(options.ignore ?? []);
-  const result: ScanResult = { courses: [], chapters: [], problems: [], copies: [], temps: [] };
+  const result: ScanResult = {
+    courses: [],
+    chapters: [],
+    problems: [],
+    copies: [],
+    temps: [],
+    isIgnored: ignored,
+  };
   let folders: string[];
   try {
     folders = (await readdir(path.join(root, COURSES_DIR), { withFileTypes: true }))
@@ -99,6 +139,10 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
         const relPath = rel(COURSES_DIR, entry.name);
         if (entry.isFile() && tempFileOwner(entry.name) !== undefined) result.temps.push(relPath);
         if (ignored(relPath)) return false;
+        if (entry.isSymbolicLink()) {
+          result.problems.push(linkProblem(relPath));
+          return false;
+        }
         if (!entry.isDirectory()) {
           if (entry.name.endsWith(".md") || entry.name === COURSE_FILE) {
             result.problems.push(
@@ -126,7 +170,9 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
   const mustParse = (relPath: string) =>
     typeof parseAll === "function" ? parseAll(relPath) : parseAll === true;
   const seen = new Set<string>();
-  const read = async (relPath: string): Promise<{ text: string; hash: string; parse: boolean }> => {
+  const read = async (
+    relPath: string,
+  ): Promise<{ text: string; hash: string; parse: boolean; encoding?: FileProblem | undefined }> => {
     const full = path.join(root, ...relPath.split("/"));
     seen.add(relPath);
     const cache = options.statCache;
@@ -139,11 +185,9 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
     const buffer = await readFile(full);
     const hash = sha256(buffer);
     if (cache && stats) cache.set(relPath, stats, hash);
-    return {
-      text: buffer.toString("utf8"),
-      hash,
-      parse: mustParse(relPath) || known.get(relPath) !== hash,
-    };
+    const text = buffer.toString("utf8");
+    const parse = mustParse(relPath) || known.get(relPath) !== hash;
+    return { text, hash, parse, ...(parse ? { encoding: utf8Problem(relPath, buffer, text) } : {}) };
   };
 
   await Promise.all(
@@ -155,6 +199,19 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
         if (entry.isFile() && tempFileOwner(entry.name) !== undefined)
           result.temps.push(rel(folder, entry.name));
       }
+      for (const entry of all) {
+        const relPath = rel(folder, entry.name);
+        if (entry.isFile() || ignored(relPath)) continue;
+        // Not a file where a chapter or course.yaml would be: reading past it would take the
+        // record for deleted here.
+        if (entry.name.endsWith(".md") || entry.name === COURSE_FILE) {
+          result.problems.push(
+            entry.isSymbolicLink()
+              ? linkProblem(relPath)
+              : new FileProblem(relPath, undefined, "is a folder, not a file", "Rename the folder."),
+          );
+        }
+      }
       const entries = all
         .filter((entry) => entry.isFile() && !ignored(rel(folder, entry.name)))
         .map((entry) => entry.name)
@@ -162,12 +219,12 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
       const course: ScannedCourse = { folder, file: undefined, hash: undefined, parsed: undefined };
       if (entries.includes(COURSE_FILE)) {
         const file = rel(folder, COURSE_FILE);
-        const { text, hash, parse } = await read(file);
+        const { text, hash, parse, encoding } = await read(file);
         course.file = file;
         course.hash = hash;
         if (parse) {
           try {
-            const marker = markerProblem(file, text);
+            const marker = encoding ?? markerProblem(file, text);
             if (marker) throw marker;
             course.parsed = parseCourseFile(text, file);
           } catch (error) {
@@ -190,11 +247,11 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
       }
       for (const entry of chapterNames) {
         const file = rel(folder, entry);
-        const { text, hash, parse } = await read(file);
+        const { text, hash, parse, encoding } = await read(file);
         const chapter: ScannedChapter = { file, folder, hash, parsed: undefined };
         if (parse) {
           try {
-            const marker = markerProblem(file, text);
+            const marker = encoding ?? markerProblem(file, text);
             if (marker) throw marker;
             chapter.parsed = parseChapterFile(text, file);
           } catch (error) {

@@ -1,4 +1,4 @@
-import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
@@ -43,7 +43,7 @@ const WEB_YAML =
 const INTRO_MD = "---\nid: 1\ntitle: Intro\nordinal: 1\nformat: html\n---\n<p>intro</p>\n";
 
 /** A copy of the pulled tree with some files replaced (null removes one). */
-async function treeWith(files: Record<string, string | null>): Promise<string> {
+async function treeWith(files: Record<string, string | Buffer | null>): Promise<string> {
   const root = path.join(await testdir(), "tree");
   await cp(template, root, { recursive: true });
   for (const [rel, text] of Object.entries(files)) {
@@ -61,7 +61,7 @@ const course = (from: string, to: string) => ({ [WEB]: WEB_YAML.replace(from, to
 const intro = (from: string, to: string) => ({ [INTRO]: INTRO_MD.replace(from, to) });
 
 /** [what is wrong, files, the lines the error must hold: file:line: message]. */
-const CASES: Array<[string, Record<string, string | null>, Array<string | RegExp>]> = [
+const CASES: Array<[string, Record<string, string | Buffer | null>, Array<string | RegExp>]> = [
   // course.yaml: syntax. An unclosed bracket or quote is named where the parser gives up, a
   // line or more below the one that opened it.
   [
@@ -275,6 +275,21 @@ const CASES: Array<[string, Record<string, string | null>, Array<string | RegExp
     ["courses/web: holds chapter files but no course.yaml"],
   ],
   [
+    "a chapter whose id was changed to one the last sync does not know",
+    intro("id: 1", "id: 99999"),
+    [`${INTRO}:2: has id 99999, which the last sync does not know`],
+  ],
+  [
+    "a chapter saved in Latin-1, not UTF-8",
+    { [INTRO]: Buffer.from(INTRO_MD.replace("<p>intro</p>", "<p>Caf\xe9</p>"), "latin1") },
+    [`${INTRO}:7: is not valid UTF-8 text`],
+  ],
+  [
+    "a folder named like a chapter file",
+    { "courses/web/03-notes.md/readme.txt": "x" },
+    ["courses/web/03-notes.md: is a folder, not a file"],
+  ],
+  [
     "several invalid files at once, all named",
     { ...course("free: false", "free: maybe"), ...intro("ordinal: 1", "ordinal: one") },
     [`${WEB}:5: free must be true or false`, `${INTRO}:4: ordinal must be a whole number`, "2 invalid files"],
@@ -297,6 +312,36 @@ describe("push validates every file before it sends anything", () => {
     // Not even a login: validation comes before the network.
     expect(emulator.state.requests).toEqual([]);
     expect(await readTree(root, [".coursesync/cache"])).toEqual(before);
+  });
+
+  it("refuses symbolic links to a chapter or a course folder (never taken for deleted)", async () => {
+    for (const [link, target] of [
+      [INTRO, "intro-elsewhere.md"],
+      ["courses/web", "web-elsewhere"],
+    ] as const) {
+      const root = await treeWith({});
+      const outside = path.join(path.dirname(root), target);
+      await rename(path.join(root, ...link.split("/")), outside);
+      await symlink(outside, path.join(root, ...link.split("/")));
+      const result = await runCli(["push", "--yes", "--max-delete", "100"], { cwd: root, env });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`${link}: is a symbolic link, which coursesync does not follow`);
+      expect(emulator.state.requests).toEqual([]);
+    }
+  });
+
+  it("leaves alone a synced file that an ignore rule added since covers: no delete", async () => {
+    const root = await treeWith({});
+    const config = path.join(root, "coursesync.yaml");
+    const text = await readFile(config, "utf8");
+    expect(text).toMatch(/^ignore: \[\]$/m);
+    await writeFile(config, text.replace(/^ignore: \[\]$/m, 'ignore: ["*intro*"]'));
+    const status = await runCli(["status", "--json"], { cwd: root, env });
+    expect(status.stdout).not.toContain('"deleted"');
+    const result = await runCli(["push", "--yes"], { cwd: root, env });
+    expect(result.code, result.stderr).toBe(0);
+    expect(emulator.state.requests.filter((r) => r.method === "DELETE")).toEqual([]);
+    expect(emulator.state.get("chapters", 1)).toBeDefined();
   });
 
   it("with --json, the refusal is one JSON document on stdout", async () => {
