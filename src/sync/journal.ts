@@ -1,4 +1,4 @@
-import { appendFile, readFile, rm, writeFile } from "node:fs/promises";
+import { appendFile, readFile, rename, rm, writeFile } from "node:fs/promises";
 import type { WireRecord } from "../api/wire.js";
 
 /** A write push is about to send: kept so a rerun after a crash can look for its result. */
@@ -116,6 +116,20 @@ export class Journal {
       this.#torn = false;
     }
     await appendFile(this.file, text);
+  }
+
+  /**
+   * Start the journal afresh for a newly saved snapshot, holding only these lines (creates
+   * still unconfirmed): written to a temp file and renamed over, so it is whole or not at all.
+   */
+  async restart(base: string, lines: readonly JournalLine[]): Promise<void> {
+    const start: Start = { t: "start", base };
+    const text = [start, ...lines].map((line) => `${JSON.stringify(line)}\n`).join("");
+    const temp = `${this.file}.${process.pid}.tmp`;
+    await writeFile(temp, text);
+    await rename(temp, this.file);
+    this.#started = true;
+    this.#torn = false;
   }
 
   /** Remove the journal once its lines are in the saved snapshot. */

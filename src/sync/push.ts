@@ -25,7 +25,7 @@ import {
   fieldsEqual,
   renderChapter,
 } from "./entities.js";
-import { type Done, Journal, type JournalLine, unconfirmedIntents } from "./journal.js";
+import { type Done, type Intent, Journal, type JournalLine, unconfirmedIntents } from "./journal.js";
 import { inPaths, planLocalChanges } from "./local-plan.js";
 import {
   baseTextsFor,
@@ -237,7 +237,8 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
   const createdCourse = new Map<string, number>();
   for (const course of local.courses.values())
     if (course.id !== undefined) createdCourse.set(course.key, course.id);
-  const adopter = new Adopter(client, snapshot, unconfirmedIntents(earlier).length > 0);
+  const open = unconfirmedIntents(earlier);
+  const adopter = new Adopter(client, snapshot, open.length > 0, new Map(open.map((i) => [i.key, i])));
   let stopped = false;
   result.applied = true;
   // Changes are reported in plan order, whatever order the writes end in (null: nothing to
@@ -330,8 +331,12 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
       const entry = table[rename.id];
       if (entry) table[rename.id] = { ...entry, path: rename.path };
     }
+    // Creates sent without an answer that could not be looked up stay in the journal (under
+    // the new snapshot), so the next run looks for them before creating anything again.
+    const open = unconfirmedIntents(await journal.read());
     await saveSnapshot(root, options.site, next);
-    await journal.clear();
+    if (open.length > 0) await journal.restart(snapshotBase(next), open);
+    else await journal.clear();
     await statCache.save();
   }
   return result;
@@ -558,6 +563,8 @@ class Adopter {
     private readonly snapshot: Snapshot,
     /** An earlier run left creates unconfirmed: look before every create. */
     readonly recovering: boolean,
+    /** Those creates by key, with the fields they sent. */
+    readonly intents: ReadonlyMap<string, Intent> = new Map(),
   ) {}
 
   /** A record on the site that matches the fields sent and that no sync knows yet. */
@@ -612,6 +619,22 @@ async function apply(
     }
     for (const key of Object.keys(fields)) if (fields[key] === null) delete fields[key];
     let record = ctx.adopter.recovering ? await ctx.adopter.find(op.kind, fields, false) : undefined;
+    const earlier = ctx.adopter.intents.get(op.key);
+    if (!record && earlier) {
+      // The create an earlier run sent, from the file as it was then, found by what it sent:
+      // adopted, and what the file changed since goes as an update.
+      const sent = await ctx.adopter.find(op.kind, earlier.fields, false);
+      if (sent) {
+        const since = Object.fromEntries(
+          Object.entries(fields).filter(([k, v]) => !matchesCreate(sent, { [k]: v })),
+        );
+        record =
+          Object.keys(since).length === 0
+            ? sent
+            : ((await client.update(resource, sent.id, since)) ?? (await client.get(resource, sent.id)));
+        if (!record) throw new UserError(`PATCH ${resource}/${sent.id}: the record is gone from the site`);
+      }
+    }
     if (!record) {
       const from = (op.kind === "course" ? ctx.local.courses : ctx.local.chapters).get(op.key)?.hash;
       await journal.append({

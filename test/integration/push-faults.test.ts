@@ -125,6 +125,26 @@ describe("creates whose answer is lost are looked up, never sent blind", () => {
     expect((await s.cli("status", "--exit-code")).code).toBe(0);
   });
 
+  it("a create whose answer was lost and could not be looked up is adopted after a later edit, not sent twice", async () => {
+    const s = await setup();
+    const file = "courses/go/02-slices.md";
+    await s.write(file, newChapter("Slices", 2));
+    // The POST is applied and its answer lost; the listing that would find it fails too.
+    s.emulator.faults.update({ loseNextWrites: 1, match: { method: "POST", path: "/api/v1/chapters" } });
+    s.emulator.faults.update({ failNext: 20, match: { method: "GET", path: "/api/v1/chapters" } });
+    expect((await s.cli("push", "--yes")).code).toBe(1);
+    s.emulator.faults.update({ failNext: 0 });
+    // The author goes on editing, then pushes again.
+    await s.replace(file, "<p>Slices</p>", "<p>Slices, more</p>");
+    const again = await s.cli("push", "--yes");
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    const slices = s.emulator.state.dump().chapters.filter((c) => c.title === "Slices");
+    expect(slices).toHaveLength(1);
+    expect(slices[0]!.content).toBe("<p>Slices, more</p>");
+    expect(await s.read(file)).toContain(`\nid: ${slices[0]!.id}\n`);
+    expect((await s.cli("status", "--exit-code")).code).toBe(0);
+  });
+
   it("a PATCH whose answer was lost is sent again: it changes nothing twice", async () => {
     const s = await setup();
     const patches = recordPatches(s.emulator);
