@@ -124,7 +124,7 @@ export function planLocalChanges(
  * folder: it is left alone on both sides, never taken as deleted here.
  */
 function ignoredHere(local: LocalView, file: string): boolean {
-  return local.isIgnored !== undefined && local.isIgnored(file);
+  return local.isIgnored?.(file) === true;
 }
 
 /** The conflict copy beside a file, if the scan saw one. */
