@@ -8,6 +8,7 @@ import {
   CREDENTIALS_HINT,
   NetworkError,
   reasonPhrase,
+  scrubSecrets,
   WriteOutcomeUnknownError,
 } from "./errors.js";
 import { RequestGate } from "./gate.js";
@@ -638,17 +639,7 @@ export class ApiClient {
 
   /** Remove the password and token wherever they appear, plain or URL-encoded. */
   #scrub(text: string): string {
-    let result = text;
-    for (const secret of [this.#credentials.password, this.#credentials.token, this.#token]) {
-      if (secret === undefined || secret === "") continue;
-      const forms = new Set([
-        secret,
-        encodeURIComponent(secret),
-        new URLSearchParams({ s: secret }).toString().slice(2),
-      ]);
-      for (const form of forms) result = result.split(form).join("[redacted]");
-    }
-    return result;
+    return scrubSecrets(text, [this.#credentials.password, this.#credentials.token, this.#token]);
   }
 
   /** A stand-in for a got error that carries no options, headers or token, only what happened. */

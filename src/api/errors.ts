@@ -17,22 +17,33 @@ export interface ServerMessage {
 
 const MAX_MESSAGE = 300;
 
+/** Removes secrets from a piece of text; serverMessage applies it at every step. */
+export type Scrub = (text: string) => string;
+
+const keep: Scrub = (text) => text;
+
 /**
  * Read the server's message from an error body in any of the shapes the spec leaves open:
  * `{"errors": {field: [msgs]}}`, `{"errors": [msgs]}`, `{"error": "..."}`, `{"message": "..."}`,
  * HTML or plain text.
+ *
+ * `scrub` removes secrets the server may have echoed. It runs on each string as JSON decodes it
+ * and on HTML text once its entities are decoded, so no escaping hides a secret from it, and
+ * always before clipping, so no cut leaves a secret's first characters behind.
  */
-export function serverMessage(body: string, contentType?: string): ServerMessage {
+export function serverMessage(body: string, contentType?: string, scrub: Scrub = keep): ServerMessage {
   const text = body.trim();
   if (text === "") return { message: "", fieldErrors: undefined };
-  let parsed: unknown;
+  let decoded: unknown;
   try {
-    parsed = JSON.parse(text);
+    decoded = JSON.parse(text);
   } catch {
-    return { message: plainMessage(text, contentType), fieldErrors: undefined };
+    return { message: plainMessage(text, contentType, scrub), fieldErrors: undefined };
   }
-  if (typeof parsed === "string") return { message: clip(oneLine(parsed)), fieldErrors: undefined };
-  if (parsed === null || typeof parsed !== "object") return { message: clip(text), fieldErrors: undefined };
+  const parsed = scrubDeep(decoded, scrub);
+  const done = (said: string) => clip(scrub(oneLine(said)));
+  if (typeof parsed === "string") return { message: done(parsed), fieldErrors: undefined };
+  if (parsed === null || typeof parsed !== "object") return { message: done(text), fieldErrors: undefined };
   const object = parsed as Record<string, unknown>;
 
   const fieldErrors = asFieldErrors(object.errors);
@@ -40,24 +51,35 @@ export function serverMessage(body: string, contentType?: string): ServerMessage
     const parts = Object.entries(fieldErrors).flatMap(([field, messages]) =>
       messages.map((m) => (field === "base" ? m : `${field} ${m}`)),
     );
-    return { message: clip(oneLine(parts.join("; "))), fieldErrors };
+    return { message: done(parts.join("; ")), fieldErrors };
   }
   const listed = stringsOf(object.errors);
-  if (listed !== undefined) return { message: clip(oneLine(listed.join("; "))), fieldErrors: undefined };
+  if (listed !== undefined) return { message: done(listed.join("; ")), fieldErrors: undefined };
   for (const key of ["error", "message", "error_description", "detail"]) {
     const value = object[key];
     if (typeof value === "string" && value.trim() !== "") {
-      return { message: clip(oneLine(value)), fieldErrors: undefined };
+      return { message: done(value), fieldErrors: undefined };
     }
     if (
       value !== null &&
       typeof value === "object" &&
       typeof (value as { message?: unknown }).message === "string"
     ) {
-      return { message: clip(oneLine((value as { message: string }).message)), fieldErrors: undefined };
+      return { message: done((value as { message: string }).message), fieldErrors: undefined };
     }
   }
-  return { message: clip(oneLine(JSON.stringify(parsed))), fieldErrors: undefined };
+  return { message: done(JSON.stringify(parsed)), fieldErrors: undefined };
+}
+
+/**
+ * Scrub every string, keys included, of a decoded JSON value: once it is stringified again a
+ * secret holding quotes or backslashes comes back escaped, in a form the scrub may not know.
+ */
+function scrubDeep(value: unknown, scrub: Scrub): unknown {
+  if (typeof value === "string") return scrub(value);
+  if (Array.isArray(value)) return value.map((item) => scrubDeep(item, scrub));
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [scrub(key), scrubDeep(item, scrub)]));
 }
 
 function asFieldErrors(value: unknown): Record<string, string[]> | undefined {
@@ -76,18 +98,35 @@ function stringsOf(value: unknown): string[] | undefined {
   return value.every((v) => typeof v === "string") ? (value as string[]) : undefined;
 }
 
-function plainMessage(text: string, contentType: string | undefined): string {
+/** Plain text or an HTML page (its title, else its text), scrubbed as sent and as decoded. */
+function plainMessage(body: string, contentType: string | undefined, scrub: Scrub): string {
+  const text = scrub(body);
   const isHtml = /html/i.test(contentType ?? "") || /^<(!doctype|html|head|body|\w+)/i.test(text);
-  if (!isHtml) return clip(oneLine(text));
+  if (!isHtml) return clip(scrub(oneLine(text)));
   const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1];
-  const bare = (title ?? text)
-    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, " ")
-    .replace(/<[^>]*>/g, " ")
-    .replace(/&nbsp;/g, " ")
-    .replace(/&amp;/g, "&")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">");
-  return clip(oneLine(bare));
+  const bare = (title ?? text).replace(/<(script|style)[\s\S]*?<\/\1>/gi, " ").replace(/<[^>]*>/g, " ");
+  return clip(scrub(oneLine(scrub(decodeEntities(bare)))));
+}
+
+const NAMED_ENTITIES: Readonly<Record<string, string>> = {
+  amp: "&",
+  lt: "<",
+  gt: ">",
+  quot: '"',
+  apos: "'",
+  nbsp: " ",
+};
+
+/**
+ * Decode HTML character references in one pass (so `&amp;lt;` stays `&lt;`): the named ones
+ * servers use for text, and every numeric one, which is how `'` usually comes (`&#39;`, `&#x27;`).
+ */
+function decodeEntities(text: string): string {
+  return text.replace(/&(?:#(\d+)|#x([0-9a-f]+)|([a-z]+));/gi, (whole, dec, hex, name) => {
+    if (name !== undefined) return NAMED_ENTITIES[(name as string).toLowerCase()] ?? whole;
+    const code = dec !== undefined ? Number.parseInt(dec, 10) : Number.parseInt(hex, 16);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+  });
 }
 
 function oneLine(text: string): string {
@@ -96,6 +135,81 @@ function oneLine(text: string): string {
 
 function clip(text: string): string {
   return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE - 1)}…` : text;
+}
+
+/**
+ * Secrets shorter than this are not searched for: replacing every `a` or space in a message
+ * would garble it and still reveal the secret by where the gaps are. The tool never prints
+ * them itself (they travel only in headers and redacted query parameters).
+ */
+const MIN_SECRET = 4;
+
+/**
+ * Replace each secret (password, token) with `[redacted]` wherever it appears in the text, in
+ * any of the forms a server echoes it in: plain, URL-encoded, JSON-escaped (`\"`, `\\`, `\u0027`)
+ * or HTML-escaped (`&quot;`, `&#39;`, `&#x27;`, `&amp;`...), even mixed within one occurrence.
+ * Secrets shorter than MIN_SECRET characters, or only whitespace, are left alone.
+ */
+export function scrubSecrets(text: string, secrets: readonly (string | undefined)[]): string {
+  let result = text;
+  for (const secret of secrets) {
+    if (secret === undefined || [...secret.trim()].length < MIN_SECRET) continue;
+    result = result.replace(secretPattern(secret), "[redacted]");
+  }
+  return result;
+}
+
+/** A pattern matching the secret with each character in any of its encoded forms. */
+function secretPattern(secret: string): RegExp {
+  const chars = [...secret].map((char) => `(?:${[...new Set(charForms(char))].join("|")})`);
+  return new RegExp(chars.join(""), "g");
+}
+
+const JSON_SHORT: Readonly<Record<string, string>> = {
+  '"': '\\"',
+  "\\": "\\\\",
+  "/": "\\/",
+  "\b": "\\b",
+  "\f": "\\f",
+  "\n": "\\n",
+  "\r": "\\r",
+  "\t": "\\t",
+};
+
+const HTML_NAMED: Readonly<Record<string, string>> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&apos;",
+};
+
+/** The regex sources of one character: literal, JSON, HTML and URL encodings. */
+function charForms(char: string): string[] {
+  const code = char.codePointAt(0) ?? 0;
+  const units = Array.from({ length: char.length }, (_, i) => char.charCodeAt(i));
+  const forms = [
+    escapeRegExp(char),
+    units.map((unit) => `\\\\u${hexDigits(unit.toString(16).padStart(4, "0"))}`).join(""),
+    `&#0*${code};`,
+    `&#[xX]0*${hexDigits(code.toString(16))};`,
+    [...new TextEncoder().encode(char)]
+      .map((byte) => `%${hexDigits(byte.toString(16).padStart(2, "0"))}`)
+      .join(""),
+  ];
+  if (JSON_SHORT[char] !== undefined) forms.push(escapeRegExp(JSON_SHORT[char]));
+  if (HTML_NAMED[char] !== undefined) forms.push(escapeRegExp(HTML_NAMED[char]));
+  if (char === " ") forms.push("\\+");
+  return forms;
+}
+
+/** Hex digits matching either case. */
+function hexDigits(hex: string): string {
+  return hex.replace(/[a-f]/g, (d) => `[${d}${d.toUpperCase()}]`);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 }
 
 /** The standard reason phrase for a status, for servers (and HTTP/2) that send none. */
@@ -131,8 +245,11 @@ export interface ApiErrorInit {
   contentType?: string;
   /** Replaces the hint chosen by status. */
   hint?: string;
-  /** Applied to the server's message: removes secrets the server may have echoed. */
-  scrub?: (text: string) => string;
+  /**
+   * Removes secrets the server may have echoed (scrubSecrets does it in every encoding). Applied
+   * to each string of the body as decoded, before anything is clipped.
+   */
+  scrub?: Scrub;
   cause?: unknown;
 }
 
@@ -153,18 +270,10 @@ export class ApiError extends UserError {
   readonly fieldErrors: Readonly<Record<string, readonly string[]>> | undefined;
 
   constructor(init: ApiErrorInit) {
-    const scrub = init.scrub ?? ((text: string) => text);
-    const parsed = serverMessage(init.body ?? "", init.contentType);
-    const said = scrub(redactUrl(parsed.message));
-    const fieldErrors =
-      parsed.fieldErrors === undefined
-        ? undefined
-        : Object.fromEntries(
-            Object.entries(parsed.fieldErrors).map(([field, messages]) => [
-              field,
-              messages.map((m) => scrub(redactUrl(m))),
-            ]),
-          );
+    const scrub = init.scrub ?? keep;
+    const parsed = serverMessage(init.body ?? "", init.contentType, (text) => scrub(redactUrl(text)));
+    const said = parsed.message;
+    const fieldErrors = parsed.fieldErrors;
     const path = redactUrl(init.path);
     const statusText = reasonPhrase(init.status, init.statusText);
     const head = `${init.method} ${path} failed: ${init.status}${statusText ? ` ${statusText}` : ""}`;

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { ApiError, NetworkError, serverMessage, WriteOutcomeUnknownError } from "../../src/api/errors.js";
+import {
+  ApiError,
+  NetworkError,
+  scrubSecrets,
+  serverMessage,
+  WriteOutcomeUnknownError,
+} from "../../src/api/errors.js";
 import { UserError } from "../../src/errors.js";
 
 describe("serverMessage", () => {
@@ -105,5 +111,88 @@ describe("NetworkError and WriteOutcomeUnknownError", () => {
     expect(error.resource).toBe("courses");
     expect(error.fields).toEqual({ title: "Intro" });
     expect(error.message).toContain("course may or may not have been created");
+  });
+});
+
+describe("secrets the server echoes", () => {
+  /** Quotes, a backslash and HTML-special characters: every encoding step changes it. */
+  const password = `p'w"q<x>&y\\z`;
+  /** What the client's scrub did before scrubSecrets: the plain form only. */
+  const plainScrub = (text: string) => text.replaceAll(password, "[redacted]");
+
+  it("scrubs before clipping, so a secret cut at 300 characters leaks none of it", () => {
+    const token = "tok_ABCDEFGHIJKLMNOP";
+    const error = new ApiError({
+      method: "GET",
+      path: "/api/v1/courses",
+      status: 401,
+      body: `${"x".repeat(280)} token ${token} rejected`,
+      scrub: (text) => text.replaceAll(token, "[redacted]"),
+    });
+    expect(error.message).not.toContain("tok_");
+    expect(error.serverMessage.length).toBeLessThanOrEqual(300);
+  });
+
+  it("redacts URL userinfo before clipping too", () => {
+    const error = new ApiError({
+      method: "GET",
+      path: "/",
+      status: 500,
+      body: `${"x".repeat(270)} see https://u:SECRETVALUE123@h.test/a now`,
+    });
+    expect(error.message).not.toContain("SECRET");
+  });
+
+  it("scrubs a password that a JSON body echoes, when the body is printed re-stringified", () => {
+    const error = new ApiError({
+      method: "POST",
+      path: "/api/login",
+      status: 500,
+      body: JSON.stringify({ status: 500, params: { password } }),
+      scrub: plainScrub,
+    });
+    expect(error.message).toContain("[redacted]");
+    for (const part of ["p'w", "q<x>", "y\\\\z", "y\\z"]) expect(error.message).not.toContain(part);
+  });
+
+  it.each([
+    "p&#39;w&quot;q&lt;x&gt;&amp;y\\z",
+    "p&#x27;w&#34;q&#60;x&#x3E;&#38;y&#92;z",
+    "p&apos;w&quot;q&lt;x&gt;&amp;y\\z",
+  ])("scrubs a password that an HTML page echoes entity-encoded: %s", (encoded) => {
+    const error = new ApiError({
+      method: "POST",
+      path: "/api/login",
+      status: 401,
+      contentType: "text/html",
+      body: `<html><head><title>Wrong password ${encoded}</title></head><body></body></html>`,
+      scrub: plainScrub,
+    });
+    expect(error.message).toContain("Wrong password [redacted]");
+    expect(error.message).not.toMatch(/p(&|')/);
+  });
+
+  it("scrubSecrets removes the plain, URL-, JSON- and HTML-encoded forms", () => {
+    const forms = [
+      password,
+      encodeURIComponent(password),
+      new URLSearchParams({ s: password }).toString().slice(2),
+      JSON.stringify(password).slice(1, -1),
+      "p\\u0027w\\u0022q\\u003cx\\u003E\\u0026y\\\\z",
+      "p&#39;w&quot;q&lt;x&gt;&amp;y\\z",
+      "p&#x27;w&#X22;q&#060;x&gt;&#38;y&#x5c;z",
+    ];
+    for (const form of forms) expect(scrubSecrets(`was ${form}.`, [password])).toBe("was [redacted].");
+  });
+
+  it("scrubSecrets leaves secrets shorter than 4 characters alone", () => {
+    const text = "Invalid token: a b c, not abc";
+    expect(scrubSecrets(text, [" ", "abc", "  ab  ", "", undefined])).toBe(text);
+    expect(scrubSecrets("key abcd", ["abcd"])).toBe("key [redacted]");
+  });
+
+  it("never prints a short secret in the path it composes", () => {
+    const error = new ApiError({ method: "GET", path: "/api/v1/courses?auth_token=%20", status: 401 });
+    expect(error.message).toBe("GET /api/v1/courses?auth_token=[redacted] failed: 401 Unauthorized");
   });
 });
