@@ -3,14 +3,12 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Command } from "commander";
 import { parseBaseUrl } from "../api/login-url.js";
-import { CONFIG_FILE } from "../config/config.js";
+import { CONFIG_FILE, SITE_NAME } from "../config/config.js";
 import { usageError } from "../errors.js";
 import { stringifyYamlFields } from "../tree/yaml-text.js";
 import type { CliRun } from "./io.js";
 import { globalsOf } from "./main.js";
 import { Output } from "./output.js";
-
-const SITE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 /** Lines init adds to .gitignore: the transient files; the snapshot itself is committed. */
 export const GITIGNORE_BLOCK = `# coursesync: transient files (the snapshot .coursesync/<site>.json is committed)

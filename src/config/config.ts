@@ -32,7 +32,8 @@ export interface Config {
 }
 
 const KNOWN_KEYS = ["site", "sites", "body", "concurrency", "requests_per_second", "ignore"];
-const SITE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+/** A site's name: it names files under .coursesync/, so it holds no path separator or dot-dot. */
+export const SITE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 /** The nearest folder at or above `start` that holds coursesync.yaml, or undefined. */
 export function findRoot(start: string): string | undefined {
@@ -182,6 +183,12 @@ export function resolveSite(
   config: Config | undefined,
   options: { site?: string | undefined; url?: string | undefined },
 ): ResolvedSite {
+  if (options.site !== undefined && !SITE_NAME.test(options.site)) {
+    throw usageError(
+      `--site "${options.site}": a site name holds only letters, digits, . _ - (and starts with a letter or digit)`,
+      config ? `Known sites: ${Object.keys(config.sites).join(", ")}.` : "Give a name such as production.",
+    );
+  }
   if (options.url !== undefined) {
     const url = parseBaseUrl(options.url).toString();
     return { name: options.site ?? config?.site ?? "default", url };

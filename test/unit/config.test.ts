@@ -87,6 +87,17 @@ describe("coursesync.yaml", () => {
     expect(() => resolveSite(undefined, {})).toThrow(/no coursesync\.yaml/);
     expect(() => resolveSite(config, { site: "nope" })).toThrow(/site "nope" is not in coursesync\.yaml/);
   });
+
+  it.each(["../../escape", "", "a/b", ".hidden", "..", "a\\b"])(
+    "refuses the site name %j, with --url too (it names files under .coursesync/)",
+    (site) => {
+      const config = parseConfig(configText("production", "https://a.test/api/v1"), "/tree");
+      for (const c of [config, undefined])
+        expect(() => resolveSite(c, { site, url: "https://b.test/api/v1" })).toThrow(
+          /a site name holds only/,
+        );
+    },
+  );
 });
 
 describe("the token store", () => {
