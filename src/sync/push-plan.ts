@@ -103,6 +103,21 @@ export function planPush(changes: readonly LocalChange[], snapshot: Snapshot, lo
         );
         continue;
       }
+      // A yes/no the site requires, whose line was removed: sending null would be refused.
+      const cleared = (["free", "questions_enabled"] as const).filter(
+        (field) => p.remote.type === "update" && p.remote.fields.includes(field) && values[field] == null,
+      );
+      if (cleared.length > 0) {
+        plan.problems.push(
+          new FileProblem(
+            file,
+            undefined,
+            `${cleared.join(" and ")} ${cleared.length > 1 ? "are" : "is"} missing: the site takes only true or false`,
+            `Put the line back, for example ${cleared[0]}: false.`,
+          ),
+        );
+        continue;
+      }
     }
     switch (p.remote.type) {
       case "create":

@@ -60,6 +60,14 @@ export function parseChapterFile(text: string, file: string): ChapterFile {
   if (id !== undefined && id !== null && !(Number.isInteger(id) && (id as number) > 0)) {
     throw new FileProblem(file, lines.id, `id must be a positive whole number, not ${JSON.stringify(id)}`);
   }
+  if (typeof title === "number" || typeof title === "boolean") {
+    throw new FileProblem(
+      file,
+      lines.title,
+      `title must be text, not the ${typeof title} ${title}`,
+      `Quote it: title: "${title}"`,
+    );
+  }
   if (typeof title !== "string" || title.trim() === "") {
     throw new FileProblem(file, lines.title ?? 2, "title is missing or blank", "Give the chapter a title.");
   }
@@ -68,6 +76,14 @@ export function parseChapterFile(text: string, file: string): ChapterFile {
       file,
       lines.ordinal ?? 2,
       `ordinal must be a whole number, not ${JSON.stringify(ordinal ?? null)}`,
+    );
+  }
+  if (!Number.isSafeInteger(ordinal)) {
+    throw new FileProblem(
+      file,
+      lines.ordinal,
+      `ordinal ${ordinal} is too large to send exactly`,
+      `Use a whole number up to ${Number.MAX_SAFE_INTEGER}.`,
     );
   }
   const formats: unknown[] = [undefined, null, "markdown", "html", "json"];

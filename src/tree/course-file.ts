@@ -66,6 +66,14 @@ export function parseCourseFile(text: string, file: string): CourseFile {
     throw new FileProblem(file, lines.id, `id must be a positive whole number, not ${JSON.stringify(id)}`);
   }
   const title = values.title;
+  if (typeof title === "number" || typeof title === "boolean") {
+    throw new FileProblem(
+      file,
+      lines.title,
+      `title must be text, not the ${typeof title} ${title}`,
+      `Quote it: title: "${title}"`,
+    );
+  }
   if (typeof title !== "string" || title.trim() === "") {
     throw new FileProblem(file, lines.title ?? 1, "title is missing or blank", "Give the course a title.");
   }

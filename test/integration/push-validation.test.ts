@@ -100,7 +100,7 @@ const CASES: Array<[string, Record<string, string | Buffer | null>, Array<string
   [
     "course: a number for a title",
     course("title: Web", "title: 42"),
-    [`${WEB}:2: title is missing or blank`],
+    [`${WEB}:2: title must be text, not the number 42`, 'Quote it: title: "42"'],
   ],
   ["course: an empty file", { [WEB]: "" }, [`${WEB}:1: title is missing or blank`]],
   [
@@ -273,6 +273,16 @@ const CASES: Array<[string, Record<string, string | Buffer | null>, Array<string
     "a course.yaml removed from under its chapters",
     { [WEB]: null },
     ["courses/web: holds chapter files but no course.yaml"],
+  ],
+  [
+    "chapter: an ordinal too large to send exactly",
+    intro("ordinal: 1", "ordinal: 99999999999999999999"),
+    [new RegExp(`${INTRO}:4: ordinal \\d+ is too large to send exactly`)],
+  ],
+  [
+    "course: the line of a yes/no field removed",
+    course("free: false\n", ""),
+    [`${WEB}: free is missing: the site takes only true or false`],
   ],
   [
     "a chapter whose id was changed to one the last sync does not know",
