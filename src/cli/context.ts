@@ -77,6 +77,13 @@ export async function resolveCredentials(
 ): Promise<ResolvedCredentials> {
   const fromEnv = envLogin(run);
   const token = run.env.COURSESYNC_TOKEN;
+  // A header cannot carry a line break or control character (a token pasted with its newline).
+  if (token && /[\u0000-\u001f\u007f\s]/.test(token)) {
+    throw usageError(
+      "COURSESYNC_TOKEN holds a space, line break or control character, which no token has",
+      "Set it to the token alone, for example: export COURSESYNC_TOKEN=\"$(cat token.txt | tr -d '[:space:]')\"",
+    );
+  }
   if (token) return { token, ...fromEnv, source: "COURSESYNC_TOKEN" };
   const stored = await store.get(site.url);
   if (stored) return { token: stored.token, ...fromEnv, source: "stored token" };

@@ -138,11 +138,15 @@ export function parseConfig(text: string, root: string, displayPath = CONFIG_FIL
     throw problem(displayPath, lineOf(["concurrency"]), `concurrency must be a whole number from 1 to 64`);
   }
   const rps = raw.requests_per_second ?? undefined;
-  if (rps !== undefined && rps !== null && !(typeof rps === "number" && rps > 0)) {
+  if (
+    rps !== undefined &&
+    rps !== null &&
+    !(typeof rps === "number" && Number.isFinite(rps) && rps >= 0.1 && rps <= 10_000)
+  ) {
     throw problem(
       displayPath,
       lineOf(["requests_per_second"]),
-      "requests_per_second must be a positive number",
+      `requests_per_second must be a number from 0.1 to 10000, not ${typeof rps === "number" ? String(rps) : JSON.stringify(rps)}`,
     );
   }
   const ignore = raw.ignore ?? [];

@@ -126,6 +126,19 @@ describe("login and logout", () => {
     expect(emulator.state.requests).toHaveLength(0);
   });
 
+  it("refuses a COURSESYNC_TOKEN pasted with its line break, before any request, without echoing it", async () => {
+    const { emulator, dir, tree, env } = await setup();
+    await runCli(["init", "tree", "--url", emulator.baseUrl], { cwd: dir, env });
+    const pull = await runCli(["pull"], {
+      cwd: tree,
+      env: { ...env, COURSESYNC_TOKEN: "tok_secret_value\n" },
+    });
+    expect(pull.code).toBe(2);
+    expect(pull.stderr).toContain("COURSESYNC_TOKEN holds a space, line break or control character");
+    expect(pull.stderr + pull.stdout).not.toContain("tok_secret_value");
+    expect(emulator.state.requests).toHaveLength(0);
+  });
+
   it("names an unreachable host without secrets and exits 1", async () => {
     const { emulator, dir, env } = await setup();
     const url = emulator.baseUrl;

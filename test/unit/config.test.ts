@@ -72,6 +72,14 @@ describe("coursesync.yaml", () => {
       "sites:\n  a:\n    url: https://x.test/api/v1\nrequests_per_second: -1\n",
       /:4: requests_per_second must be/,
     ],
+    [
+      "sites:\n  a:\n    url: https://x.test/api/v1\nrequests_per_second: .inf\n",
+      /coursesync\.yaml:4: requests_per_second must be a number from 0\.1 to 10000, not Infinity/,
+    ],
+    [
+      "sites:\n  a:\n    url: https://x.test/api/v1\nrequests_per_second: 0.0001\n",
+      /coursesync\.yaml:4: requests_per_second must be a number from 0\.1 to 10000, not 0\.0001/,
+    ],
     ["- a\n- b\n", /coursesync\.yaml:1: expected a mapping/],
   ])("rejects %j with the file, line and exit 2", (text, message) => {
     const error = configError(text);
