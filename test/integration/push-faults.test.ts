@@ -248,11 +248,10 @@ describe("failures while writing", () => {
 
   it("shows the site's field messages next to the file on a 422, and reports the rest as not applied", async () => {
     const s = await setup();
-    // Whole numbers locally, but past what the site can store exactly.
-    await s.write(
-      "courses/go/02-big.md",
-      newChapter("Big", 1).replace("ordinal: 1", "ordinal: 9007199254740993"),
-    );
+    // Dates the site refuses (coursesync leaves their format to the site): a new course's and
+    // an existing one's.
+    await s.write("courses/rust/course.yaml", "title: Rust\nscheduled_at: next tuesday\n");
+    await s.write("courses/go/02-big.md", newChapter("Big", 5));
     await s.write(
       "courses/go/course.yaml",
       (await s.read("courses/go/course.yaml")).replace("scheduled_at: null", "scheduled_at: next tuesday"),
@@ -262,18 +261,21 @@ describe("failures while writing", () => {
     const result = await s.cli("push", "--yes");
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(
-      "x failed   courses/go/02-big.md  (chapter (new); POST /api/v1/chapters failed: 422 Unprocessable Entity",
+      "x failed   courses/rust  (course (new); POST /api/v1/courses failed: 422 Unprocessable Entity",
     );
-    expect(result.stdout).toContain("courses/go/02-big.md: ordinal must be an integer");
+    expect(result.stdout).toContain(
+      "courses/rust/course.yaml: scheduled_at must be an ISO 8601 datetime or null",
+    );
+    expect(result.stdout).toMatch(/\? skipped {2}courses\/go\/02-big\.md {2}\(chapter \(new\); not applied/);
     expect(result.stdout).toMatch(
       /\? skipped {2}courses\/go {2}\(course 2; not applied: an earlier write failed\)/,
     );
     expect(result.stdout).toMatch(/\? skipped {2}courses\/web\/03-three\.md {2}\(chapter 3; not applied/);
-    expect(s.writes()).toEqual(["POST /api/v1/chapters"]);
+    expect(s.writes()).toEqual(["POST /api/v1/courses"]);
     expect(s.emulator.state.get("chapters", 3)?.title).toBe("Three");
 
-    // Fixed by hand, the course's date is the next thing the site refuses, with its own words.
-    await s.write("courses/go/02-big.md", newChapter("Big", 5));
+    // Fixed by hand, the other course's date is the next thing the site refuses, with its own words.
+    await s.write("courses/rust/course.yaml", "title: Rust\n");
     const second = await s.cli("push", "--yes");
     expect(second.code).toBe(1);
     expect(second.stdout).toContain(
