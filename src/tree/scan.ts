@@ -90,6 +90,31 @@ function rel(...parts: string[]): string {
   return parts.join("/");
 }
 
+/**
+ * Chapter files in a subfolder of a course folder, which coursesync does not read: said, so
+ * that a chapter filed there is not taken for synced (assets and other files are fine).
+ */
+async function nestedChapters(
+  root: string,
+  folder: string,
+  ignored: (relPath: string) => boolean,
+): Promise<FileProblem[]> {
+  const names = (await readdir(path.join(root, ...folder.split("/")), { recursive: true })) as string[];
+  return names
+    .map((name) => `${folder}/${name.split(path.sep).join("/")}`)
+    .filter((file) => file.endsWith(".md") && !ignored(file))
+    .sort()
+    .map(
+      (file) =>
+        new FileProblem(
+          file,
+          undefined,
+          "is in a subfolder of a course folder, where coursesync reads no chapters",
+          "Move it up into the course folder, or add its folder to ignore: in coursesync.yaml.",
+        ),
+    );
+}
+
 /** A symbolic link where a course folder or a record's file belongs. */
 function linkProblem(relPath: string): FileProblem {
   return new FileProblem(
@@ -210,6 +235,8 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
               ? linkProblem(relPath)
               : new FileProblem(relPath, undefined, "is a folder, not a file", "Rename the folder."),
           );
+        } else if (entry.isDirectory()) {
+          result.problems.push(...(await nestedChapters(root, relPath, ignored)));
         }
       }
       const entries = all

@@ -300,6 +300,13 @@ const CASES: Array<[string, Record<string, string | Buffer | null>, Array<string
     ["courses/web/03-notes.md: is a folder, not a file"],
   ],
   [
+    "a chapter filed in a subfolder of a course folder",
+    { "courses/web/part-2/03-later.md": "---\ntitle: Later\nordinal: 3\nformat: html\n---\n<p>x</p>\n" },
+    [
+      "courses/web/part-2/03-later.md: is in a subfolder of a course folder, where coursesync reads no chapters",
+    ],
+  ],
+  [
     "several invalid files at once, all named",
     { ...course("free: false", "free: maybe"), ...intro("ordinal: 1", "ordinal: one") },
     [`${WEB}:5: free must be true or false`, `${INTRO}:4: ordinal must be a whole number`, "2 invalid files"],
@@ -338,6 +345,20 @@ describe("push validates every file before it sends anything", () => {
       expect(result.stderr).toContain(`${link}: is a symbolic link, which coursesync does not follow`);
       expect(emulator.state.requests).toEqual([]);
     }
+  });
+
+  it("lets a course folder hold subfolders of other files (images, notes ignored by a rule)", async () => {
+    const root = await treeWith({
+      "courses/web/images/diagram.svg": "<svg/>",
+      "courses/web/drafts/idea.md": "not a chapter",
+    });
+    const config = path.join(root, "coursesync.yaml");
+    await writeFile(
+      config,
+      (await readFile(config, "utf8")).replace(/^ignore: \[\]$/m, 'ignore: ["drafts/"]'),
+    );
+    const result = await runCli(["push", "--yes"], { cwd: root, env });
+    expect(result.code, result.stderr).toBe(0);
   });
 
   it("leaves alone a synced file that an ignore rule added since covers: no delete", async () => {
