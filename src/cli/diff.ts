@@ -20,7 +20,7 @@ import { openTree } from "./context.js";
 import type { CliRun } from "./io.js";
 import { globalsOf } from "./main.js";
 import { Output } from "./output.js";
-import { treePaths } from "./paths.js";
+import { knownTreePaths } from "./paths.js";
 import { requireSnapshot } from "./status.js";
 
 async function readOrEmpty(file: string): Promise<string> {
@@ -56,7 +56,7 @@ export function registerDiff(program: Command, run: CliRun): void {
       const changes = planLocalChanges(
         snapshot,
         local,
-        paths.length ? treePaths(run, tree.root, paths) : undefined,
+        paths.length ? knownTreePaths(run, tree.root, paths, snapshot) : undefined,
       );
       for (const { plan, path: where, from } of changes) {
         if (plan.remote.type === "none" && !from) continue;

@@ -1,5 +1,7 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { usageError } from "../errors.js";
+import type { Snapshot } from "../sync/snapshot.js";
 import type { CliIO } from "./io.js";
 
 /** Paths given on the command line, as tree-relative paths with /; outside the tree is an error. */
@@ -20,4 +22,30 @@ export function maxDeleteFlag(value: string | undefined): number | undefined {
   const n = Number(value);
   if (!(Number.isInteger(n) && n >= 0)) throw usageError(`--max-delete: "${value}" is not a whole number`);
   return n;
+}
+
+/**
+ * Paths given on the command line that name something: a file or folder in the tree, or one
+ * the last sync knew (a deleted file names its delete). Any other is a typo, said as such
+ * rather than matching nothing in silence.
+ */
+export function knownTreePaths(
+  io: CliIO,
+  root: string,
+  paths: readonly string[],
+  snapshot: Snapshot | undefined,
+): string[] {
+  const rels = treePaths(io, root, paths);
+  const synced = snapshot
+    ? [...Object.values(snapshot.courses), ...Object.values(snapshot.chapters)].map((entry) => entry.path)
+    : [];
+  rels.forEach((rel, i) => {
+    if (rel === "." || existsSync(path.join(root, ...rel.split("/")))) return;
+    if (synced.some((known) => known === rel || known.startsWith(`${rel}/`))) return;
+    throw usageError(
+      `${paths[i]}: no such file or folder in the tree, and the last sync knew none there`,
+      "Check the path; `coursesync status` lists what is pending.",
+    );
+  });
+  return rels;
 }

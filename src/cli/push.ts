@@ -1,16 +1,18 @@
 import type { Command } from "commander";
 import { Option } from "commander";
+import { resolveSite } from "../config/config.js";
 import { ExitCode, usageError } from "../errors.js";
 import { acquireLock } from "../sync/lock.js";
 import { push } from "../sync/push.js";
 import type { PushOp, PushPlan } from "../sync/push-plan.js";
 import { countOutcomes } from "../sync/report.js";
+import { loadSnapshot } from "../sync/snapshot.js";
 import { connect, openTree, syncTarget } from "./context.js";
 import type { CliRun } from "./io.js";
 import { globalsOf } from "./main.js";
 import type { Output } from "./output.js";
 import { Output as OutputClass } from "./output.js";
-import { maxDeleteFlag, treePaths } from "./paths.js";
+import { knownTreePaths, maxDeleteFlag } from "./paths.js";
 import { changeJson, changeLines, countsLine } from "./summary.js";
 import { runWatch } from "./watch.js";
 
@@ -94,7 +96,14 @@ export function registerPush(program: Command, run: CliRun): void {
       const out = new OutputClass(run, globals.quiet || flags.json);
       const tree = await openTree(run, globals);
       const maxDelete = maxDeleteFlag(flags.maxDelete);
-      const scope = paths.length ? treePaths(run, tree.root, paths) : undefined;
+      const scope = paths.length
+        ? knownTreePaths(
+            run,
+            tree.root,
+            paths,
+            await loadSnapshot(tree.root, resolveSite(tree.config, globals).name),
+          )
+        : undefined;
       const { site, client } = await connect(run, globals, tree.config);
       const release = flags.dryRun ? async () => {} : await acquireLock(tree.root, site.name, "push");
       let refused = false;

@@ -10,7 +10,7 @@ import { openTree } from "./context.js";
 import type { CliRun } from "./io.js";
 import { globalsOf } from "./main.js";
 import { Output } from "./output.js";
-import { treePaths } from "./paths.js";
+import { knownTreePaths } from "./paths.js";
 
 const STYLE = {
   new: "green",
@@ -70,7 +70,7 @@ export function registerStatus(program: Command, run: CliRun): void {
         snapshot,
         ignore: tree.config.ignore,
         bodies: bodyCodec(tree.config.body),
-        paths: paths.length ? treePaths(run, tree.root, paths) : undefined,
+        paths: paths.length ? knownTreePaths(run, tree.root, paths, snapshot) : undefined,
         statCache,
         cache: new ContentCache(statePaths(tree.root, site.name).cache),
       });

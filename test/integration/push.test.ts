@@ -356,6 +356,17 @@ describe("push: confirmation, dry run, JSON, paths", () => {
     expect(JSON.parse(status.stdout).entries).toEqual([
       { kind: "chapter", id: s.ids.css, path: CSS, state: "deleted" },
     ]);
+    // A deleted file is a path too (its delete); a typo is said as such, never "nothing to do".
+    s.writes.length = 0;
+    expect((await s.cli("status", "--exit-code", CSS)).code).toBe(1);
+    for (const args of [["status"], ["diff"], ["push", "--yes"]]) {
+      const result = await s.cli(...args, "courses/web-fundations");
+      expect(result.code, `${args[0]}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toContain(
+        "courses/web-fundations: no such file or folder in the tree, and the last sync knew none there",
+      );
+    }
+    expect(s.writes).toEqual([]);
   });
 
   it("the lock stops a second process on the same tree, and nothing is sent", async () => {
