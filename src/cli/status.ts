@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { resolveSite } from "../config/config.js";
@@ -75,10 +76,24 @@ export function registerStatus(program: Command, run: CliRun): void {
         cache: new ContentCache(statePaths(tree.root, site.name).cache),
       });
       await statCache.save();
+      // A push killed part-way: status reads the last sync alone, so what it sent may show here
+      // as pending until the next push or pull folds its journal in.
+      const interrupted = existsSync(statePaths(tree.root, site.name).journal);
       if (flags.json) {
-        out.json({ command: "status", site: site.url, clean: entries.length === 0, entries });
+        out.json({
+          command: "status",
+          site: site.url,
+          clean: entries.length === 0,
+          interrupted_push: interrupted,
+          entries,
+        });
       } else {
         out.result(`Site "${site.name}" (${site.url})`);
+        if (interrupted) {
+          out.result(
+            "A push was interrupted: `coursesync push` (or `pull`) finishes it; until then what it sent may show as pending.",
+          );
+        }
         if (entries.length === 0) out.result("Nothing to push: the tree matches the last sync.");
         for (const entry of entries) out.result(statusLine(entry, out));
         if (entries.length) {

@@ -120,10 +120,16 @@ describe("a push killed at any moment", () => {
     vi.spyOn(Journal.prototype, "clear").mockImplementation(async () => {});
     expect((await s.cli("push", "--yes")).code).toBe(0);
     vi.restoreAllMocks();
+    // status says a push was interrupted, and what finishes it.
+    expect((await s.cli("status")).stdout).toContain(
+      "A push was interrupted: `coursesync push` (or `pull`) finishes it",
+    );
+    expect(JSON.parse((await s.cli("status", "--json")).stdout).interrupted_push).toBe(true);
     // The site retitles a chapter the push had retitled; pull brings it in; it changes again.
     edit(s.emulator, "chapters", 2, { title: "Two?" });
     expect((await s.cli("pull")).code).toBe(0);
     expect(await s.read("courses/web/02-two.md")).toContain("title: Two?\n");
+    expect((await s.cli("status")).stdout).not.toContain("A push was interrupted");
     edit(s.emulator, "chapters", 2, { title: "Two#" });
     await s.replace("courses/web/02-two.md", "<p>Two</p>", "<p>Two, edited</p>");
     const push = await s.cli("push", "--yes");

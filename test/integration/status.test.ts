@@ -47,6 +47,7 @@ describe("status", () => {
       command: "status",
       site: s.emulator.baseUrl,
       clean: true,
+      interrupted_push: false,
       entries: [],
     });
     expect(s.emulator.state.requests).toEqual([]);
