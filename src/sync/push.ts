@@ -38,7 +38,7 @@ import {
 import { invalidFilesError } from "./pull.js";
 import { chapterInput, courseInput, type PushOp, type PushPlan, planPush } from "./push-plan.js";
 import { type EntityPlan, reconcileEntity } from "./reconcile.js";
-import { fileOf, foldJournal, matchesCreate, restoreIds, withId } from "./recovery.js";
+import { fileOf, findCreated, foldJournal, matchesCreate, restoreIds, withId } from "./recovery.js";
 import { type Change, defaultMaxDelete } from "./report.js";
 import {
   ContentCache,
@@ -576,15 +576,7 @@ class Adopter {
     const resource = RESOURCE[kind];
     if (fresh || !this.lists.has(resource))
       this.lists.set(resource, (await this.client.listAll(resource)).records);
-    const known = kind === "course" ? this.snapshot.courses : this.snapshot.chapters;
-    const candidates = this.lists
-      .get(resource)!
-      .filter((r) => !known[r.id] && !this.taken.has(`${kind}:${r.id}`))
-      .filter((r) => matchesCreate(r, fields))
-      .sort((a, b) => b.id - a.id);
-    const found = candidates[0];
-    if (found) this.taken.add(`${kind}:${found.id}`);
-    return found;
+    return findCreated(this.lists.get(resource)!, kind, fields, this.snapshot, this.taken);
   }
 }
 

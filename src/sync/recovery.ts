@@ -114,6 +114,26 @@ export function matchesCreate(record: WireRecord, fields: Record<string, unknown
 }
 
 /**
+ * The record a create made, among those listed: one no sync knows and none taken yet (by an
+ * earlier create of this run) that has exactly the fields sent; the newest when several do.
+ * It is marked taken.
+ */
+export function findCreated(
+  listed: readonly WireRecord[],
+  kind: "course" | "chapter",
+  fields: Record<string, unknown>,
+  snapshot: Snapshot,
+  taken: Set<string>,
+): WireRecord | undefined {
+  const known = kind === "course" ? snapshot.courses : snapshot.chapters;
+  const found = listed
+    .filter((r) => !known[r.id] && !taken.has(`${kind}:${r.id}`) && matchesCreate(r, fields))
+    .sort((a, b) => b.id - a.id)[0];
+  if (found) taken.add(`${kind}:${found.id}`);
+  return found;
+}
+
+/**
  * Pull after a push killed between sending a create and hearing back: a record the site
  * holds that no sync knows and that has exactly the fields sent is that create's. Its file
  * gets the id (when it has none), and the pull adopts it as a file equal to the site.
@@ -126,12 +146,8 @@ export async function adoptIntents(
 ): Promise<void> {
   const taken = new Set<string>();
   for (const intent of intents) {
-    const known = intent.kind === "course" ? snapshot.courses : snapshot.chapters;
-    const found = listed[intent.kind]
-      .filter((r) => !known[r.id] && !taken.has(`${intent.kind}:${r.id}`) && matchesCreate(r, intent.fields))
-      .sort((a, b) => b.id - a.id)[0];
+    const found = findCreated(listed[intent.kind], intent.kind, intent.fields, snapshot, taken);
     if (!found) continue; // never applied: the file is still new, and the next push creates it
-    taken.add(`${intent.kind}:${found.id}`);
     const file = fileOf(intent.kind, intent.path);
     let text: string;
     try {

@@ -1,5 +1,5 @@
 import matter from "gray-matter";
-import { FileProblem, parseYamlMapping, stringifyYamlFields } from "./yaml-text.js";
+import { checkedId, checkedTitle, FileProblem, parseYamlMapping, stringifyYamlFields } from "./yaml-text.js";
 
 /**
  * The body format of a chapter file: Markdown (the default), the site's HTML verbatim, or —
@@ -56,21 +56,9 @@ export function parseChapterFile(text: string, file: string): ChapterFile {
       );
     }
   }
-  const { id, title, ordinal, format } = values;
-  if (id !== undefined && id !== null && !(Number.isInteger(id) && (id as number) > 0)) {
-    throw new FileProblem(file, lines.id, `id must be a positive whole number, not ${JSON.stringify(id)}`);
-  }
-  if (typeof title === "number" || typeof title === "boolean") {
-    throw new FileProblem(
-      file,
-      lines.title,
-      `title must be text, not the ${typeof title} ${title}`,
-      `Quote it: title: "${title}"`,
-    );
-  }
-  if (typeof title !== "string" || title.trim() === "") {
-    throw new FileProblem(file, lines.title ?? 2, "title is missing or blank", "Give the chapter a title.");
-  }
+  const { ordinal, format } = values;
+  const id = checkedId(values.id, file, lines.id);
+  const title = checkedTitle(values.title, file, lines.title, 2, "Give the chapter a title.");
   if (!Number.isInteger(ordinal)) {
     throw new FileProblem(
       file,
@@ -95,7 +83,7 @@ export function parseChapterFile(text: string, file: string): ChapterFile {
     );
   }
   return {
-    id: id === undefined || id === null ? undefined : (id as number),
+    id,
     title,
     ordinal: ordinal as number,
     format: format === "html" || format === "json" ? (format as BodyFormat) : "markdown",

@@ -1,4 +1,4 @@
-import { FileProblem, parseYamlMapping, stringifyYamlFields } from "./yaml-text.js";
+import { checkedId, checkedTitle, FileProblem, parseYamlMapping, stringifyYamlFields } from "./yaml-text.js";
 
 /** The editable fields of a course, as `course.yaml` holds them (DESIGN section 3). */
 export interface CourseFile {
@@ -61,22 +61,8 @@ export function parseCourseFile(text: string, file: string): CourseFile {
       );
     }
   }
-  const id = values.id;
-  if (id !== undefined && id !== null && !(Number.isInteger(id) && (id as number) > 0)) {
-    throw new FileProblem(file, lines.id, `id must be a positive whole number, not ${JSON.stringify(id)}`);
-  }
-  const title = values.title;
-  if (typeof title === "number" || typeof title === "boolean") {
-    throw new FileProblem(
-      file,
-      lines.title,
-      `title must be text, not the ${typeof title} ${title}`,
-      `Quote it: title: "${title}"`,
-    );
-  }
-  if (typeof title !== "string" || title.trim() === "") {
-    throw new FileProblem(file, lines.title ?? 1, "title is missing or blank", "Give the course a title.");
-  }
+  const id = checkedId(values.id, file, lines.id);
+  const title = checkedTitle(values.title, file, lines.title, 1, "Give the course a title.");
   const status = values.status ?? "draft";
   if (typeof status !== "string" || status === "") {
     throw new FileProblem(
@@ -86,7 +72,7 @@ export function parseCourseFile(text: string, file: string): CourseFile {
     );
   }
   return {
-    id: id === undefined || id === null ? undefined : (id as number),
+    id,
     title,
     status,
     excerpt: optionalString(values, "excerpt", file, lines.excerpt),

@@ -102,3 +102,37 @@ export function parseYamlDocument(text: string, file: string): ParsedYaml {
     },
   };
 }
+
+/** A record file's `id`: a positive whole number, or none (a record still to create). */
+export function checkedId(id: unknown, file: string, line: number | undefined): number | undefined {
+  if (id === undefined || id === null) return undefined;
+  if (!(Number.isInteger(id) && (id as number) > 0)) {
+    throw new FileProblem(file, line, `id must be a positive whole number, not ${JSON.stringify(id)}`);
+  }
+  return id as number;
+}
+
+/**
+ * A record file's `title`: text that is not blank. A bare number or yes/no is YAML for
+ * something else, so it is named as such with the quoting that fixes it.
+ */
+export function checkedTitle(
+  title: unknown,
+  file: string,
+  line: number | undefined,
+  missingLine: number,
+  hint: string,
+): string {
+  if (typeof title === "number" || typeof title === "boolean") {
+    throw new FileProblem(
+      file,
+      line,
+      `title must be text, not the ${typeof title} ${title}`,
+      `Quote it: title: "${title}"`,
+    );
+  }
+  if (typeof title !== "string" || title.trim() === "") {
+    throw new FileProblem(file, line ?? missingLine, "title is missing or blank", hint);
+  }
+  return title;
+}
