@@ -90,6 +90,8 @@ export interface ListOptions {
   stopAfter?: (pageRecords: unknown[], page: number) => boolean;
   /** Progress: page `page` of the listing arrived with `count` records. */
   onPage?: (page: number, count: number) => void;
+  /** Records the caller expects (the last sync's count): a listing may take 4 times their pages. */
+  expected?: number;
 }
 
 /** A whole listing. */
@@ -423,17 +425,18 @@ export class ApiClient {
       throw new Error(`listAll: "${path}" is not a list path such as "courses"`);
     }
     let requests = 0;
+    const pageSpec = (page: number): RequestSpec => ({
+      method: "GET",
+      target: path,
+      searchParams: { page },
+      auth: true,
+      repeatable: true,
+      onAttempt: () => {
+        requests += 1;
+      },
+    });
     const fetchPage = async (page: number): Promise<Page<T>> => {
-      const exchange = await this.#send({
-        method: "GET",
-        target: path,
-        searchParams: { page },
-        auth: true,
-        repeatable: true,
-        onAttempt: () => {
-          requests += 1;
-        },
-      });
+      const exchange = await this.#send(pageSpec(page));
       if (isOk(exchange.status)) return { records: parse(exchange), headers: exchange.headers };
       const error = this.#apiError(exchange, "GET");
       // Some servers answer a page past the last with Not Found: paging decides (Page.pastEnd).
@@ -444,6 +447,8 @@ export class ApiClient {
       window: () => this.gate.concurrency,
       stopAfter: options.stopAfter,
       onPage: options.onPage,
+      expected: options.expected,
+      describe: (page) => `GET ${this.#displayPath(pageSpec(page))}`,
       ...(options.identity ? { identity: options.identity } : {}),
     });
     return { ...collected, requests };

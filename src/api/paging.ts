@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
+import { UserError } from "../errors.js";
 import type { WireRecord } from "./wire.js";
 
 /** One list page as the client read it: its records (checked to carry ids, for resources), and the headers. */
@@ -8,8 +9,8 @@ export interface Page<T extends object = WireRecord> {
   /**
    * The server answered Not Found for this page (a page after the first). Some servers answer
    * so past the end of a list: the list ends on the page before when the page after this one
-   * is past the end too (Not Found, or empty). Otherwise the list has a hole, and this answer
-   * is its error.
+   * is Not Found too and this one stays Not Found when asked again. Otherwise the list has a
+   * hole, and this answer is its error.
    */
   pastEnd?: Error;
 }
@@ -27,6 +28,27 @@ export interface CollectOptions<T extends object = WireRecord> {
   onPage?: (page: number, count: number) => void;
   /** What makes two records the same one, kept once (default: the id). */
   identity?: (record: T) => unknown;
+  /** Records the caller expects (the last sync's count): sizes the cap on pages. @default 0 */
+  expected?: number;
+  /** The page's address as errors show it (redacted). @default "page N" */
+  describe?: (page: number) => string;
+}
+
+/** Pages a listing may take without headers that say how many: a floor, or 4 times what is expected. */
+export const PAGE_CAP_FLOOR = 10_000;
+
+/** The most pages a listing may read before it is taken as a runaway. */
+export function pageCap(expected: number, pageLength: number): number {
+  return Math.max(PAGE_CAP_FLOOR, 4 * Math.ceil(expected / Math.max(1, pageLength)));
+}
+
+/** A listing that cannot be trusted to be whole: the site's paging misbehaves. */
+export class ListingError extends UserError {
+  constructor(message: string) {
+    super(message, {
+      hint: "Nothing was changed. The site's paging does not behave as a list should; try again later, and report it to the site if it persists.",
+    });
+  }
 }
 
 /** The listing: records in page order, first occurrence of each id, and the pages it spans. */
@@ -115,34 +137,92 @@ export function lastPageFromHeaders(
  * whether the next one exists, so paging follows it one page at a time.
  *
  * Any page of the listing that fails rejects the whole listing: a partial listing must never
- * pass for a complete one. A page answered Not Found ends the list when the page after it
- * (asked for as part of the look-ahead) is past the end too (see `Page.pastEnd`).
+ * pass for a complete one. A page answered Not Found ends the list only where the site answers
+ * so past its end (see `confirmPastEnd`). A full page that brings nothing new, a Link that
+ * points back, or more pages than `pageCap` rejects the listing too (see `PageGuard`).
  */
 export function collectPages<T extends object = WireRecord>(
   fetchPage: (page: number) => Promise<Page<T>>,
   options: CollectOptions<T>,
 ): Promise<Collected<T>> {
-  const identity = options.identity ?? ((record: T) => (record as unknown as WireRecord).id);
+  const guard = new PageGuard(options);
   if (options.stopAfter !== undefined)
-    return collectSequential(fetchPage, options.stopAfter, options.onPage, identity);
-  return collectConcurrent(fetchPage, options, identity);
+    return collectSequential(fetchPage, options.stopAfter, options.onPage, guard);
+  return collectConcurrent(fetchPage, options, guard);
+}
+
+/**
+ * What makes a listing untrustworthy, checked page by page in page order: a full page that
+ * brings no record not seen before (a site that ignores `?page=`, or pages in a loop), a Link
+ * rel="next" that does not point forward, and more pages than any plausible listing.
+ */
+class PageGuard<T extends object> {
+  readonly identity: (record: T) => unknown;
+  readonly #seen = new Set<unknown>();
+  readonly #expected: number;
+  readonly #describe: (page: number) => string;
+  #largest = 0;
+
+  constructor(options: CollectOptions<T>) {
+    this.identity = options.identity ?? ((record: T) => (record as unknown as WireRecord).id);
+    this.#expected = options.expected ?? 0;
+    this.#describe = options.describe ?? ((page) => `page ${page}`);
+  }
+
+  /** Take the next page in order; an error when it shows the listing cannot be trusted. */
+  fold(page: number, result: Page<T>): ListingError | undefined {
+    const records = result.records;
+    const full = records.length > 0 && records.length >= this.#largest;
+    let fresh = false;
+    for (const record of records) {
+      const key = this.identity(record);
+      if (!this.#seen.has(key)) fresh = true;
+      this.#seen.add(key);
+    }
+    this.#largest = Math.max(this.#largest, records.length);
+    if (page > 1 && full && !fresh)
+      return new ListingError(
+        `the site repeats page ${page - 1}: ${this.#describe(page)} brought no record that earlier pages did not (does the site ignore ?page=?)`,
+      );
+    return undefined;
+  }
+
+  /** Paging by rel="next": one that points back (or at the same page) would page forever. */
+  linkLoop(page: number, next: number): ListingError {
+    return new ListingError(
+      `the Link header of ${this.#describe(page)} points back to page ${next} as the next page`,
+    );
+  }
+
+  /** An error when `page` is past the cap for this listing. */
+  checkCap(page: number): ListingError | undefined {
+    const cap = pageCap(this.#expected, this.#largest);
+    if (page <= cap) return undefined;
+    return new ListingError(
+      `the listing did not end after ${cap} pages (${this.#describe(page)} would be next): stopped, as the site seems to page without end`,
+    );
+  }
 }
 
 async function collectSequential<T extends object>(
   fetchPage: (page: number) => Promise<Page<T>>,
   stopAfter: (pageRecords: unknown[], page: number) => boolean,
   onPage: ((page: number, count: number) => void) | undefined,
-  identity: (record: T) => unknown,
+  guard: PageGuard<T>,
 ): Promise<Collected<T>> {
   const pages: Page<T>[] = [];
   let largest = 0;
   let last: number | undefined;
   for (let page = 1; ; page++) {
+    const capped = guard.checkCap(page);
+    if (capped) throw capped;
     const result = await fetchPage(page);
     if (result.pastEnd) {
-      if (!isPastEnd(await fetchPage(page + 1))) throw result.pastEnd;
+      if (!(await confirmPastEnd(fetchPage, page))) throw result.pastEnd;
       break;
     }
+    const broken = guard.fold(page, result);
+    if (broken) throw broken;
     pages.push(result);
     const count = result.records.length;
     onPage?.(page, count);
@@ -151,16 +231,31 @@ async function collectSequential<T extends object>(
     if (page === 1) last = lastPageFromHeaders(result.headers, page, count);
     if (last !== undefined && page >= last) break;
     if (last === undefined && link !== undefined && link.next === undefined) break;
+    if (last === undefined && link?.next !== undefined && link.next <= page)
+      throw guard.linkLoop(page, link.next);
     if (count < largest) break;
     largest = Math.max(largest, count);
   }
-  return { records: dedupe(pages, identity), pages: pages.length };
+  return { records: dedupe(pages, guard.identity), pages: pages.length };
+}
+
+/**
+ * A page answered Not Found ends the list only on a site that answers so past its end: the
+ * page after it is Not Found too (an empty page there shows the site answers 200 past the end,
+ * so the Not Found was a hole), and the page itself, asked once more, is still Not Found.
+ */
+async function confirmPastEnd<T extends object>(
+  fetchPage: (page: number) => Promise<Page<T>>,
+  page: number,
+): Promise<boolean> {
+  if (!(await fetchPage(page + 1)).pastEnd) return false;
+  return (await fetchPage(page)).pastEnd !== undefined;
 }
 
 function collectConcurrent<T extends object>(
   fetchPage: (page: number) => Promise<Page<T>>,
   options: CollectOptions<T>,
-  identity: (record: T) => unknown,
+  guard: PageGuard<T>,
 ): Promise<Collected<T>> {
   return new Promise<Collected<T>>((resolve, reject) => {
     const results = new Map<number, Page<T>>();
@@ -173,6 +268,8 @@ function collectConcurrent<T extends object>(
     let exactLast: number | undefined;
     /** rel=next without rel=last: pages up to this one are known to exist. */
     let knownToExist: number | undefined;
+    /** Pages up to this one were checked by the guard, in order. */
+    let folded = 0;
     let largest = 0;
     let nextPage = 1;
     let inFlight = 0;
@@ -188,6 +285,16 @@ function collectConcurrent<T extends object>(
       if (exactLast !== undefined) return page <= exactLast;
       if (knownToExist !== undefined) return page <= knownToExist;
       return true;
+    };
+
+    // The guard sees pages in order, whatever order they arrive in.
+    const foldInOrder = (): void => {
+      while (folded < end && results.has(folded + 1) && failures.size === 0) {
+        const page = folded + 1;
+        const broken = guard.fold(page, results.get(page)!);
+        if (broken) failures.set(page, broken);
+        folded = page;
+      }
     };
 
     const onResult = (page: number, result: Page<T>): void => {
@@ -207,7 +314,8 @@ function collectConcurrent<T extends object>(
         if (link !== undefined) {
           if (link.next !== undefined && link.next > page)
             knownToExist = Math.max(knownToExist ?? 0, link.next);
-          else end = Math.min(end, page);
+          else if (link.next === undefined) end = Math.min(end, page);
+          else failures.set(page, guard.linkLoop(page, link.next));
         } else if (knownToExist !== undefined) {
           knownToExist = undefined; // the links stopped coming: fall back to page lengths
         }
@@ -215,28 +323,10 @@ function collectConcurrent<T extends object>(
       if (count === 0 || count < largest) end = Math.min(end, page);
       largest = Math.max(largest, count);
       if (page <= end) options.onPage?.(page, count);
+      foldInOrder();
     };
 
-    const finish = (): void => {
-      if (settled || inFlight > 0) return;
-      settled = true;
-      const failed = [...failures.keys()].filter((page) => page <= end).sort((a, b) => a - b)[0];
-      if (failed !== undefined) {
-        reject(failures.get(failed));
-        return;
-      }
-      // An end set by a Not Found page holds only if the page after it is past the end too,
-      // and no page after it holds records; else the Not Found was a hole in the list.
-      const notFound = pastEnd.get(end + 1);
-      if (notFound !== undefined) {
-        const next = results.get(end + 2);
-        const confirmed = pastEnd.has(end + 2) || (next !== undefined && isPastEnd(next));
-        const after = [...results].some(([page, result]) => page > end && result.records.length > 0);
-        if (!confirmed || after) {
-          reject(notFound);
-          return;
-        }
-      }
+    const succeed = (): void => {
       const pages: Page<T>[] = [];
       for (let page = 1; page <= end; page++) {
         const result = results.get(page);
@@ -247,11 +337,43 @@ function collectConcurrent<T extends object>(
         }
         pages.push(result);
       }
-      resolve({ records: dedupe(pages, identity), pages: pages.length });
+      resolve({ records: dedupe(pages, guard.identity), pages: pages.length });
+    };
+
+    const finish = (): void => {
+      if (settled || inFlight > 0) return;
+      settled = true;
+      const failed = [...failures.keys()].filter((page) => page <= end).sort((a, b) => a - b)[0];
+      if (failed !== undefined) {
+        reject(failures.get(failed));
+        return;
+      }
+      // An end set by a Not Found page holds only on a site that answers so past its end (see
+      // confirmPastEnd), and when no page after it holds records; else it was a hole in the list.
+      const notFound = pastEnd.get(end + 1);
+      if (notFound === undefined) {
+        succeed();
+        return;
+      }
+      const after = [...results].some(([page, result]) => page > end && result.records.length > 0);
+      if (!pastEnd.has(end + 2) || after) {
+        reject(notFound);
+        return;
+      }
+      fetchPage(end + 1).then(
+        (again) => (again.pastEnd ? succeed() : reject(notFound)),
+        () => reject(notFound),
+      );
     };
 
     const pump = (): void => {
       while (inFlight < Math.max(1, options.window()) && mayStart(nextPage)) {
+        const capped = exactLast === undefined ? guard.checkCap(nextPage) : undefined;
+        if (capped) {
+          failures.set(nextPage, capped);
+          end = Math.min(end, nextPage);
+          break;
+        }
         const page = nextPage++;
         inFlight += 1;
         fetchPage(page).then(
@@ -272,11 +394,6 @@ function collectConcurrent<T extends object>(
 
     pump();
   });
-}
-
-/** A page that shows the list is over: answered Not Found, or empty. */
-function isPastEnd(page: Page<object>): boolean {
-  return page.pastEnd !== undefined || page.records.length === 0;
 }
 
 /** Records of the pages in order, keeping the first occurrence of each record. */

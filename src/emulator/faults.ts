@@ -24,6 +24,8 @@ export interface RequestMatch {
   method?: string;
   /** Matches this path and everything below it, e.g. `/api/v1/courses` also hits `/api/v1/courses/7`. */
   path?: string;
+  /** Matches only the list page asked for with `?page=` this number. */
+  page?: number;
 }
 
 /** A change to the faults, as POST /__admin/faults takes it. */
@@ -60,6 +62,8 @@ export type Verdict = { kind: "pass" } | { kind: "fail"; status: number } | { ki
 export interface FaultRequest {
   method: string;
   path: string;
+  /** The `?page=` asked for, when it is a number. */
+  page?: number;
 }
 
 interface OneShot {
@@ -84,6 +88,7 @@ const RANDOM_STATUSES = [500, 502, 503] as const;
 
 function matches(match: RequestMatch, request: FaultRequest): boolean {
   if (match.method !== undefined && match.method.toUpperCase() !== request.method.toUpperCase()) return false;
+  if (match.page !== undefined && match.page !== request.page) return false;
   if (match.path === undefined) return true;
   const prefix = match.path.replace(/\/+$/, "");
   return request.path === prefix || request.path.startsWith(`${prefix}/`);
@@ -233,8 +238,10 @@ export function checkFaultPatch(value: unknown): Checked<FaultPatch> {
       match !== null &&
       typeof match === "object" &&
       !Array.isArray(match) &&
-      Object.entries(match).every(([k, v]) => (k === "method" || k === "path") && typeof v === "string");
-    if (!ok) fail("match", 'must be an object {"method"?: string, "path"?: string}');
+      Object.entries(match).every(([k, v]) =>
+        k === "page" ? isCount(v) : (k === "method" || k === "path") && typeof v === "string",
+      );
+    if (!ok) fail("match", 'must be an object {"method"?: string, "path"?: string, "page"?: number}');
   }
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, value: input as FaultPatch };
 }

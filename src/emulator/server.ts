@@ -224,7 +224,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         "rate-limited",
       );
     }
-    const target = { method: request.method, path: request.path };
+    const page = Number(query.get("page") ?? Number.NaN);
+    const target = {
+      method: request.method,
+      path: request.path,
+      page: Number.isSafeInteger(page) ? page : undefined,
+    };
     const verdict = faults.beforeApply(target);
     if (verdict.kind === "fail") {
       return finish(

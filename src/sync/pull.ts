@@ -100,8 +100,14 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
   // Both lists at once through the one gate, while the tree is read; a failure of any page
   // fails the whole pull. The lists only read the site, so starting them early is harmless.
   const listing = Promise.all([
-    client.listAll("courses", { onPage: (page, count) => options.onPage?.("courses", page, count) }),
-    client.listAll("chapters", { onPage: (page, count) => options.onPage?.("chapters", page, count) }),
+    client.listAll("courses", {
+      onPage: (page, count) => options.onPage?.("courses", page, count),
+      expected: Object.keys(loaded?.courses ?? {}).length,
+    }),
+    client.listAll("chapters", {
+      onPage: (page, count) => options.onPage?.("chapters", page, count),
+      expected: Object.keys(loaded?.chapters ?? {}).length,
+    }),
   ]);
   // Handled below; this only keeps an early exit (invalid files) from an unhandled rejection.
   listing.catch(() => {});

@@ -1,6 +1,13 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { describe, expect, it } from "vitest";
-import { collectPages, lastPageFromHeaders, type Page, parseLinkHeader } from "../../src/api/paging.js";
+import {
+  collectPages,
+  lastPageFromHeaders,
+  PAGE_CAP_FLOOR,
+  type Page,
+  pageCap,
+  parseLinkHeader,
+} from "../../src/api/paging.js";
 import type { WireRecord } from "../../src/api/wire.js";
 
 function records(from: number, count: number): WireRecord[] {
@@ -176,6 +183,84 @@ describe("collectPages", () => {
       return { records: page <= 4 ? records(page * 10, 2) : [], headers: {} };
     };
     await expect(collectPages(fetchPage, { window: () => 4 })).rejects.toBe(notFound);
+  });
+
+  it("a Not Found page followed by an empty page is a hole: the site answers 200 past its end", async () => {
+    const notFound = new Error("GET chapters?page=3 failed: 404");
+    const fetchPage = async (page: number): Promise<Page> => {
+      if (page <= 2) return { records: records(page * 10, 2), headers: {} };
+      if (page === 3) return { records: [], headers: {}, pastEnd: notFound };
+      return { records: [], headers: {} };
+    };
+    await expect(collectPages(fetchPage, { window: () => 4 })).rejects.toBe(notFound);
+    await expect(collectPages(fetchPage, { window: () => 1, stopAfter: () => false })).rejects.toBe(notFound);
+  });
+
+  it("a Not Found page that answers with records when asked again is a hole", async () => {
+    const notFound = new Error("GET chapters?page=3 failed: 404");
+    const asked = new Map<number, number>();
+    const fetchPage = async (page: number): Promise<Page> => {
+      asked.set(page, (asked.get(page) ?? 0) + 1);
+      if (page <= 2) return { records: records(page * 10, 2), headers: {} };
+      // Page 3 is the real last page and fails once; pages past it answer Not Found.
+      if (page === 3 && asked.get(3) === 1) return { records: [], headers: {}, pastEnd: notFound };
+      if (page === 3) return { records: records(30, 2), headers: {} };
+      return { records: [], headers: {}, pastEnd: new Error(`page ${page}: 404`) };
+    };
+    await expect(collectPages(fetchPage, { window: () => 4 })).rejects.toBe(notFound);
+    asked.clear();
+    await expect(collectPages(fetchPage, { window: () => 1, stopAfter: () => false })).rejects.toBe(notFound);
+  });
+
+  it("a full page that brings no record not seen before rejects: the site repeats a page", async () => {
+    // A site that ignores ?page=: every page is page 1.
+    const fetchPage = async (): Promise<Page> => ({ records: records(1, 3), headers: {} });
+    const describePage = (page: number) => `GET /api/v1/chapters?page=${page}`;
+    await expect(collectPages(fetchPage, { window: () => 4, describe: describePage })).rejects.toThrow(
+      "the site repeats page 1: GET /api/v1/chapters?page=2 brought no record that earlier pages did not",
+    );
+    await expect(
+      collectPages(fetchPage, { window: () => 1, stopAfter: () => false, describe: describePage }),
+    ).rejects.toThrow("the site repeats page 1");
+  });
+
+  it("a Link rel=next that points back rejects the listing instead of ending it", async () => {
+    const pages = [records(1, 2), records(3, 2), records(5, 2)];
+    const server = fakeServer(pages, (page) => ({
+      link: `<?page=${page === 2 ? 1 : page + 1}>; rel="next"`,
+    }));
+    await expect(collectPages(server.fetchPage, { window: () => 4 })).rejects.toThrow(
+      "the Link header of page 2 points back to page 1 as the next page",
+    );
+    await expect(collectPages(server.fetchPage, { window: () => 1, stopAfter: () => false })).rejects.toThrow(
+      "points back to page 1",
+    );
+  });
+
+  it("a listing that never ends stops at the page cap", async () => {
+    let asked = 0;
+    // Every page brings new records: only the cap stops it.
+    const fetchPage = async (page: number): Promise<Page> => {
+      asked += 1;
+      return { records: records(page * 10, 2), headers: {} };
+    };
+    await expect(collectPages(fetchPage, { window: () => 4 })).rejects.toThrow(
+      `the listing did not end after ${PAGE_CAP_FLOOR} pages`,
+    );
+    expect(asked).toBe(PAGE_CAP_FLOOR);
+  });
+
+  it("the cap grows with the records expected, so a large site is read whole", async () => {
+    expect(pageCap(0, 100)).toBe(PAGE_CAP_FLOOR);
+    expect(pageCap(1_000_000, 25)).toBe(160_000);
+    const last = PAGE_CAP_FLOOR + 500;
+    const fetchPage = async (page: number): Promise<Page> => ({
+      records: page <= last ? records(page * 10, 2) : [],
+      headers: {},
+    });
+    const result = await collectPages(fetchPage, { window: () => 4, expected: 2 * last });
+    expect(result.pages).toBe(last + 1);
+    expect(result.records).toHaveLength(2 * last);
   });
 
   it("stopAfter pages sequentially and stops early", async () => {
