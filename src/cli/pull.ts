@@ -76,6 +76,7 @@ export function registerPull(program: Command, run: CliRun): void {
             theirs: flags.theirs,
             maxDelete,
             onPage: (list, page, count) => progress.page(list, page, count),
+            onNote: (line) => out.info(line),
           },
           client,
         );

@@ -39,7 +39,12 @@ export interface ApiContext {
   pastLastPage: "empty" | "404";
   /** Whether served events carry their ids (false: a site whose events have none). */
   eventIds: boolean;
+  /** Lists leave out chapters' content and courses' excerpt (summary lists); a show has them. */
+  summaryLists: boolean;
 }
+
+/** The fields a summary list leaves out, by resource. */
+const SUMMARY_OMITS: Record<ResourceName, string> = { courses: "excerpt", chapters: "content" };
 
 /** The versioned root and the login path (API.md section 9). */
 export const API_ROOT = "/api/v1";
@@ -97,9 +102,15 @@ export function routeApi(context: ApiContext, request: RouteRequest): Reply {
     case "collection": {
       if (request.method === "GET") {
         const n = page();
-        return n === undefined
-          ? badPage()
-          : listReply(context, request.path, n, context.state.list(route.resource, n));
+        if (n === undefined) return badPage();
+        const listed = context.state.list(route.resource, n);
+        const omit = SUMMARY_OMITS[route.resource];
+        const items = context.summaryLists
+          ? listed.items.map((item) =>
+              Object.fromEntries(Object.entries(item).filter(([key]) => key !== omit)),
+            )
+          : listed.items;
+        return listReply(context, request.path, n, { ...listed, items });
       }
       const body = parseJson(request.body);
       if (!body.ok) return unprocessable({ body: ["is not valid JSON"] });

@@ -66,6 +66,8 @@ export interface EmulatorOptions {
   pastLastPage?: "empty" | "404";
   /** Serve events without their ids (default: with), as a site whose events have none would. */
   eventIds?: boolean;
+  /** Lists leave out chapters' content and courses' excerpt, as summary lists do (default: full). */
+  summaryLists?: boolean;
   /** Seeds the PRNG of the random faults, so a test sees the same faults on every run. */
   randomSeed?: number;
   /** The clock for timestamps and token expiry; default the system clock. */
@@ -194,6 +196,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     pagingHeaders: options.pagingHeaders ?? "none",
     pastLastPage: options.pastLastPage ?? "empty",
     eventIds: options.eventIds ?? true,
+    summaryLists: options.summaryLists ?? false,
   };
 
   async function serveApi(request: RouteRequest, response: ServerResponse, query: URLSearchParams) {

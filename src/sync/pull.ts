@@ -1,6 +1,7 @@
 import path from "node:path";
 import PQueue from "p-queue";
 import type { Listing, ListOptions } from "../api/client.js";
+import type { Resource } from "../api/wire.js";
 import { ExitCode, UserError } from "../errors.js";
 import type { BodyCodec } from "../tree/bodies.js";
 import { memoized } from "../tree/codecs.js";
@@ -21,6 +22,7 @@ import { sha256 } from "../util/hash.js";
 import { snapshotRecord } from "./entities.js";
 import { Journal, unconfirmedIntents } from "./journal.js";
 import { baseTextsFor, buildLocalView, knownHashes } from "./local-view.js";
+import { completeSummaries, type RecordReader } from "./pull/complete.js";
 import { type FileOp, planPull } from "./pull-plan.js";
 import { jsonEqual } from "./reconcile.js";
 import { adoptIntents, foldJournal, restoreIds } from "./recovery.js";
@@ -34,8 +36,8 @@ import {
   statePaths,
 } from "./snapshot.js";
 
-/** The part of the API client pull uses. */
-export interface Lister {
+/** The part of the API client pull uses: the lists, and single reads for summary lists. */
+export interface Lister extends RecordReader {
   listAll(path: string, options?: ListOptions): Promise<Listing>;
 }
 
@@ -57,6 +59,8 @@ export interface PullOptions {
   maxDelete?: number | undefined;
   /** Progress of the listings. */
   onPage?: ((list: "courses" | "chapters", page: number, count: number) => void) | undefined;
+  /** Told what pull does beyond the plain listing (reading records one by one). */
+  onNote?: ((line: string) => void) | undefined;
 }
 
 /** What a pull did (or, with --dry-run, would do). */
@@ -99,7 +103,7 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
   }
   // Both lists at once through the one gate, while the tree is read; a failure of any page
   // fails the whole pull. The lists only read the site, so starting them early is harmless.
-  const listing = Promise.all([
+  const listed = Promise.all([
     client.listAll("courses", {
       onPage: (page, count) => options.onPage?.("courses", page, count),
       expected: Object.keys(loaded?.courses ?? {}).length,
@@ -109,13 +113,24 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
       expected: Object.keys(loaded?.chapters ?? {}).length,
     }),
   ]);
-  // Handled below; this only keeps an early exit (invalid files) from an unhandled rejection.
-  listing.catch(() => {});
+  listed.catch(() => {});
   // A push killed part-way left its journal: what it confirmed counts as synced, and a create
   // it sent without an answer is found on the site (by the fields sent) and its file gets the id.
   const journal = new Journal(statePaths(root, options.site).journal, snapshotBase(loaded));
   const earlier = loaded ? await journal.read() : [];
   const snapshot = earlier.length > 0 && loaded ? foldJournal(loaded, earlier) : loaded;
+  const cache = new ContentCache(statePaths(root, options.site).cache);
+  // Records a summary list left a field out of are made whole before anything looks at them.
+  const complete = { snapshot, cache, reader: client, onNote: options.onNote };
+  const whole = async (resource: Resource, listing: Listing): Promise<Listing> => {
+    const { records, reads } = await completeSummaries(resource, listing.records, complete);
+    return { ...listing, records, requests: listing.requests + reads };
+  };
+  const listing = listed.then(([courses, chapters]) =>
+    Promise.all([whole("courses", courses), whole("chapters", chapters)]),
+  );
+  // Handled below; this only keeps an early exit (invalid files) from an unhandled rejection.
+  listing.catch(() => {});
   if (earlier.length > 0 && snapshot && !options.dryRun) {
     await restoreIds(root, earlier);
     const open = unconfirmedIntents(earlier);
@@ -132,7 +147,6 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
   });
   // Texts of the last sync for the bodies edited here: to tell an edit from a re-rendering,
   // and as the base of a three-way body merge.
-  const cache = new ContentCache(statePaths(root, options.site).cache);
   const baseTexts = await baseTextsFor(scan, snapshot, cache);
   const local = buildLocalView(scan, snapshot, bodies, baseTexts);
   const problems = [...scan.problems, ...local.problems];
