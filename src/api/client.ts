@@ -273,6 +273,14 @@ export class ApiClient {
     });
   }
 
+  /**
+   * Stop starting requests: those in flight finish, every later one (retries included) rejects
+   * with `reason`. For a run asked to stop.
+   */
+  interrupt(reason: Error): void {
+    this.gate.close(reason);
+  }
+
   /** Close the keep-alive connections. The client must not be used afterwards. */
   close(): void {
     this.#agents.http.destroy();

@@ -39,6 +39,7 @@ export class RequestGate {
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #recoverAfter: number;
   #pauses = 0;
+  #closed: Error | undefined;
   #slowedInThisPause = false;
   #successStreak = 0;
 
@@ -63,7 +64,17 @@ export class RequestGate {
 
   /** Run one attempt through the gate. Higher priority starts first (retries use 1). */
   run<T>(task: () => Promise<T>, options: { priority?: number } = {}): Promise<T> {
-    return this.#queue.add(task, { priority: options.priority ?? 0 });
+    const guarded = () => (this.#closed ? Promise.reject(this.#closed) : task());
+    return this.#queue.add(guarded, { priority: options.priority ?? 0 });
+  }
+
+  /**
+   * Start nothing more: attempts in flight finish, every attempt not yet started (waiting, or
+   * asked for later) rejects with `reason`. For a run asked to stop (Ctrl-C).
+   */
+  close(reason: Error): void {
+    this.#closed ??= reason;
+    this.#queue.start();
   }
 
   /**

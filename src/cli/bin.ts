@@ -1,10 +1,26 @@
 #!/usr/bin/env node
+import type { StopSignal } from "../errors.js";
 import { main } from "./main.js";
 import { terminalPrompts } from "./prompts.js";
 
-const interrupted = new Promise<void>((resolve) => {
-  process.once("SIGINT", () => resolve());
-  process.once("SIGTERM", () => resolve());
+/** How long a run asked to stop may take to finish what is in flight before it is cut short. */
+const GRACE_MS = 10_000;
+
+const EXIT_CODES: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143 };
+
+// The first Ctrl-C or SIGTERM asks the run to stop (it finishes what is in flight and leaves a
+// state the next run completes); a second one, or the grace running out, exits at once: every
+// write is atomic and journaled, so even that is recoverable.
+const interrupted = new Promise<StopSignal>((resolve) => {
+  let asked = false;
+  const onSignal = (signal: StopSignal) => {
+    if (asked) process.exit(EXIT_CODES[signal]);
+    asked = true;
+    setTimeout(() => process.exit(EXIT_CODES[signal]), GRACE_MS).unref();
+    resolve(signal);
+  };
+  process.on("SIGINT", () => onSignal("SIGINT"));
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
 });
 
 const code = await main(process.argv.slice(2), {

@@ -11,7 +11,7 @@ import {
   resolveSite,
 } from "../config/config.js";
 import { CredentialStore, configDir } from "../config/credentials.js";
-import { UserError, usageError } from "../errors.js";
+import { InterruptedError, UserError, usageError } from "../errors.js";
 import { bodyCodec } from "../tree/codecs.js";
 import type { CliRun, GlobalOptions } from "./io.js";
 import { Output } from "./output.js";
@@ -140,4 +140,12 @@ export async function connect(
         : undefined,
   });
   return { site, client, store };
+}
+
+/**
+ * Once the run is asked to stop (Ctrl-C, SIGTERM), the client starts no more requests: those in
+ * flight finish, and the command fails with `message` and `hint` (exit 130 or 143).
+ */
+export function stopRequestsOnSignal(run: CliRun, client: ApiClient, message: string, hint: string): void {
+  void run.interrupted.then((signal) => client.interrupt(new InterruptedError(signal, message, hint)));
 }

@@ -1,3 +1,5 @@
+import type { StopSignal } from "../errors.js";
+
 /** Where a command reads and writes: injected so tests run the CLI in-process. */
 export interface CliIO {
   stdout: { write(text: string): unknown; isTTY?: boolean };
@@ -5,8 +7,8 @@ export interface CliIO {
   stdinIsTTY: boolean;
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
-  /** Resolves when the user asks to stop (Ctrl-C); long-running commands await it. */
-  interrupted: Promise<void>;
+  /** Resolves with the signal when the user (Ctrl-C) or CI (SIGTERM) asks to stop. */
+  interrupted: Promise<StopSignal>;
   /** Questions asked on a terminal; used only when stdinIsTTY is true. */
   prompts: Prompts;
   /** For tests: how often the API client retries a request itself (default 5). */

@@ -1,14 +1,27 @@
 import confirm from "@inquirer/confirm";
 import input from "@inquirer/input";
 import password from "@inquirer/password";
+import { InterruptedError } from "../errors.js";
 import type { Prompts } from "./io.js";
+
+/** Ctrl-C at a prompt ends the run quietly: "aborted", exit 130, no stack trace. */
+export async function abortable<T>(question: Promise<T>): Promise<T> {
+  try {
+    return await question;
+  } catch (error) {
+    if (error instanceof Error && error.name === "ExitPromptError") {
+      throw new InterruptedError("SIGINT", "aborted");
+    }
+    throw error;
+  }
+}
 
 /** Prompts on the terminal, drawn on stderr so stdout stays for results. */
 export function terminalPrompts(): Prompts {
   const context = { output: process.stderr };
   return {
-    input: (message) => input({ message, required: true }, context),
-    password: (message) => password({ message, mask: true }, context),
-    confirm: (message) => confirm({ message, default: false }, context),
+    input: (message) => abortable(input({ message, required: true }, context)),
+    password: (message) => abortable(password({ message }, context)),
+    confirm: (message) => abortable(confirm({ message, default: false }, context)),
   };
 }

@@ -2,12 +2,12 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { Option } from "commander";
-import { ExitCode, usageError } from "../errors.js";
+import { ExitCode, InterruptedError, usageError } from "../errors.js";
 import { archiveEvents, EVENTS_FILE } from "../sync/events.js";
 import { acquireLock } from "../sync/lock.js";
 import { pull } from "../sync/pull.js";
 import { countOutcomes } from "../sync/report.js";
-import { connect, openTree, syncTarget } from "./context.js";
+import { connect, openTree, stopRequestsOnSignal, syncTarget } from "./context.js";
 import type { CliRun } from "./io.js";
 import { globalsOf } from "./main.js";
 import { Output } from "./output.js";
@@ -66,6 +66,12 @@ export function registerPull(program: Command, run: CliRun): void {
       const scope = paths.length ? courseFolders(tree.root, treePaths(run, tree.root, paths)) : undefined;
       const { site, client } = await connect(run, globals, tree.config);
       const release = flags.dryRun ? async () => {} : await acquireLock(tree.root, site.name, "pull");
+      stopRequestsOnSignal(
+        run,
+        client,
+        "interrupted while reading the site: nothing was changed",
+        "Run `coursesync pull` again.",
+      );
       const progress = listingProgress(run, globals);
       try {
         const result = await pull(
@@ -81,7 +87,14 @@ export function registerPull(program: Command, run: CliRun): void {
           client,
         );
         const events = flags.events
-          ? await archiveEvents(tree.root, client, { dryRun: flags.dryRun })
+          ? await archiveEvents(tree.root, client, { dryRun: flags.dryRun }).catch((error: unknown) => {
+              if (!(error instanceof InterruptedError)) throw error;
+              throw new InterruptedError(
+                error.signal,
+                "interrupted: the pull is done, but the events were not archived",
+                "Run `coursesync pull --events` again.",
+              );
+            })
           : undefined;
         progress.stop();
         const conflicts = result.changes.filter((c) => c.outcome === "conflict");

@@ -41,7 +41,7 @@ export interface WatchOptions {
   confirm: (plan: PushPlan) => Promise<boolean>;
   report: (event: WatchEvent) => void;
   /** Resolves when the person asks to stop (Ctrl-C). */
-  stop: Promise<void>;
+  stop: Promise<unknown>;
   /** Quiet time after the last save before pushing; default 300 ms. */
   debounceMs?: number;
   /** Files deleted in one burst that pause watching (a branch checkout); default 5. */

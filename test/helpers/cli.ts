@@ -1,5 +1,6 @@
 import type { Prompts } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
+import type { StopSignal } from "../../src/errors.js";
 
 /** What one in-process run of the CLI printed and returned. */
 export interface CliResult {
@@ -14,7 +15,7 @@ export interface RunOptions {
   env?: Record<string, string | undefined>;
   tty?: boolean;
   prompts?: Partial<Prompts>;
-  interrupted?: Promise<void>;
+  interrupted?: Promise<StopSignal>;
 }
 
 const noPrompts: Prompts = {

@@ -4,6 +4,7 @@ import { Command } from "commander";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultSeedDir, emulatorOptions, registerEmulator } from "../../src/cli/emulator.js";
 import type { CliIO } from "../../src/cli/io.js";
+import type { StopSignal } from "../../src/errors.js";
 import { UserError } from "../../src/errors.js";
 import { call } from "../helpers/emulator.js";
 import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
@@ -30,8 +31,8 @@ async function runEmulator(args: string[], cwd = process.cwd()) {
     stdinIsTTY: false,
     env: {},
     cwd,
-    interrupted: new Promise<void>((resolve) => {
-      stop = resolve;
+    interrupted: new Promise<StopSignal>((resolve) => {
+      stop = () => resolve("SIGINT");
     }),
     prompts: {
       input: () => Promise.reject(new Error("no prompt")),

@@ -3,6 +3,7 @@ import { appendFile, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
+import type { StopSignal } from "../../src/errors.js";
 import { runCli } from "../helpers/cli.js";
 import { type TestEmulator, useEmulators } from "../helpers/emulator.js";
 import { eventually, pulledSite, writeRequests } from "../helpers/site.js";
@@ -38,7 +39,7 @@ async function startWatch(
 ) {
   let stdout = "";
   let stop!: () => void;
-  const interrupted = new Promise<void>((resolve) => (stop = resolve));
+  const interrupted = new Promise<StopSignal>((resolve) => (stop = () => resolve("SIGINT")));
   const done = main(["watch", "--yes", ...args], {
     stdout: { write: (t: string) => (stdout += t), isTTY: false },
     stderr: { write: (t: string) => (stdout += t), isTTY: false },
