@@ -1,5 +1,12 @@
 import matter from "gray-matter";
-import { checkedId, checkedTitle, FileProblem, parseYamlMapping, stringifyYamlFields } from "./yaml-text.js";
+import {
+  checkedId,
+  checkedTitle,
+  type FieldLines,
+  FileProblem,
+  parseYamlMapping,
+  stringifyYamlFields,
+} from "./yaml-text.js";
 
 /**
  * The body format of a chapter file: Markdown (the default), the site's HTML verbatim, or —
@@ -22,8 +29,14 @@ const CHAPTER_KEYS = ["id", "title", "ordinal", "format"] as const;
 // datetimes and numbers-as-text stay what they were, and errors carry file lines.
 const splitOnly = { engines: { yaml: { parse: () => ({}), stringify: () => "" } } };
 
-/** Split a Markdown file into its front matter text (starting on file line 2) and body. */
-export function splitFrontMatter(text: string, file: string): { frontMatter: string; body: string } {
+/**
+ * Split a Markdown file into its front matter text (starting on file line 2) and body, with
+ * the file line the body starts on.
+ */
+export function splitFrontMatter(
+  text: string,
+  file: string,
+): { frontMatter: string; body: string; bodyLine: number } {
   let source = text.startsWith("\uFEFF") ? text.slice(1) : text;
   if (source.startsWith("---\r\n")) source = source.replace(/\r\n/g, "\n");
   if (!source.startsWith("---\n") && source !== "---") {
@@ -39,12 +52,22 @@ export function splitFrontMatter(text: string, file: string): { frontMatter: str
   const parsed = matter(source, splitOnly as unknown as Parameters<typeof matter>[1]);
   // The body is written with one trailing LF added; take exactly that one back off.
   const body = parsed.content.endsWith("\n") ? parsed.content.slice(0, -1) : parsed.content;
-  return { frontMatter: parsed.matter.replace(/^\n/, ""), body };
+  const before = source.slice(0, source.length - parsed.content.length);
+  const bodyLine = before.split("\n").length;
+  return { frontMatter: parsed.matter.replace(/^\n/, ""), body, bodyLine };
 }
 
 /** Parse and validate a chapter file. Throws FileProblem naming the file and line. */
 export function parseChapterFile(text: string, file: string): ChapterFile {
-  const { frontMatter, body } = splitFrontMatter(text, file);
+  return parseChapterFileWithLines(text, file).chapter;
+}
+
+/** Parse and validate a chapter file, with the line of each key it sets and of its body. */
+export function parseChapterFileWithLines(
+  text: string,
+  file: string,
+): { chapter: ChapterFile; lines: FieldLines } {
+  const { frontMatter, body, bodyLine } = splitFrontMatter(text, file);
   const { values, lines } = parseYamlMapping(frontMatter, file, 2);
   for (const key of Object.keys(values)) {
     if (!(CHAPTER_KEYS as readonly string[]).includes(key)) {
@@ -82,13 +105,14 @@ export function parseChapterFile(text: string, file: string): ChapterFile {
       `format must be "html" or left out, not ${JSON.stringify(format)}`,
     );
   }
-  return {
+  const chapter: ChapterFile = {
     id,
     title,
     ordinal: ordinal as number,
     format: format === "html" || format === "json" ? (format as BodyFormat) : "markdown",
     body,
   };
+  return { chapter, lines: { ...lines, body: bodyLine } };
 }
 
 /** Serialize a chapter file: front matter in fixed key order, LF, a trailing newline. */

@@ -1,4 +1,11 @@
-import { checkedId, checkedTitle, FileProblem, parseYamlMapping, stringifyYamlFields } from "./yaml-text.js";
+import {
+  checkedId,
+  checkedTitle,
+  type FieldLines,
+  FileProblem,
+  parseYamlMapping,
+  stringifyYamlFields,
+} from "./yaml-text.js";
 
 /** The editable fields of a course, as `course.yaml` holds them (DESIGN section 3). */
 export interface CourseFile {
@@ -49,6 +56,14 @@ function optionalBoolean(values: Record<string, unknown>, key: string, file: str
 
 /** Parse and validate a course.yaml. Throws FileProblem naming the file and line. */
 export function parseCourseFile(text: string, file: string): CourseFile {
+  return parseCourseFileWithLines(text, file).course;
+}
+
+/** Parse and validate a course.yaml, with the line of each key it sets. */
+export function parseCourseFileWithLines(
+  text: string,
+  file: string,
+): { course: CourseFile; lines: FieldLines } {
   const source = (text.startsWith("\uFEFF") ? text.slice(1) : text).replace(/\r\n/g, "\n");
   const { values, lines } = parseYamlMapping(source, file);
   for (const key of Object.keys(values)) {
@@ -71,7 +86,7 @@ export function parseCourseFile(text: string, file: string): CourseFile {
       `status must be draft or published, not ${JSON.stringify(status)}`,
     );
   }
-  return {
+  const course: CourseFile = {
     id,
     title,
     status,
@@ -81,6 +96,7 @@ export function parseCourseFile(text: string, file: string): CourseFile {
     scheduled_at: optionalString(values, "scheduled_at", file, lines.scheduled_at),
     published_at: optionalString(values, "published_at", file, lines.published_at),
   };
+  return { course, lines };
 }
 
 /** Serialize a course.yaml: keys in the fixed order, LF, a trailing newline. */

@@ -1,12 +1,12 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { sha256 } from "../util/hash.js";
-import { type ChapterFile, parseChapterFile } from "./chapter-file.js";
-import { type CourseFile, parseCourseFile } from "./course-file.js";
+import { type ChapterFile, parseChapterFileWithLines } from "./chapter-file.js";
+import { type CourseFile, parseCourseFileWithLines } from "./course-file.js";
 import { tempFileOwner } from "./fs-ops.js";
 import { ignoreMatcher } from "./ignore-rules.js";
 import type { StatCache } from "./stat-cache.js";
-import { FileProblem } from "./yaml-text.js";
+import { type FieldLines, FileProblem } from "./yaml-text.js";
 
 /** The folder under the root that holds one folder per course. */
 export const COURSES_DIR = "courses";
@@ -22,6 +22,8 @@ export interface ScannedCourse {
   hash: string | undefined;
   /** Parsed fields; undefined when the file was not parsed (unchanged) or is missing. */
   parsed: CourseFile | undefined;
+  /** The line of each key, when parsed. */
+  lines?: FieldLines;
 }
 
 /** A chapter file as found on disk. */
@@ -30,6 +32,8 @@ export interface ScannedChapter {
   folder: string;
   hash: string;
   parsed: ChapterFile | undefined;
+  /** The line of each key and of the body, when parsed. */
+  lines?: FieldLines;
 }
 
 /** What a scan of the tree found. */
@@ -253,7 +257,7 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
           try {
             const marker = encoding ?? markerProblem(file, text);
             if (marker) throw marker;
-            course.parsed = parseCourseFile(text, file);
+            ({ course: course.parsed, lines: course.lines } = parseCourseFileWithLines(text, file));
           } catch (error) {
             if (!(error instanceof FileProblem)) throw error;
             result.problems.push(error);
@@ -280,7 +284,7 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
           try {
             const marker = encoding ?? markerProblem(file, text);
             if (marker) throw marker;
-            chapter.parsed = parseChapterFile(text, file);
+            ({ chapter: chapter.parsed, lines: chapter.lines } = parseChapterFileWithLines(text, file));
           } catch (error) {
             if (!(error instanceof FileProblem)) throw error;
             result.problems.push(error);

@@ -13,10 +13,13 @@ export class FileProblem extends Error {
   }
 }
 
+/** The file line each key of a record file stands on (`body`: the line a chapter body starts on). */
+export type FieldLines = Record<string, number>;
+
 /** The fields of a YAML mapping with the line each key stands on. */
 export interface ParsedMapping {
   values: Record<string, unknown>;
-  lines: Record<string, number>;
+  lines: FieldLines;
 }
 
 /**

@@ -1,0 +1,187 @@
+import { FileProblem } from "./yaml-text.js";
+
+/**
+ * The one definition of what a record file's values may be, beyond their YAML types: the
+ * form of dates, the characters text may hold, and how long it may be. Push, watch and status
+ * check the values a file sets (and the site has not) against it before anything is sent.
+ */
+
+/** Sizes the site is unlikely to accept, from `limits:` in coursesync.yaml. */
+export interface Limits {
+  /** Longest title of a course or chapter, in characters. @default 1000 */
+  title_chars: number;
+  /** Longest course excerpt, in characters. @default 10000 */
+  excerpt_chars: number;
+  /** Largest chapter body, in bytes of the HTML sent (UTF-8). @default 5000000 */
+  body_bytes: number;
+}
+
+// A title is a line in a listing: 1,000 characters is several times any real one, and only a
+// paste gone wrong reaches it. An excerpt is a paragraph or two: 10,000 leaves room for many.
+// A chapter body of 5 MB of HTML is an embedded image or file, and web servers commonly refuse
+// request bodies from 1 MB (nginx's default) to 10 MB.
+/** The limits when coursesync.yaml sets none. */
+export const DEFAULT_LIMITS: Readonly<Limits> = {
+  title_chars: 1_000,
+  excerpt_chars: 10_000,
+  body_bytes: 5_000_000,
+};
+
+/** The keys `limits:` takes. */
+export const LIMIT_KEYS = Object.keys(DEFAULT_LIMITS) as ReadonlyArray<keyof Limits>;
+
+/** How a text value is checked. */
+type FieldRule =
+  | { type: "text"; limit?: "title_chars" | "excerpt_chars" }
+  | { type: "datetime" }
+  | { type: "body" };
+
+/** The text fields of course.yaml and of a chapter file, and their rules. */
+export const FIELD_RULES = {
+  course: {
+    title: { type: "text", limit: "title_chars" },
+    excerpt: { type: "text", limit: "excerpt_chars" },
+    scheduled_at: { type: "datetime" },
+    published_at: { type: "datetime" },
+  },
+  chapter: {
+    title: { type: "text", limit: "title_chars" },
+    body: { type: "body" },
+  },
+} as const satisfies Record<"course" | "chapter", Record<string, FieldRule>>;
+
+/** A date-time in the form the site writes its own (`created_at`). */
+export const DATETIME_EXAMPLE = "2026-03-01T09:00:00+01:00";
+
+const DATETIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-](\d{2}):(\d{2}))$/;
+
+function daysIn(year: number, month: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
+}
+
+/**
+ * What is wrong with a date-time value, or undefined when it is one: ISO 8601 with seconds,
+ * optional fractional seconds, and a numeric UTC offset or Z. Empty means "not set".
+ */
+export function dateTimeProblem(text: string): string | undefined {
+  if (text === "") return undefined;
+  const match = DATETIME.exec(text);
+  if (!match) {
+    if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return "is a date without a time and UTC offset";
+    if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text)) return "has no UTC offset";
+    return "is not a date and time in the form the site uses";
+  }
+  const [year, month, day, hour, minute, second, offsetHour, offsetMinute] = [1, 2, 3, 4, 5, 6, 9, 10].map(
+    (i) => Number(match[i] ?? 0),
+  ) as [number, number, number, number, number, number, number, number];
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return "is not a day of the calendar";
+  if (hour > 23 || minute > 59 || second > 59) return "is not a time of day";
+  if (offsetHour > 23 || offsetMinute > 59) return "has an offset that is not one";
+  return undefined;
+}
+
+/**
+ * Where a text holds a character the site cannot store as text: a C0 control other than
+ * tab, LF and CR, or DEL. None has a meaning in a title or in HTML (the HTML parser reports
+ * each as an error), none shows in an editor, and NUL ends strings in C and in PostgreSQL.
+ */
+export function refusedCharAt(text: string): number | undefined {
+  const at = text.search(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/);
+  return at < 0 ? undefined : at;
+}
+
+function charName(char: string): string {
+  const code = char.charCodeAt(0);
+  const hex = `U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
+  return code === 0 ? `${hex} (NUL)` : code === 0x7f ? `${hex} (DEL)` : hex;
+}
+
+/** One value a file sets, where it stands, and (for a body) what is sent for it. */
+export interface FieldValue {
+  text: string;
+  /** The line of its key, or for a body the line it starts on. */
+  line: number | undefined;
+  /** The HTML sent for a body (a Markdown body's rendering), when it differs from the text. */
+  sent?: string;
+}
+
+const number = (n: number) => n.toLocaleString("en-US");
+
+function sizeProblem(field: string, rule: FieldRule, value: FieldValue, limits: Limits) {
+  if (rule.type === "body") {
+    const bytes = Buffer.byteLength(value.sent ?? value.text, "utf8");
+    if (bytes <= limits.body_bytes) return undefined;
+    return {
+      problem: `the body is ${number(bytes)} bytes as HTML, over the limit of ${number(limits.body_bytes)}`,
+      hint: "Move large embedded images or files out of the body and link to them, or raise limits.body_bytes in coursesync.yaml if your site takes larger bodies.",
+    };
+  }
+  if (rule.type !== "text" || !rule.limit) return undefined;
+  const chars = [...value.text].length;
+  if (chars <= limits[rule.limit]) return undefined;
+  return {
+    problem: `${field} is ${number(chars)} characters long, over the limit of ${number(limits[rule.limit])}`,
+    hint: `Shorten it, or raise limits.${rule.limit} in coursesync.yaml if your site takes longer ones.`,
+  };
+}
+
+/** The line of the character at `at` in a body that starts on `line`. */
+function lineWithin(text: string, at: number, line: number | undefined): number | undefined {
+  if (line === undefined) return undefined;
+  let n = line;
+  for (let i = text.indexOf("\n"); i >= 0 && i < at; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+/** A refused character in a value (or only in the HTML sent for it), with its line. */
+function charProblem(
+  file: string,
+  field: string,
+  rule: FieldRule,
+  value: FieldValue,
+): FileProblem | undefined {
+  const inText = refusedCharAt(value.text);
+  const inSent = inText === undefined && value.sent !== undefined ? refusedCharAt(value.sent) : undefined;
+  const char =
+    inText !== undefined ? value.text[inText] : inSent !== undefined ? value.sent?.[inSent] : undefined;
+  if (char === undefined) return undefined;
+  const isBody = rule.type === "body";
+  return new FileProblem(
+    file,
+    isBody && inText !== undefined ? lineWithin(value.text, inText, value.line) : value.line,
+    `${isBody ? "the body" : field} holds the control character ${charName(char)}, which the site cannot store as text`,
+    "Remove it (an editor may show it as a box or ^@; a quoted YAML escape such as \\0 or \\x01 makes one too). Only tab and line breaks are allowed.",
+  );
+}
+
+/** A date-time value not in the form the site takes, with the form and an example. */
+function dateProblem(file: string, field: string, value: FieldValue): FileProblem | undefined {
+  const problem = dateTimeProblem(value.text);
+  if (problem === undefined) return undefined;
+  return new FileProblem(
+    file,
+    value.line,
+    `${field} ${JSON.stringify(value.text)} ${problem}: write it like ${DATETIME_EXAMPLE}`,
+    "An ISO 8601 date and time with seconds and a UTC offset (+01:00, -05:00, or Z for UTC), or nothing after the colon for none.",
+  );
+}
+
+/** Every problem of one value a file sets: a refused character, its size, its date form. */
+export function fieldProblems(
+  file: string,
+  kind: "course" | "chapter",
+  field: string,
+  value: FieldValue,
+  limits: Limits,
+): FileProblem[] {
+  const rule: FieldRule | undefined = (FIELD_RULES[kind] as Record<string, FieldRule>)[field];
+  if (!rule) return [];
+  const char = charProblem(file, field, rule, value);
+  const size = sizeProblem(field, rule, value, limits);
+  // A value holding a control character is no date either: that one problem says so.
+  const date = rule.type === "datetime" && !char ? dateProblem(file, field, value) : undefined;
+  return [char, size && new FileProblem(file, value.line, size.problem, size.hint), date].filter(
+    (problem): problem is FileProblem => problem !== undefined,
+  );
+}
