@@ -3,7 +3,8 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parseBaseUrl } from "../api/login-url.js";
 import { ExitCode, UserError, usageError } from "../errors.js";
-import { FileProblem, parseYamlDocument } from "../tree/yaml-text.js";
+import { DEFAULT_LIMITS, LIMIT_KEYS, type Limits } from "../tree/schema.js";
+import { FileProblem, type ParsedYaml, parseYamlDocument } from "../tree/yaml-text.js";
 
 /** The name of the file that marks a coursesync tree. */
 export const CONFIG_FILE = "coursesync.yaml";
@@ -29,9 +30,11 @@ export interface Config {
   requestsPerSecond: number | undefined;
   /** gitignore-style patterns of files push and status leave alone. */
   ignore: string[];
+  /** Sizes push refuses to send (`limits:`), each defaulted. */
+  limits: Limits;
 }
 
-const KNOWN_KEYS = ["site", "sites", "body", "concurrency", "requests_per_second", "ignore"];
+const KNOWN_KEYS = ["site", "sites", "body", "concurrency", "requests_per_second", "ignore", "limits"];
 /** A site's name: it names files under .coursesync/, so it holds no path separator or dot-dot. */
 export const SITE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
@@ -161,7 +164,37 @@ export function parseConfig(text: string, root: string, displayPath = CONFIG_FIL
     concurrency: concurrency as number,
     requestsPerSecond: rps === null ? undefined : (rps as number | undefined),
     ignore: ignore as string[],
+    limits: parseLimits(raw.limits, lineOf, displayPath),
   };
+}
+
+/** `limits:`: a mapping of known keys to whole numbers of 1 or more; the rest default. */
+function parseLimits(raw: unknown, lineOf: ParsedYaml["lineOf"], displayPath: string): Limits {
+  const limits = { ...DEFAULT_LIMITS };
+  if (raw === undefined || raw === null) return limits;
+  const example = `Example:\nlimits:\n  ${LIMIT_KEYS.map((key) => `${key}: ${DEFAULT_LIMITS[key]}`).join("\n  ")}`;
+  if (typeof raw !== "object" || Array.isArray(raw)) {
+    throw problem(displayPath, lineOf(["limits"]), "limits must map limit names to numbers", example);
+  }
+  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+    if (!(LIMIT_KEYS as readonly string[]).includes(key)) {
+      throw problem(
+        displayPath,
+        lineOf(["limits", key]),
+        `unknown limit "${key}"`,
+        `Known limits: ${LIMIT_KEYS.join(", ")}.`,
+      );
+    }
+    if (!(Number.isSafeInteger(value) && (value as number) >= 1)) {
+      throw problem(
+        displayPath,
+        lineOf(["limits", key]),
+        `limits.${key} must be a whole number of 1 or more, not ${JSON.stringify(value)}`,
+      );
+    }
+    limits[key as keyof Limits] = value as number;
+  }
+  return limits;
 }
 
 /** Read and validate the coursesync.yaml of a tree root. */

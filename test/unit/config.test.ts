@@ -29,7 +29,16 @@ describe("coursesync.yaml", () => {
       concurrency: 4,
       requestsPerSecond: undefined,
       ignore: [],
+      limits: { title_chars: 1000, excerpt_chars: 10000, body_bytes: 5000000 },
     });
+  });
+
+  it("reads limits: each one set replaces its default, the others stay", () => {
+    const config = parseConfig(
+      "sites:\n  a:\n    url: https://x.test/api/v1\nlimits:\n  body_bytes: 20000000\n  title_chars: 255\n",
+      "/tree",
+    );
+    expect(config.limits).toEqual({ title_chars: 255, excerpt_chars: 10000, body_bytes: 20000000 });
   });
 
   it("takes the only site as the default and reads every option", () => {
@@ -81,6 +90,22 @@ describe("coursesync.yaml", () => {
       /coursesync\.yaml:4: requests_per_second must be a number from 0\.1 to 10000, not 0\.0001/,
     ],
     ["- a\n- b\n", /coursesync\.yaml:1: expected a mapping/],
+    [
+      "sites:\n  a:\n    url: https://x.test/api/v1\nlimits: 5\n",
+      /coursesync\.yaml:4: limits must map limit names to numbers/,
+    ],
+    [
+      "sites:\n  a:\n    url: https://x.test/api/v1\nlimits:\n  body: 10\n",
+      /coursesync\.yaml:5: unknown limit "body"/,
+    ],
+    [
+      "sites:\n  a:\n    url: https://x.test/api/v1\nlimits:\n  title_chars: 0\n",
+      /coursesync\.yaml:5: limits\.title_chars must be a whole number of 1 or more, not 0/,
+    ],
+    [
+      "sites:\n  a:\n    url: https://x.test/api/v1\nlimits:\n  body_bytes: 5MB\n",
+      /coursesync\.yaml:5: limits\.body_bytes must be a whole number of 1 or more, not "5MB"/,
+    ],
   ])("rejects %j with the file, line and exit 2", (text, message) => {
     const error = configError(text);
     expect(error.message).toMatch(message);
