@@ -111,6 +111,7 @@ export function syncTarget(tree: TreeContext, site: ResolvedSite) {
     siteUrl: site.url,
     ignore: tree.config.ignore,
     bodies: bodyCodec(tree.config.body),
+    limits: tree.config.limits,
   };
 }
 

@@ -74,6 +74,7 @@ export function registerStatus(program: Command, run: CliRun): void {
         paths: paths.length ? knownTreePaths(run, tree.root, paths, snapshot) : undefined,
         statCache,
         cache: new ContentCache(statePaths(tree.root, site.name).cache),
+        limits: tree.config.limits,
       });
       await statCache.save();
       // A push killed part-way: status reads the last sync alone, so what it sent may show here
@@ -97,7 +98,7 @@ export function registerStatus(program: Command, run: CliRun): void {
         if (entries.length === 0) out.result("Nothing to push: the tree matches the last sync.");
         for (const entry of entries) out.result(statusLine(entry, out));
         if (entries.length) {
-          const invalid = entries.filter((e) => e.state === "invalid").length;
+          const invalid = new Set(entries.filter((e) => e.state === "invalid").map((e) => e.path)).size;
           out.result(
             `${entries.length} pending` +
               (invalid

@@ -79,12 +79,10 @@ export interface PullResult {
 /** An error listing every invalid file, each with its line; nothing was written. */
 export function invalidFilesError(problems: readonly FileProblem[], verb: string): UserError {
   const lines = problems.map((p) => `  ${p.message}${p.hint ? `\n    ${p.hint}` : ""}`);
-  return new UserError(
-    `${problems.length} invalid file${problems.length === 1 ? "" : "s"}; ${verb}:\n${lines.join("\n")}`,
-    {
-      hint: "Fix the files above and run the command again.",
-    },
-  );
+  const files = new Set(problems.map((p) => p.file)).size;
+  return new UserError(`${files} invalid file${files === 1 ? "" : "s"}; ${verb}:\n${lines.join("\n")}`, {
+    hint: "Fix the files above and run the command again.",
+  });
 }
 
 /** Pull the site into the tree: list, reconcile, write, save the snapshot last. */

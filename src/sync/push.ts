@@ -10,6 +10,7 @@ import { parseChapterFile, splitFrontMatter } from "../tree/chapter-file.js";
 import { parseCourseFile } from "../tree/course-file.js";
 import { abs, removeLeftoverTemps, removeTreeFile, writeTreeFile } from "../tree/fs-ops.js";
 import { scanTree } from "../tree/scan.js";
+import { DEFAULT_LIMITS, type Limits } from "../tree/schema.js";
 import { StatCache } from "../tree/stat-cache.js";
 import { FileProblem } from "../tree/yaml-text.js";
 import { sha256 } from "../util/hash.js";
@@ -48,6 +49,7 @@ import {
   snapshotBase,
   statePaths,
 } from "./snapshot.js";
+import { valueProblems } from "./value-checks.js";
 
 /** The part of the API client push uses. */
 export interface PushClient {
@@ -83,6 +85,8 @@ export interface PushOptions {
   conflicts?: "stop" | "skip";
   /** How many updates or deletes are under way at once (creates go one at a time). @default 4 */
   writeConcurrency?: number;
+  /** Sizes refused before anything is sent. @default DEFAULT_LIMITS */
+  limits?: Limits;
 }
 
 /** What a push did. */
@@ -156,7 +160,12 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
   });
   const cache = new ContentCache(state.cache);
   const local = buildLocalView(scan, snapshot, bodies, await baseTextsFor(scan, snapshot, cache));
-  const problems = [...scan.problems, ...local.problems, ...(await untrackedProblems(root, snapshot, local))];
+  const problems = [
+    ...scan.problems,
+    ...local.problems,
+    ...valueProblems(scan, local, snapshot, options.limits ?? DEFAULT_LIMITS),
+    ...(await untrackedProblems(root, snapshot, local)),
+  ];
   // Invalid files stop the push, unless they are outside the paths asked for or the caller
   // (watch) skips them; either way nothing they stand for (or hold, for a course) is touched.
   const blocking = options.skipInvalid ? [] : problems.filter((p) => inPaths(p.file, options.paths));

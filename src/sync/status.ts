@@ -1,9 +1,11 @@
 import type { BodyCodec } from "../tree/bodies.js";
 import { scanTree } from "../tree/scan.js";
+import { DEFAULT_LIMITS, type Limits } from "../tree/schema.js";
 import type { StatCache } from "../tree/stat-cache.js";
 import { copyBeside, inPaths, planLocalChanges } from "./local-plan.js";
 import { baseTextsFor, buildLocalView, knownHashes } from "./local-view.js";
 import type { ContentCache, Snapshot } from "./snapshot.js";
+import { valueProblems } from "./value-checks.js";
 
 /** What status says of one file or record. */
 export type StatusState =
@@ -39,6 +41,8 @@ export async function treeStatus(options: {
   statCache?: StatCache | undefined;
   /** The content cache, to tell an edited Markdown body from one that only renders differently. */
   cache?: ContentCache | undefined;
+  /** Sizes push refuses: values over them are listed as invalid. @default DEFAULT_LIMITS */
+  limits?: Limits;
 }): Promise<StatusEntry[]> {
   const { snapshot, paths } = options;
   const scan = await scanTree(options.root, {
@@ -49,7 +53,8 @@ export async function treeStatus(options: {
   const baseTexts = options.cache ? await baseTextsFor(scan, snapshot, options.cache) : undefined;
   const local = buildLocalView(scan, snapshot, options.bodies, baseTexts);
   const entries: StatusEntry[] = [];
-  for (const problem of [...scan.problems, ...local.problems]) {
+  const values = valueProblems(scan, local, snapshot, options.limits ?? DEFAULT_LIMITS);
+  for (const problem of [...scan.problems, ...local.problems, ...values]) {
     if (!inPaths(problem.file, paths)) continue;
     entries.push({
       state: "invalid",

@@ -5,6 +5,7 @@ import { UserError } from "../errors.js";
 import type { BodyCodec } from "../tree/bodies.js";
 import { ignoreMatcher } from "../tree/ignore-rules.js";
 import { COURSE_FILE, COURSES_DIR, scanTree } from "../tree/scan.js";
+import type { Limits } from "../tree/schema.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { type Batch, Coalescer } from "./coalescer.js";
 import { planLocalChanges } from "./local-plan.js";
@@ -35,6 +36,8 @@ export interface WatchOptions {
   bodies: BodyCodec;
   /** How many updates or deletes are under way at once (see push). */
   writeConcurrency?: number;
+  /** Sizes refused before anything is sent (see push). */
+  limits?: Limits;
   /** Send deletes (watch --delete); otherwise they wait for a plain push. */
   deletes: boolean;
   /** Asked about the pending plan when watch starts (as push asks). */
@@ -77,6 +80,7 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
           ignore: options.ignore,
           bodies: options.bodies,
           writeConcurrency: options.writeConcurrency,
+          ...(options.limits ? { limits: options.limits } : {}),
           paths,
           deletes: options.deletes,
           skipInvalid: true,

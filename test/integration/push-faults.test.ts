@@ -1,5 +1,5 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { rm, writeFile } from "node:fs/promises";
+import { rename, rm, writeFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EmulatorOptions } from "../../src/emulator/server.js";
 import { runCli } from "../helpers/cli.js";
@@ -248,45 +248,42 @@ describe("failures while writing", () => {
 
   it("shows the site's field messages next to the file on a 422, and reports the rest as not applied", async () => {
     const s = await setup();
-    // Dates the site refuses (coursesync leaves their format to the site): a new course's and
-    // an existing one's.
-    await s.write("courses/rust/course.yaml", "title: Rust\nscheduled_at: next tuesday\n");
+    // What only the site can know: another user deleted course Go since the pull, so a new
+    // chapter filed in its folder names a course the site no longer has.
+    expect(s.emulator.state.remove("courses", 2)).toBe(true);
+    s.emulator.state.clearRequests();
     await s.write("courses/go/02-big.md", newChapter("Big", 5));
-    await s.write(
-      "courses/go/course.yaml",
-      (await s.read("courses/go/course.yaml")).replace("scheduled_at: null", "scheduled_at: next tuesday"),
-    );
+    await s.write("courses/web/04-four.md", newChapter("Four", 4));
     await s.retitle(THREE, "Three", "Three, renamed");
 
     const result = await s.cli("push", "--yes");
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(
-      "x failed   courses/rust  (course (new); POST /api/v1/courses failed: 422 Unprocessable Entity",
+      "x failed   courses/go/02-big.md  (chapter (new); POST /api/v1/chapters failed: 422 Unprocessable Entity",
     );
-    expect(result.stdout).toContain(
-      "courses/rust/course.yaml: scheduled_at must be an ISO 8601 datetime or null",
-    );
-    expect(result.stdout).toMatch(/\? skipped {2}courses\/go\/02-big\.md {2}\(chapter \(new\); not applied/);
+    expect(result.stdout).toContain("courses/go/02-big.md: course_id must exist");
     expect(result.stdout).toMatch(
-      /\? skipped {2}courses\/go {2}\(course 2; not applied: an earlier write failed\)/,
+      /\? skipped {2}courses\/web\/04-four\.md {2}\(chapter \(new\); not applied/,
     );
-    expect(result.stdout).toMatch(/\? skipped {2}courses\/web\/03-three\.md {2}\(chapter 3; not applied/);
-    expect(s.writes()).toEqual(["POST /api/v1/courses"]);
+    expect(result.stdout).toMatch(
+      /\? skipped {2}courses\/web\/03-three\.md {2}\(chapter 3; not applied: an earlier write failed\)/,
+    );
+    expect(s.writes()).toEqual(["POST /api/v1/chapters"]);
     expect(s.emulator.state.get("chapters", 3)?.title).toBe("Three");
 
-    // Fixed by hand, the other course's date is the next thing the site refuses, with its own words.
-    await s.write("courses/rust/course.yaml", "title: Rust\n");
+    // The new chapter dropped by hand, the next thing the site refuses is an update, in its own
+    // words: Three moved into Go's folder.
+    await rm(s.file("courses/go/02-big.md"));
+    await rename(s.file(THREE), s.file("courses/go/03-three.md"));
     const second = await s.cli("push", "--yes");
     expect(second.code).toBe(1);
-    expect(second.stdout).toContain(
-      "courses/go/course.yaml: scheduled_at must be an ISO 8601 datetime or null",
-    );
+    expect(second.stdout).toContain("courses/go/03-three.md: course_id must exist");
     const json = await s.cli("push", "--yes", "--json");
     const doc = JSON.parse(json.stdout) as { errors: Array<{ path: string; reason: string }> };
     expect(doc.errors).toEqual([
       expect.objectContaining({
-        path: "courses/go",
-        reason: expect.stringContaining("scheduled_at must be an ISO 8601"),
+        path: "courses/go/03-three.md",
+        reason: expect.stringContaining("course_id must exist"),
       }),
     ]);
   });

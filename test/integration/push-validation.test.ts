@@ -306,6 +306,101 @@ const CASES: Array<[string, Record<string, string | Buffer | null>, Array<string
       "courses/web/part-2/03-later.md: is in a subfolder of a course folder, where coursesync reads no chapters",
     ],
   ],
+  // values the site cannot take, checked where the file changed them
+  [
+    "course: a date that is not one",
+    course("scheduled_at: null", "scheduled_at: not-a-date"),
+    [
+      `${WEB}:7: scheduled_at "not-a-date" is not a date and time in the form the site uses: write it like 2026-03-01T09:00:00+01:00`,
+    ],
+  ],
+  [
+    "course: a date without a time",
+    course("scheduled_at: null", "scheduled_at: 2026-03-01"),
+    [`${WEB}:7: scheduled_at "2026-03-01" is a date without a time and UTC offset: write it like`],
+  ],
+  [
+    "course: a date-time without a UTC offset",
+    course("published_at: null", "published_at: 2026-03-01T09:00:00"),
+    [`${WEB}:8: published_at "2026-03-01T09:00:00" has no UTC offset`],
+  ],
+  [
+    "course: month 13",
+    course("scheduled_at: null", "scheduled_at: 2026-13-01T09:00:00Z"),
+    [`${WEB}:7: scheduled_at "2026-13-01T09:00:00Z" is not a day of the calendar`],
+  ],
+  [
+    "course: February 30",
+    course("scheduled_at: null", "scheduled_at: 2026-02-30T09:00:00+01:00"),
+    [`${WEB}:7: scheduled_at "2026-02-30T09:00:00+01:00" is not a day of the calendar`],
+  ],
+  [
+    "a new course with a date that is not one",
+    { "courses/rust/course.yaml": "title: Rust\nscheduled_at: next tuesday\n" },
+    ['courses/rust/course.yaml:2: scheduled_at "next tuesday" is not a date and time'],
+  ],
+  [
+    "course: a NUL written as a YAML escape in the title",
+    course("title: Web", 'title: "Web\\0"'),
+    [`${WEB}:2: title holds the control character U+0000 (NUL), which the site cannot store as text`],
+  ],
+  [
+    "course: an escape character in the excerpt",
+    course("excerpt: HTML", "excerpt: HTML\u001b[1m"),
+    [`${WEB}:4: excerpt holds the control character U+001B`],
+  ],
+  [
+    "course: a DEL in the title",
+    course("title: Web", "title: We\u007fb"),
+    [`${WEB}:2: title holds the control character U+007F (DEL)`],
+  ],
+  [
+    "chapter: a NUL byte in an HTML body, named by its line",
+    intro("<p>intro</p>", "<p>intro</p>\n<p>a\u0000b</p>"),
+    [`${INTRO}:8: the body holds the control character U+0000 (NUL)`],
+  ],
+  [
+    "a new Markdown chapter with a NUL byte in its body (Markdown would turn it into U+FFFD)",
+    { "courses/web/03-nul.md": "---\ntitle: Nul\nordinal: 3\n---\nline one\n\nline \u0000two\n" },
+    ["courses/web/03-nul.md:7: the body holds the control character U+0000 (NUL)"],
+  ],
+  [
+    "chapter: a control character in the title",
+    intro("title: Intro", "title: Intro\u0001"),
+    [`${INTRO}:3: title holds the control character U+0001`],
+  ],
+  [
+    "chapter: a title over 1,000 characters",
+    intro("title: Intro", `title: ${"t".repeat(1001)}`),
+    [
+      `${INTRO}:3: title is 1,001 characters long, over the limit of 1,000`,
+      "raise limits.title_chars in coursesync.yaml",
+    ],
+  ],
+  [
+    "course: an excerpt over 10,000 characters",
+    course("excerpt: HTML", `excerpt: ${"e".repeat(10_001)}`),
+    [`${WEB}:4: excerpt is 10,001 characters long, over the limit of 10,000`],
+  ],
+  [
+    "chapter: a body over 5 MB",
+    intro("<p>intro</p>", `<p>${"x".repeat(5_000_000)}</p>`),
+    [`${INTRO}:7: the body is 5,000,007 bytes as HTML, over the limit of 5,000,000`, "limits.body_bytes"],
+  ],
+  [
+    "course: every problem of the file at once",
+    {
+      [WEB]: WEB_YAML.replace("title: Web", 'title: "W\\x01eb"')
+        .replace("scheduled_at: null", "scheduled_at: soon")
+        .replace("published_at: null", "published_at: 2026-03-01"),
+    },
+    [
+      /^coursesync: 1 invalid file; nothing was sent:\n/,
+      `${WEB}:2: title holds the control character U+0001`,
+      `${WEB}:7: scheduled_at "soon" is not a date`,
+      `${WEB}:8: published_at "2026-03-01" is a date without a time`,
+    ],
+  ],
   [
     "several invalid files at once, all named",
     { ...course("free: false", "free: maybe"), ...intro("ordinal: 1", "ordinal: one") },

@@ -189,6 +189,27 @@ describe("watch", () => {
     await watch.stop();
   });
 
+  it("reports a save holding a value the site cannot take, sends none of it, and sends the others", async () => {
+    const { emulator, tree, env, folder } = await setup();
+    const watch = await startWatch(tree, env);
+    emulator.state.clearRequests();
+    const bad = path.join(folder, "01-chapter-1.md");
+    const saved = await readFile(bad, "utf8");
+    await writeFile(bad, saved.replace("title: Chapter 1", 'title: "Chapter\\0 1"').concat("<p>more</p>\n"));
+    await appendFile(path.join(folder, "02-chapter-2.md"), "<p>still going</p>\n");
+    await eventually(() => writes(emulator, "PATCH").length === 1 && watch.output().includes("invalid"));
+    expect(watch.output()).toContain(
+      "courses/course/01-chapter-1.md:3: title holds the control character U+0000 (NUL), which the site cannot store as text (skipped until it is fixed)",
+    );
+    expect(writes(emulator, "PATCH").map((r) => r.path)).toEqual(["/api/v1/chapters/2"]);
+    expect(emulator.state.get("chapters", 1)?.content).toBe("<p>1</p>");
+    // Fixed, it is sent.
+    await writeFile(bad, saved.concat("<p>more</p>\n"));
+    await eventually(() => writes(emulator, "PATCH").length === 2);
+    expect(emulator.state.get("chapters", 1)?.content).toBe("<p>1</p>\n<p>more</p>");
+    await watch.stop();
+  });
+
   it("pauses on a burst of deletes (a branch switch) and resumes when the files are back", async () => {
     const { emulator, tree, env, folder } = await setup();
     for (let i = 4; i <= 6; i++) {
