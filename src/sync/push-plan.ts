@@ -1,4 +1,5 @@
 import type { ChapterInput, CourseInput } from "../api/wire.js";
+import { FIELD_RULES } from "../tree/schema.js";
 import { FileProblem } from "../tree/yaml-text.js";
 import type { ChapterValues, CourseValues } from "./entities.js";
 import { chapterValuesOfRecord, courseValuesOfRecord } from "./entities.js";
@@ -35,7 +36,11 @@ export interface PushPlan {
 
 const STATUS_INPUT: Record<string, 0 | 1> = { draft: 0, published: 1 };
 
-/** The API's course input for some fields of a course (status as 0/1). */
+function isDateTime(field: string): boolean {
+  return (FIELD_RULES.course as Record<string, { type: string }>)[field]?.type === "datetime";
+}
+
+/** The API's course input for some fields of a course (status as 0/1, an empty date as null). */
 export function courseInput(values: CourseValues, fields: readonly string[]): CourseInput {
   const out: Record<string, unknown> = {};
   for (const field of fields) {
@@ -43,7 +48,7 @@ export function courseInput(values: CourseValues, fields: readonly string[]): Co
     if (field === "status") {
       const code = STATUS_INPUT[String(value)];
       if (code !== undefined) out.status = code;
-    } else out[field] = value;
+    } else out[field] = value === "" && isDateTime(field) ? null : value; // empty: not set
   }
   return out as CourseInput;
 }

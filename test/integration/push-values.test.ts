@@ -66,6 +66,17 @@ describe("values the site cannot take are refused before any request", () => {
     expect(await s.read(WEB)).toContain("scheduled_at: 2026-03-01 09:00\n");
   });
 
+  it("sends an emptied date as null: not set", async () => {
+    const s = await setup({ scheduled_at: "2026-04-01T08:00:00+02:00" });
+    const writes = recordWrites(s.emulator);
+    await s.replace(WEB, "scheduled_at: 2026-04-01T08:00:00+02:00", 'scheduled_at: ""');
+    const result = await s.cli("push", "--yes");
+    expect(result.code, result.stderr).toBe(0);
+    expect(writes).toEqual([{ call: "PATCH courses/1", body: { course: { scheduled_at: null } } }]);
+    expect(s.emulator.state.get("courses", 1)?.scheduled_at).toBeNull();
+    expect((await s.cli("status", "--exit-code")).code).toBe(0);
+  });
+
   it("lists the values push would refuse in status, offline, each with its line", async () => {
     const s = await setup();
     await s.replace(WEB, "scheduled_at: null", "scheduled_at: 2026-02-30T09:00:00Z");
