@@ -86,12 +86,12 @@ export async function loadSeed(dir: string, stamp: string): Promise<StateDump> {
         "Add one or remove the folder.",
       );
     }
-    const course = parseCourseFile(text, courseFile);
+    const course = parseCourseFile(text, courseFile, { strict: true });
     courses.push({ file: courseFile, id: course.id, value: course, folder: folder.name });
     for (const entry of await listDir(join(coursesDir, folder.name))) {
       if (!entry.isFile() || !entry.name.endsWith(".md") || entry.name.endsWith(".remote.md")) continue;
       const file = join(coursesDir, folder.name, entry.name);
-      const chapter = parseChapterFile(await readFile(file, "utf8"), file);
+      const chapter = parseChapterFile(await readFile(file, "utf8"), file, { strict: true });
       if (chapter.format !== "html") {
         throw new FileProblem(
           file,
@@ -108,32 +108,33 @@ export async function loadSeed(dir: string, stamp: string): Promise<StateDump> {
   const chapterIds = assignIds(chapters, "chapter");
   const slugs = new Set<string>();
   const courseRecords = courses.map(({ value, folder }, index): CourseRecord => {
-    const base = isSlug(folder) ? folder : slugify(value.title);
+    const base = isSlug(folder) ? folder : slugify(value.title as string);
     const slug = uniqueSlug(base, (candidate) => slugs.has(candidate));
     slugs.add(slug);
     return {
       id: courseIds[index]!,
-      title: value.title,
+      // parseCourseFile checked every value's type.
+      title: value.title as string,
       slug,
-      status: value.status,
+      status: value.status as string,
       created_at: stamp,
       updated_at: stamp,
-      scheduled_at: value.scheduled_at,
-      published_at: value.published_at,
-      excerpt: value.excerpt,
-      free: value.free ?? false,
-      questions_enabled: value.questions_enabled ?? false,
+      scheduled_at: value.scheduled_at as string | null,
+      published_at: value.published_at as string | null,
+      excerpt: value.excerpt as string | null,
+      free: (value.free as boolean | null) ?? false,
+      questions_enabled: (value.questions_enabled as boolean | null) ?? false,
     };
   });
   const chapterRecords = chapters.map(
     ({ value, course }, index): ChapterRecord => ({
       id: chapterIds[index]!,
       course_id: courseIds[course]!,
-      title: value.title,
+      title: value.title as string,
       content: value.body,
       created_at: stamp,
       updated_at: stamp,
-      ordinal: value.ordinal,
+      ordinal: value.ordinal as number,
     }),
   );
   return { courses: courseRecords, chapters: chapterRecords, events: [] };

@@ -3,17 +3,21 @@ import type { BodyCodec } from "../tree/bodies.js";
 import { type ChapterFile, serializeChapterFile } from "../tree/chapter-file.js";
 import { type CourseFile, serializeCourseFile } from "../tree/course-file.js";
 import { sha256 } from "../util/hash.js";
-import type { Fields } from "./reconcile.js";
+import { type Fields, jsonEqual } from "./reconcile.js";
 
-/** The editable fields of a course, as reconcile compares them. */
+/**
+ * The editable fields of a course, as reconcile compares them. Each holds the value the site
+ * sent, whatever its type (null when it sent none): mirrored faithfully, never coerced. Only a
+ * value changed here must be of the API's type (checked before anything is sent).
+ */
 export interface CourseValues {
-  title: string;
-  status: string;
-  excerpt: string | null;
-  free: boolean | null;
-  questions_enabled: boolean | null;
-  scheduled_at: string | null;
-  published_at: string | null;
+  title: unknown;
+  status: unknown;
+  excerpt: unknown;
+  free: unknown;
+  questions_enabled: unknown;
+  scheduled_at: unknown;
+  published_at: unknown;
 }
 
 /**
@@ -24,34 +28,42 @@ export interface ContentRef {
   sha256: string;
 }
 
-/** The editable fields of a chapter, as reconcile compares them. */
+/**
+ * Chapter content the site sent that is not text (null, missing, a number...): the file shows
+ * it as `content:` in the front matter, and it is never sent back.
+ */
+export interface ContentLiteral {
+  literal: unknown;
+}
+
+/** A chapter's content: its HTML, a reference to it by hash, or a value that is not text. */
+export type Content = string | ContentRef | ContentLiteral;
+
+/** The editable fields of a chapter, as reconcile compares them (title and ordinal as sent). */
 export interface ChapterValues {
-  title: string;
-  ordinal: number;
+  title: unknown;
+  ordinal: unknown;
   /** The course the chapter belongs to; undefined for a chapter of a course not yet created. */
   course_id: number | undefined;
-  content: string | ContentRef;
+  content: Content;
 }
 
-function text(value: unknown): string | null {
-  return typeof value === "string" ? value : value === null || value === undefined ? null : String(value);
-}
+/** The keys of CourseValues, in course.yaml order. */
+const COURSE_FIELDS = [
+  "title",
+  "status",
+  "excerpt",
+  "free",
+  "questions_enabled",
+  "scheduled_at",
+  "published_at",
+] as const;
 
-function bool(value: unknown): boolean | null {
-  return typeof value === "boolean" ? value : null;
-}
-
-/** A course record's editable fields. */
+/** A course record's editable fields, as the site sent them (a field it left out is null). */
 export function courseValuesOfRecord(record: WireRecord): CourseValues {
-  return {
-    title: text(record.title) ?? "",
-    status: text(record.status) ?? "draft",
-    excerpt: text(record.excerpt),
-    free: bool(record.free),
-    questions_enabled: bool(record.questions_enabled),
-    scheduled_at: text(record.scheduled_at),
-    published_at: text(record.published_at),
-  };
+  const values = {} as Record<(typeof COURSE_FIELDS)[number], unknown>;
+  for (const field of COURSE_FIELDS) values[field] = record[field] ?? null;
+  return values;
 }
 
 /** A course.yaml's editable fields. */
@@ -75,23 +87,32 @@ export function contentHashOf(record: WireRecord): string | undefined {
 export function chapterValuesOfRecord(record: WireRecord, content?: string): ChapterValues {
   const courseId = Number(record.course_id);
   return {
-    title: text(record.title) ?? "",
-    ordinal: typeof record.ordinal === "number" ? record.ordinal : Number(record.ordinal ?? 0),
+    title: record.title ?? null,
+    ordinal: record.ordinal ?? null,
     course_id: Number.isInteger(courseId) ? courseId : undefined,
-    content:
-      typeof record.content === "string"
-        ? record.content
-        : content !== undefined
-          ? content
-          : { sha256: String(record.content_sha256 ?? "") },
+    content: recordContent(record, content),
   };
+}
+
+function recordContent(record: WireRecord, content: string | undefined): Content {
+  if (typeof record.content === "string") return record.content;
+  if (typeof record.content_sha256 === "string")
+    return content !== undefined ? content : { sha256: record.content_sha256 };
+  return { literal: record.content ?? null };
+}
+
+/** Content that is not text: a value the file shows as `content:`, never a body. */
+export function isLiteral(content: unknown): content is ContentLiteral {
+  return content !== null && typeof content === "object" && "literal" in content;
 }
 
 /** The chapter file for an id and values, through the body step. */
 export function chapterFile(id: number | undefined, values: ChapterValues, bodies: BodyCodec): ChapterFile {
-  if (typeof values.content !== "string") throw new Error(`chapter ${id}: its content is not at hand`);
-  const { body, format } = bodies.fromHtml(values.content);
-  return { id, title: values.title, ordinal: values.ordinal, format, body };
+  const { title, ordinal, content } = values;
+  if (isLiteral(content)) return { id, title, ordinal, format: "markdown", body: "", content };
+  if (typeof content !== "string") throw new Error(`chapter ${id}: its content is not at hand`);
+  const { body, format } = bodies.fromHtml(content);
+  return { id, title, ordinal, format, body };
 }
 
 /** The chapter file text for an id and values. */
@@ -115,20 +136,20 @@ export function renderChapter(
   return { text, hash: sha256(text), body: bodyKey(file.format, file.body) };
 }
 
-/** The hash a piece of content compares by, whether it is text or a reference. */
+/** What a piece of content compares by: the hash of its text, or the JSON of a value that is not text. */
 export function contentKey(content: unknown): string | undefined {
   if (typeof content === "string") return sha256(content);
+  if (isLiteral(content)) return `json:${JSON.stringify(content.literal ?? null)}`;
   if (content !== null && typeof content === "object" && typeof (content as ContentRef).sha256 === "string") {
     return (content as ContentRef).sha256;
   }
   return undefined;
 }
 
-/** Field equality for reconcile: content compares by hash, the rest as JSON values. */
+/** Field equality for reconcile: content compares by hash, the rest as JSON values (null = missing). */
 export function fieldsEqual(field: string, a: unknown, b: unknown): boolean {
   if (field === "content") return contentKey(a) === contentKey(b);
-  if ((a === null || a === undefined) && (b === null || b === undefined)) return true;
-  return a === b;
+  return jsonEqual(a ?? null, b ?? null);
 }
 
 /** Values as reconcile's Fields. */

@@ -1,15 +1,16 @@
 import type { BodyCodec } from "../tree/bodies.js";
 import type { ChapterFile } from "../tree/chapter-file.js";
 import { COURSE_FILE, type ScanResult } from "../tree/scan.js";
-import { FileProblem } from "../tree/yaml-text.js";
+import { type FieldProblem, FileProblem } from "../tree/yaml-text.js";
 import {
   bodyKey,
   type ChapterValues,
-  type ContentRef,
+  type Content,
   type CourseValues,
   chapterValuesOfRecord,
   courseValuesOfFile,
   courseValuesOfRecord,
+  fieldsEqual,
 } from "./entities.js";
 import type { ContentCache, Snapshot, SnapshotEntry } from "./snapshot.js";
 
@@ -99,11 +100,8 @@ export function buildLocalView(
    * written, or its HTML when that is equivalent to the snapshot's (a Markdown body never
    * renders the site's bytes exactly); else the HTML the body stands for.
    */
-  const localContent = (
-    parsed: ChapterFile,
-    file: string,
-    entry: SnapshotEntry | undefined,
-  ): string | ContentRef => {
+  const localContent = (parsed: ChapterFile, file: string, entry: SnapshotEntry | undefined): Content => {
+    if (parsed.content) return { literal: parsed.content.literal };
     const baseHash =
       typeof entry?.record.content_sha256 === "string" ? entry.record.content_sha256 : undefined;
     if (baseHash && entry?.body === bodyKey(parsed.format, parsed.body)) return { sha256: baseHash };
@@ -153,6 +151,9 @@ export function buildLocalView(
     if (course.parsed) {
       id = course.parsed.id;
       values = courseValuesOfFile(course.parsed);
+      const entry = id === undefined ? undefined : snapshot?.courses[id];
+      // Kept in the view even when invalid, so its chapters are still read (and checked).
+      view.problems.push(...notTheSites(course.deferred, entry && courseValuesOfRecord(entry.record)));
     } else {
       id = courseAtPath.get(course.file);
       const entry = id === undefined ? undefined : snapshot?.courses[id];
@@ -184,7 +185,7 @@ export function buildLocalView(
     let rendered = false;
     if (chapter.parsed) {
       id = chapter.parsed.id;
-      let content: string | ContentRef;
+      let content: Content;
       try {
         content = localContent(
           chapter.parsed,
@@ -197,6 +198,10 @@ export function buildLocalView(
         continue;
       }
       values = { title: chapter.parsed.title, ordinal: chapter.parsed.ordinal, course_id: courseId, content };
+      const entry = id === undefined ? undefined : snapshot?.chapters[id];
+      const counted = notTheSites(chapter.deferred, entry && chapterValuesOfRecord(entry.record), values);
+      view.problems.push(...counted);
+      if (counted.length > 0) continue; // invalid: reported as such, neither new nor changed
       rendered = typeof content === "string" && chapter.parsed.format === "markdown";
     } else {
       id = chapterAtPath.get(chapter.file);
@@ -220,6 +225,25 @@ export function buildLocalView(
     });
   }
   return view;
+}
+
+/**
+ * The deferred problems of a file's values that count: those of values the last sync did not
+ * have (the site's own values are mirrored as they are, whatever their type). `local` gives a
+ * field's value as reconcile sees it where the problem names another form (content).
+ */
+function notTheSites(
+  deferred: readonly FieldProblem[] | undefined,
+  base: CourseValues | ChapterValues | undefined,
+  local?: ChapterValues,
+): FieldProblem[] {
+  if (!deferred) return [];
+  return deferred.filter((problem) => {
+    if (base === undefined) return true;
+    const field = problem.field as keyof (CourseValues | ChapterValues);
+    const value = local && field in local ? local[field] : problem.value;
+    return !fieldsEqual(problem.field, value, base[field]);
+  });
 }
 
 /**

@@ -95,13 +95,13 @@ export function planPush(changes: readonly LocalChange[], snapshot: Snapshot, lo
       const values = p.merged as unknown as CourseValues;
       const base = p.id === undefined ? undefined : snapshot.courses[p.id];
       const baseStatus = base ? courseValuesOfRecord(base.record).status : undefined;
-      if (values.status !== baseStatus && !(values.status in STATUS_INPUT)) {
+      if (values.status !== baseStatus && !(String(values.status) in STATUS_INPUT)) {
         plan.problems.push(
           new FileProblem(
             file,
             undefined,
             `status must be draft or published, not ${JSON.stringify(values.status)}`,
-            baseStatus && !(baseStatus in STATUS_INPUT)
+            typeof baseStatus === "string" && !(baseStatus in STATUS_INPUT)
               ? `The site reported "${baseStatus}", which can be kept but not set.`
               : undefined,
           ),

@@ -24,6 +24,7 @@ import {
   courseValuesOfFile,
   courseValuesOfRecord,
   fieldsEqual,
+  isLiteral,
   renderChapter,
 } from "./entities.js";
 import { type Done, type Intent, Journal, type JournalLine, unconfirmedIntents } from "./journal.js";
@@ -864,6 +865,8 @@ async function settleFile(
  */
 async function contentText(values: ChapterValues, where: string, ctx: ApplyContext): Promise<string> {
   if (typeof values.content === "string") return values.content;
+  // Content that is not text is the site's own, never sent (a change of it is refused first).
+  if (isLiteral(values.content)) throw new Error(`${where}: content that is not text is never sent`);
   const cached = await ctx.cache.get(values.content.sha256);
   if (cached !== undefined) return cached;
   const parsed = parseChapterFile(await readFile(abs(ctx.root, where), "utf8"), where);

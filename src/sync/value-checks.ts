@@ -61,7 +61,7 @@ function chapterProblems(
   const base = entry ? chapterValuesOfRecord(entry.record) : undefined;
   const { title, body } = parsed;
   const problems: FileProblem[] = [];
-  if (!(base && base.title === title)) {
+  if (typeof title === "string" && !(base && base.title === title)) {
     problems.push(
       ...fieldProblems(mine.file, "chapter", "title", { text: title, line: lines?.title }, limits),
     );

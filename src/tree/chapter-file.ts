@@ -2,7 +2,9 @@ import matter from "gray-matter";
 import {
   checkedId,
   checkedTitle,
+  deferCheck,
   type FieldLines,
+  type FieldProblem,
   FileProblem,
   parseYamlMapping,
   stringifyYamlFields,
@@ -14,16 +16,22 @@ import {
  */
 export type BodyFormat = "markdown" | "html" | "json";
 
-/** A chapter file as the author sees it: front matter fields plus the body text. */
+/**
+ * A chapter file as the author sees it: front matter fields plus the body text. Title and
+ * ordinal are as written (a value of another type, mirrored from the site, is kept and its
+ * problem deferred); `content` holds the site's content when it is not text (null, a number),
+ * shown in the front matter instead of a body.
+ */
 export interface ChapterFile {
   id: number | undefined;
-  title: string;
-  ordinal: number;
+  title: unknown;
+  ordinal: unknown;
   format: BodyFormat;
   body: string;
+  content?: { literal: unknown } | undefined;
 }
 
-const CHAPTER_KEYS = ["id", "title", "ordinal", "format"] as const;
+const CHAPTER_KEYS = ["id", "title", "ordinal", "format", "content"] as const;
 
 // gray-matter splits the file; the YAML is parsed by the `yaml` package (core schema) so
 // datetimes and numbers-as-text stay what they were, and errors carry file lines.
@@ -57,16 +65,29 @@ export function splitFrontMatter(
   return { frontMatter: parsed.matter.replace(/^\n/, ""), body, bodyLine };
 }
 
-/** Parse and validate a chapter file. Throws FileProblem naming the file and line. */
-export function parseChapterFile(text: string, file: string): ChapterFile {
-  return parseChapterFileWithLines(text, file).chapter;
+/**
+ * Parse and validate a chapter file; with `strict`, every value must also be of the API's type.
+ * Throws FileProblem naming the file and line.
+ */
+export function parseChapterFile(
+  text: string,
+  file: string,
+  options: { strict?: boolean } = {},
+): ChapterFile {
+  const { chapter, deferred } = parseChapterFileWithLines(text, file);
+  if (options.strict && deferred[0]) throw deferred[0];
+  return chapter;
 }
 
-/** Parse and validate a chapter file, with the line of each key it sets and of its body. */
+/**
+ * Parse a chapter file, with the line of each key it sets and of its body. A title or ordinal
+ * of another type than the API's, and a `content:` line, are kept, each with its problem in
+ * `deferred`: it counts only if the value is not the site's.
+ */
 export function parseChapterFileWithLines(
   text: string,
   file: string,
-): { chapter: ChapterFile; lines: FieldLines } {
+): { chapter: ChapterFile; lines: FieldLines; deferred: FieldProblem[] } {
   const { frontMatter, body, bodyLine } = splitFrontMatter(text, file);
   const { values, lines } = parseYamlMapping(frontMatter, file, 2);
   for (const key of Object.keys(values)) {
@@ -79,23 +100,33 @@ export function parseChapterFileWithLines(
       );
     }
   }
-  const { ordinal, format } = values;
+  const { format } = values;
   const id = checkedId(values.id, file, lines.id);
-  const title = checkedTitle(values.title, file, lines.title, 2, "Give the chapter a title.");
-  if (!Number.isInteger(ordinal)) {
-    throw new FileProblem(
-      file,
-      lines.ordinal ?? 2,
-      `ordinal must be a whole number, not ${JSON.stringify(ordinal ?? null)}`,
-    );
-  }
-  if (!Number.isSafeInteger(ordinal)) {
-    throw new FileProblem(
-      file,
-      lines.ordinal,
-      `ordinal ${ordinal} is too large to send exactly`,
-      `Use a whole number up to ${Number.MAX_SAFE_INTEGER}.`,
-    );
+  const title = values.title ?? null;
+  const ordinal = values.ordinal ?? null;
+  const deferred: FieldProblem[] = [];
+  deferCheck(deferred, "title", title, () =>
+    checkedTitle(title, file, lines.title, 2, "Give the chapter a title."),
+  );
+  deferCheck(deferred, "ordinal", ordinal, () => checkOrdinal(ordinal, file, lines.ordinal));
+  const content = "content" in values ? { literal: values.content } : undefined;
+  if (content) {
+    if (body !== "") {
+      throw new FileProblem(
+        file,
+        lines.content,
+        "the file has both a body and a `content:` line",
+        "`content:` shows the site's content when it is not text. To send the body, remove the `content:` line; to keep the site's value, remove the body.",
+      );
+    }
+    deferCheck(deferred, "content", content, () => {
+      throw new FileProblem(
+        file,
+        lines.content,
+        `content: ${JSON.stringify(content.literal)} can only mirror what the site has; a chapter's content is its body`,
+        "Remove the `content:` line and write the body below the front matter.",
+      );
+    });
   }
   const formats: unknown[] = [undefined, null, "markdown", "html", "json"];
   if (!formats.includes(format)) {
@@ -108,11 +139,30 @@ export function parseChapterFileWithLines(
   const chapter: ChapterFile = {
     id,
     title,
-    ordinal: ordinal as number,
+    ordinal,
     format: format === "html" || format === "json" ? (format as BodyFormat) : "markdown",
     body,
+    ...(content ? { content } : {}),
   };
-  return { chapter, lines: { ...lines, body: bodyLine } };
+  return { chapter, lines: { ...lines, body: bodyLine }, deferred };
+}
+
+function checkOrdinal(ordinal: unknown, file: string, line: number | undefined): void {
+  if (!Number.isInteger(ordinal)) {
+    throw new FileProblem(
+      file,
+      line ?? 2,
+      `ordinal must be a whole number, not ${JSON.stringify(ordinal ?? null)}`,
+    );
+  }
+  if (!Number.isSafeInteger(ordinal)) {
+    throw new FileProblem(
+      file,
+      line,
+      `ordinal ${ordinal} is too large to send exactly`,
+      `Use a whole number up to ${Number.MAX_SAFE_INTEGER}.`,
+    );
+  }
 }
 
 /** Serialize a chapter file: front matter in fixed key order, LF, a trailing newline. */
@@ -121,5 +171,6 @@ export function serializeChapterFile(chapter: ChapterFile): string {
   if (chapter.id !== undefined) fields.push(["id", chapter.id]);
   fields.push(["title", chapter.title], ["ordinal", chapter.ordinal]);
   if (chapter.format !== "markdown") fields.push(["format", chapter.format]);
+  if (chapter.content) fields.push(["content", chapter.content.literal]);
   return `---\n${stringifyYamlFields(fields)}---\n${chapter.body}\n`;
 }

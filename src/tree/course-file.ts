@@ -1,22 +1,28 @@
 import {
   checkedId,
   checkedTitle,
+  deferCheck,
   type FieldLines,
+  type FieldProblem,
   FileProblem,
   parseYamlMapping,
   stringifyYamlFields,
 } from "./yaml-text.js";
 
-/** The editable fields of a course, as `course.yaml` holds them (DESIGN section 3). */
+/**
+ * The editable fields of a course, as `course.yaml` holds them (DESIGN section 3). Values are
+ * as written: a value of another type than the API's (mirrored from the site) is kept, and
+ * its problem deferred (see `FieldProblem`).
+ */
 export interface CourseFile {
   id: number | undefined;
-  title: string;
-  status: string;
-  excerpt: string | null;
-  free: boolean | null;
-  questions_enabled: boolean | null;
-  scheduled_at: string | null;
-  published_at: string | null;
+  title: unknown;
+  status: unknown;
+  excerpt: unknown;
+  free: unknown;
+  questions_enabled: unknown;
+  scheduled_at: unknown;
+  published_at: unknown;
 }
 
 /** The keys of course.yaml, in the order they are written. */
@@ -31,10 +37,8 @@ export const COURSE_KEYS = [
   "published_at",
 ] as const;
 
-function optionalString(values: Record<string, unknown>, key: string, file: string, line?: number) {
-  const value = values[key];
-  if (value === undefined || value === null) return null;
-  if (typeof value !== "string") {
+function checkText(key: string, value: unknown, file: string, line?: number): void {
+  if (value !== null && typeof value !== "string") {
     throw new FileProblem(
       file,
       line,
@@ -42,28 +46,38 @@ function optionalString(values: Record<string, unknown>, key: string, file: stri
       "Quote the value.",
     );
   }
-  return value;
 }
 
-function optionalBoolean(values: Record<string, unknown>, key: string, file: string, line?: number) {
-  const value = values[key];
-  if (value === undefined || value === null) return null;
-  if (typeof value !== "boolean") {
+function checkBoolean(key: string, value: unknown, file: string, line?: number): void {
+  if (value !== null && typeof value !== "boolean") {
     throw new FileProblem(file, line, `${key} must be true or false, not ${JSON.stringify(value)}`);
   }
-  return value;
 }
 
-/** Parse and validate a course.yaml. Throws FileProblem naming the file and line. */
-export function parseCourseFile(text: string, file: string): CourseFile {
-  return parseCourseFileWithLines(text, file).course;
+function checkStatus(value: unknown, file: string, line?: number): void {
+  if (typeof value !== "string" || value === "") {
+    throw new FileProblem(file, line, `status must be draft or published, not ${JSON.stringify(value)}`);
+  }
 }
 
-/** Parse and validate a course.yaml, with the line of each key it sets. */
+/**
+ * Parse and validate a course.yaml; with `strict`, every value must also be of the API's type.
+ * Throws FileProblem naming the file and line.
+ */
+export function parseCourseFile(text: string, file: string, options: { strict?: boolean } = {}): CourseFile {
+  const { course, deferred } = parseCourseFileWithLines(text, file);
+  if (options.strict && deferred[0]) throw deferred[0];
+  return course;
+}
+
+/**
+ * Parse a course.yaml, with the line of each key it sets. Values of another type than the API's
+ * are kept, each with its problem in `deferred`: it counts only if the value is not the site's.
+ */
 export function parseCourseFileWithLines(
   text: string,
   file: string,
-): { course: CourseFile; lines: FieldLines } {
+): { course: CourseFile; lines: FieldLines; deferred: FieldProblem[] } {
   const source = (text.startsWith("\uFEFF") ? text.slice(1) : text).replace(/\r\n/g, "\n");
   const { values, lines } = parseYamlMapping(source, file);
   for (const key of Object.keys(values)) {
@@ -77,26 +91,22 @@ export function parseCourseFileWithLines(
     }
   }
   const id = checkedId(values.id, file, lines.id);
-  const title = checkedTitle(values.title, file, lines.title, 1, "Give the course a title.");
-  const status = values.status ?? "draft";
-  if (typeof status !== "string" || status === "") {
-    throw new FileProblem(
-      file,
-      lines.status,
-      `status must be draft or published, not ${JSON.stringify(status)}`,
-    );
+  // A missing line is null, but a new course without `status` is a draft.
+  const value = (key: string) => values[key] ?? (key === "status" && !("status" in values) ? "draft" : null);
+  const course = { id } as CourseFile;
+  const deferred: FieldProblem[] = [];
+  for (const key of COURSE_KEYS) {
+    if (key === "id") continue;
+    const v = value(key);
+    course[key] = v;
+    deferCheck(deferred, key, v, () => {
+      if (key === "title") checkedTitle(v, file, lines.title, 1, "Give the course a title.");
+      else if (key === "status") checkStatus(v, file, lines.status);
+      else if (key === "free" || key === "questions_enabled") checkBoolean(key, v, file, lines[key]);
+      else checkText(key, v, file, lines[key]);
+    });
   }
-  const course: CourseFile = {
-    id,
-    title,
-    status,
-    excerpt: optionalString(values, "excerpt", file, lines.excerpt),
-    free: optionalBoolean(values, "free", file, lines.free),
-    questions_enabled: optionalBoolean(values, "questions_enabled", file, lines.questions_enabled),
-    scheduled_at: optionalString(values, "scheduled_at", file, lines.scheduled_at),
-    published_at: optionalString(values, "published_at", file, lines.published_at),
-  };
-  return { course, lines };
+  return { course, lines, deferred };
 }
 
 /** Serialize a course.yaml: keys in the fixed order, LF, a trailing newline. */

@@ -1,11 +1,12 @@
-import { assignNames, chapterFileBase, courseFolderBase, ordinalWidth } from "./naming.js";
+import { assignNames, chapterFileBase, courseFolderBase, ordinalNumber, ordinalWidth } from "./naming.js";
 import { COURSES_DIR } from "./scan.js";
 
 /** A course that will have a folder after the sync. */
 export interface CourseSlot {
   /** Server id, or a negative stand-in for a local course not created yet. */
   id: number;
-  title: string;
+  /** As the site sent it: a title that is not text gives a name from the id. */
+  title: unknown;
   slug?: unknown;
   /** Its folder name now (under courses/), if it has one. */
   current?: string | undefined;
@@ -18,8 +19,8 @@ export interface ChapterSlot {
   id: number;
   /** The course slot id it belongs to. */
   course: number;
-  title: string;
-  ordinal: number;
+  title: unknown;
+  ordinal: unknown;
   /** Its file name now (inside its course folder), if it has one. */
   current?: string | undefined;
   keep: boolean;
@@ -59,7 +60,7 @@ export function planLayout(courses: readonly CourseSlot[], chapters: readonly Ch
   for (const [course, list] of byCourse) {
     const folder = courseFolder.get(course);
     if (folder === undefined) throw new Error(`chapter of unknown course slot ${course}`);
-    const width = ordinalWidth(list.map((c) => c.ordinal));
+    const width = ordinalWidth(list.map((c) => ordinalNumber(c.ordinal)));
     const names = assignNames(
       list.map((c) => ({
         id: c.id,

@@ -30,17 +30,29 @@ export function safeSlug(text: string, fallback: string): string {
   return slug;
 }
 
+/** A title as the text a name is made from: a title that is not text (null, a number) names nothing. */
+function titleText(title: unknown): string {
+  return typeof title === "string" ? title : "";
+}
+
 /** The folder name a course asks for: the server's slug when it sent one, else its title's. */
-export function courseFolderBase(course: { id: number | undefined; title: string; slug?: unknown }): string {
+export function courseFolderBase(course: { id: number | undefined; title: unknown; slug?: unknown }): string {
   const fallback = course.id === undefined ? "course" : `course-${course.id}`;
-  const source = typeof course.slug === "string" && course.slug.trim() !== "" ? course.slug : course.title;
+  const source =
+    typeof course.slug === "string" && course.slug.trim() !== "" ? course.slug : titleText(course.title);
   return safeSlug(source, fallback);
 }
 
+/** An ordinal as a number for names: the site's own when it is one, a numeric text's, else 0. */
+export function ordinalNumber(ordinal: unknown): number {
+  const value = typeof ordinal === "number" ? ordinal : typeof ordinal === "string" ? Number(ordinal) : 0;
+  return Number.isFinite(value) ? value : 0;
+}
+
 /** The number prefix of a chapter file: the ordinal, zero-padded to `width` digits. */
-export function ordinalPrefix(ordinal: number, width: number): string {
+export function ordinalPrefix(ordinal: unknown, width: number): string {
   // The API promises whole numbers; anything else still gets a plain numeric prefix.
-  const whole = Number.isFinite(ordinal) ? Math.trunc(ordinal) : 0;
+  const whole = Math.trunc(ordinalNumber(ordinal));
   const digits = String(Math.abs(whole)).padStart(width, "0");
   return whole < 0 ? `n${digits}` : digits;
 }
@@ -52,11 +64,11 @@ export function ordinalWidth(ordinals: readonly number[]): number {
 
 /** The file name a chapter asks for, before collisions: `NN-<slug>.md`. */
 export function chapterFileBase(
-  chapter: { id: number | undefined; title: string; ordinal: number },
+  chapter: { id: number | undefined; title: unknown; ordinal: unknown },
   width: number,
 ) {
   const fallback = chapter.id === undefined ? "chapter" : `chapter-${chapter.id}`;
-  return `${ordinalPrefix(chapter.ordinal, width)}-${safeSlug(chapter.title, fallback)}`;
+  return `${ordinalPrefix(chapter.ordinal, width)}-${safeSlug(titleText(chapter.title), fallback)}`;
 }
 
 /** One entity asking for a name: its id, the name it asks for, and the name it has now. */

@@ -6,7 +6,7 @@ import { type CourseFile, parseCourseFileWithLines } from "./course-file.js";
 import { tempFileOwner } from "./fs-ops.js";
 import { ignoreMatcher } from "./ignore-rules.js";
 import type { StatCache } from "./stat-cache.js";
-import { type FieldLines, FileProblem } from "./yaml-text.js";
+import { type FieldLines, type FieldProblem, FileProblem } from "./yaml-text.js";
 
 /** The folder under the root that holds one folder per course. */
 export const COURSES_DIR = "courses";
@@ -24,6 +24,8 @@ export interface ScannedCourse {
   parsed: CourseFile | undefined;
   /** The line of each key, when parsed. */
   lines?: FieldLines;
+  /** Problems of values that count only where they are not the site's (see FieldProblem). */
+  deferred?: FieldProblem[];
 }
 
 /** A chapter file as found on disk. */
@@ -34,6 +36,8 @@ export interface ScannedChapter {
   parsed: ChapterFile | undefined;
   /** The line of each key and of the body, when parsed. */
   lines?: FieldLines;
+  /** Problems of values that count only where they are not the site's (see FieldProblem). */
+  deferred?: FieldProblem[];
 }
 
 /** What a scan of the tree found. */
@@ -257,7 +261,11 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
           try {
             const marker = encoding ?? markerProblem(file, text);
             if (marker) throw marker;
-            ({ course: course.parsed, lines: course.lines } = parseCourseFileWithLines(text, file));
+            ({
+              course: course.parsed,
+              lines: course.lines,
+              deferred: course.deferred,
+            } = parseCourseFileWithLines(text, file));
           } catch (error) {
             if (!(error instanceof FileProblem)) throw error;
             result.problems.push(error);
@@ -284,7 +292,11 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
           try {
             const marker = encoding ?? markerProblem(file, text);
             if (marker) throw marker;
-            ({ chapter: chapter.parsed, lines: chapter.lines } = parseChapterFileWithLines(text, file));
+            ({
+              chapter: chapter.parsed,
+              lines: chapter.lines,
+              deferred: chapter.deferred,
+            } = parseChapterFileWithLines(text, file));
           } catch (error) {
             if (!(error instanceof FileProblem)) throw error;
             result.problems.push(error);

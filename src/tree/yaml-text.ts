@@ -13,6 +13,30 @@ export class FileProblem extends Error {
   }
 }
 
+/**
+ * A problem with one field's value (its type), found by parsing. It counts only where the
+ * value differs from the last sync's: what the site itself sent is mirrored as it is.
+ */
+export class FieldProblem extends FileProblem {
+  constructor(
+    problem: FileProblem,
+    readonly field: string,
+    readonly value: unknown,
+  ) {
+    super(problem.file, problem.line, problem.problem, problem.hint);
+  }
+}
+
+/** Run a check of one field's value; its FileProblem becomes a FieldProblem in `into`. */
+export function deferCheck(into: FieldProblem[], field: string, value: unknown, check: () => void): void {
+  try {
+    check();
+  } catch (error) {
+    if (!(error instanceof FileProblem)) throw error;
+    into.push(new FieldProblem(error, field, value));
+  }
+}
+
 /** The file line each key of a record file stands on (`body`: the line a chapter body starts on). */
 export type FieldLines = Record<string, number>;
 

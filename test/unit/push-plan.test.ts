@@ -96,7 +96,14 @@ function addCourse(local: LocalView, folder: string, title: string): string {
     folder,
     file: `${folder}/course.yaml`,
     hash: `hash-${folder}`,
-    values: courseValuesOfRecord({ id: 0, title, excerpt: null, free: null, questions_enabled: null }),
+    values: courseValuesOfRecord({
+      id: 0,
+      title,
+      status: "draft",
+      excerpt: null,
+      free: null,
+      questions_enabled: null,
+    }),
     unchanged: false,
   });
   local.courseByFolder.set(folder, key);
