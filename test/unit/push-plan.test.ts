@@ -1,8 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { WireRecord } from "../../src/api/wire.js";
-import { chapterValuesOfRecord, courseValuesOfRecord, snapshotRecord } from "../../src/sync/entities.js";
+import { courseValuesOfRecord, snapshotRecord } from "../../src/sync/entities.js";
 import { Journal, type JournalLine, unconfirmedIntents } from "../../src/sync/journal.js";
 import { inPaths, planLocalChanges } from "../../src/sync/local-plan.js";
 import type { LocalChapter, LocalCourse, LocalView } from "../../src/sync/local-view.js";
@@ -10,7 +9,7 @@ import { chapterInput, courseInput, type PushOp, planPush } from "../../src/sync
 import { foldJournal, withId } from "../../src/sync/recovery.js";
 import { defaultMaxDelete } from "../../src/sync/report.js";
 import type { Snapshot } from "../../src/sync/snapshot.js";
-import { recordBuilders } from "../helpers/records.js";
+import { recordBuilders, syncedWorld as world } from "../helpers/records.js";
 import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
 
 afterEach(cleanupTestdirs);
@@ -18,63 +17,6 @@ afterEach(cleanupTestdirs);
 const STAMP = "2026-03-01T09:30:00.000+00:00";
 
 const { course, chapter } = recordBuilders(STAMP, (id) => ({ ordinal: id, content: `<p>chapter ${id}</p>` }));
-
-const folderOf = (id: number) => `courses/course-${id}`;
-const fileOf = (record: WireRecord) =>
-  `${folderOf(Number(record.course_id))}/${String(record.ordinal).padStart(2, "0")}-chapter-${record.id}.md`;
-
-/**
- * A synced world in memory: the snapshot a pull of these records leaves, and a local view
- * whose files still say what the snapshot says. Tests then edit the local side.
- */
-function world(courses: WireRecord[], chapters: WireRecord[]) {
-  const snapshot: Snapshot = { version: 1, site: "http://127.0.0.1:1/api/v1", courses: {}, chapters: {} };
-  const local: LocalView = {
-    courses: new Map(),
-    chapters: new Map(),
-    courseByFolder: new Map(),
-    problems: [],
-  };
-  for (const record of courses) {
-    const folder = folderOf(record.id);
-    snapshot.courses[record.id] = {
-      path: folder,
-      hash: `hash-c${record.id}`,
-      record: snapshotRecord(record),
-    };
-    const key = `course:${record.id}`;
-    local.courses.set(key, {
-      id: record.id,
-      key,
-      folder,
-      file: `${folder}/course.yaml`,
-      hash: `hash-c${record.id}`,
-      values: courseValuesOfRecord(record),
-      unchanged: true,
-    });
-    local.courseByFolder.set(folder, key);
-  }
-  for (const record of chapters) {
-    const file = fileOf(record);
-    snapshot.chapters[record.id] = {
-      path: file,
-      hash: `hash-ch${record.id}`,
-      record: snapshotRecord(record),
-    };
-    const key = `chapter:${record.id}`;
-    local.chapters.set(key, {
-      id: record.id,
-      key,
-      file,
-      folder: folderOf(Number(record.course_id)),
-      courseKey: `course:${record.course_id}`,
-      hash: `hash-ch${record.id}`,
-      values: chapterValuesOfRecord(record),
-      unchanged: true,
-    });
-  }
-  return { snapshot, local };
-}
 
 /** Change a course's local values (as an edited course.yaml would). */
 function editCourse(local: LocalView, id: number, values: Partial<LocalCourse["values"]>): void {
