@@ -290,6 +290,12 @@ export class ApiError extends UserError {
   }
 }
 
+/** Whether a failure may pass on its own (network, 408, 429, 5xx, a lost answer): worth trying again later. */
+export function isTransient(error: unknown): boolean {
+  if (error instanceof NetworkError || error instanceof WriteOutcomeUnknownError) return true;
+  return error instanceof ApiError && (error.status >= 500 || error.status === 408 || error.status === 429);
+}
+
 /**
  * The site could not be reached, or the connection failed, and retries did not help. Names
  * the URL (redacted) and says what to check.

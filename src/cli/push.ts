@@ -5,7 +5,7 @@ import { ExitCode, usageError } from "../errors.js";
 import { acquireLock } from "../sync/lock.js";
 import { push } from "../sync/push.js";
 import type { PushOp, PushPlan } from "../sync/push-plan.js";
-import { countOutcomes } from "../sync/report.js";
+import { type Change, countOutcomes } from "../sync/report.js";
 import { loadSnapshot } from "../sync/snapshot.js";
 import { connect, openTree, syncTarget } from "./context.js";
 import type { CliRun } from "./io.js";
@@ -65,6 +65,28 @@ export function opJson(op: PushOp): Record<string, unknown> {
 function planSummary(plan: PushPlan): string {
   const n = (type: PushOp["type"]) => plan.ops.filter((op) => op.type === type).length;
   return `${n("create")} to create, ${n("update")} to update, ${n("delete")} to delete`;
+}
+
+/** The last line of a push that met conflicts: what was sent, if anything, and what to do. */
+function conflictSummary(conflicts: number, changes: readonly Change[]): string {
+  const records = `${conflicts} record${conflicts === 1 ? "" : "s"} changed on the site since the last sync`;
+  const advice =
+    "Run `coursesync pull` to merge, or `coursesync push --force` to overwrite the site's changes.";
+  const sent = changes.some(
+    (c) => c.outcome === "created" || c.outcome === "updated" || c.outcome === "deleted",
+  );
+  if (!sent) return `Nothing was sent: ${records}. ${advice}`;
+  return `Push stopped on a conflict (${countsLine(changes)}): ${records} ${conflicts === 1 ? "was" : "were"} not sent; what was applied is saved. ${advice}`;
+}
+
+/** The warning for a record another writer changed while this push wrote it. */
+function racedWarning(change: Change): string {
+  return (
+    `${change.kind} ${change.id} (${change.path}) was changed on the site while this push wrote it ` +
+    `(${(change.raced ?? []).join(", ")}): that change is kept and now in the file. The API has no ` +
+    "conditional update: had they changed a field this push sent as well, theirs was overwritten. " +
+    `Run \`coursesync pull\` and check the ${change.kind} on the site.`
+  );
 }
 
 /** `coursesync push [paths...]` */
@@ -150,6 +172,7 @@ export function registerPush(program: Command, run: CliRun): void {
             counts: countOutcomes(result.changes),
             changes: result.changes.map(changeJson),
             conflicts: result.conflicts.map(changeJson),
+            raced: result.raced.map(changeJson),
             errors: result.changes.filter((c) => c.outcome === "failed").map(changeJson),
             requests: client.stats.requests,
           });
@@ -173,10 +196,7 @@ export function registerPush(program: Command, run: CliRun): void {
               : "Nothing was sent: confirmation is needed and there is no terminal. Run again with --yes to apply this plan.",
           );
         } else if (result.conflicts.length > 0) {
-          out.result(
-            `Nothing was sent: ${result.conflicts.length} record${result.conflicts.length === 1 ? "" : "s"} changed on the site since the last sync. ` +
-              "Run `coursesync pull` to merge, or `coursesync push --force` to overwrite the site's changes.",
-          );
+          out.result(conflictSummary(result.conflicts.length, result.changes));
         } else if (result.failed) {
           out.result(
             `Push stopped by a failure: ${countsLine(result.changes)}. What was applied is saved; ` +
@@ -185,7 +205,10 @@ export function registerPush(program: Command, run: CliRun): void {
         } else {
           out.result(`Pushed: ${countsLine(result.changes)}.`);
         }
-        if (refused || result.conflicts.length > 0) run.exitCode = Math.max(run.exitCode, ExitCode.stopped);
+        if (!flags.json) for (const change of result.raced) out.warn(racedWarning(change));
+        // Another writer raced this push: like a conflict, a person should look (exit 3).
+        if (refused || result.conflicts.length > 0 || result.raced.length > 0)
+          run.exitCode = Math.max(run.exitCode, ExitCode.stopped);
         if (result.failed) run.exitCode = Math.max(run.exitCode, ExitCode.failed);
       } finally {
         client.close();

@@ -66,6 +66,11 @@ export function courseValuesOfRecord(record: WireRecord): CourseValues {
   return values;
 }
 
+/** A record's editable fields, as its kind has them. */
+export function valuesOfRecord(kind: "course" | "chapter", record: WireRecord): CourseValues | ChapterValues {
+  return kind === "course" ? courseValuesOfRecord(record) : chapterValuesOfRecord(record);
+}
+
 /** A course.yaml's editable fields. */
 export function courseValuesOfFile(file: CourseFile): CourseValues {
   const { id: _id, ...values } = file;

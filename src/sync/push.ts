@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import PQueue from "p-queue";
 import type { Listing, ListOptions } from "../api/client.js";
-import { ApiError, WriteOutcomeUnknownError } from "../api/errors.js";
+import { ApiError, isTransient, WriteOutcomeUnknownError } from "../api/errors.js";
 import type { Resource, WireRecord } from "../api/wire.js";
 import { ExitCode, UserError } from "../errors.js";
 import type { BodyCodec } from "../tree/bodies.js";
@@ -15,31 +15,24 @@ import { StatCache } from "../tree/stat-cache.js";
 import { FileProblem } from "../tree/yaml-text.js";
 import { sha256 } from "../util/hash.js";
 import {
-  asFields,
   bodyKey,
   type ChapterValues,
   type CourseValues,
-  chapterValuesOfRecord,
   courseFileText,
   courseValuesOfFile,
-  courseValuesOfRecord,
   fieldsEqual,
   isLiteral,
   renderChapter,
+  valuesOfRecord,
 } from "./entities.js";
 import { type Done, type Intent, Journal, type JournalLine, unconfirmedIntents } from "./journal.js";
 import { inPaths, planLocalChanges } from "./local-plan.js";
-import {
-  baseTextsFor,
-  buildLocalView,
-  chapterValuesAgainst,
-  knownHashes,
-  type LocalChapter,
-  type LocalView,
-} from "./local-view.js";
+import { baseTextsFor, buildLocalView, knownHashes, type LocalView } from "./local-view.js";
 import { invalidFilesError } from "./pull.js";
+import { racedFields } from "./push/answers.js";
+import type { Decision, Known } from "./push/decide.js";
+import { followRecreatedCourses, listChapters, precheck, RESOURCE, recheck } from "./push/recheck.js";
 import { chapterInput, courseInput, type PushOp, type PushPlan, planPush } from "./push-plan.js";
-import { type EntityPlan, reconcileEntity } from "./reconcile.js";
 import { fileOf, findCreated, foldJournal, matchesCreate, restoreIds, withId } from "./recovery.js";
 import { type Change, defaultMaxDelete } from "./report.js";
 import {
@@ -100,20 +93,18 @@ export interface PushResult {
   dryRun: boolean;
   /** The delete guard's limit for this push. */
   deleteLimit?: number;
-  /** The run ended on conflicts found when re-reading the site. */
+  /** Records the site had changed since the last sync: not written. */
   conflicts: Change[];
+  /** Updates whose answer showed another writer's change made between the re-read and the write. */
+  raced: Change[];
   failed: boolean;
+  /** The first failure that may pass on its own (network, a 5xx): worth trying again later. */
+  transient?: UserError;
 }
-
-const RESOURCE = { course: "courses", chapter: "chapters" } as const;
 
 /** Where pull writes the site's version of a conflicted record (`*.remote.md`, `course.remote.yaml`). */
 function conflictCopyOf(kind: "course" | "chapter", where: string): string {
   return kind === "course" ? `${where}/course.remote.yaml` : where.replace(/\.md$/, ".remote.md");
-}
-
-function valuesOf(kind: "course" | "chapter", record: WireRecord): CourseValues | ChapterValues {
-  return kind === "course" ? courseValuesOfRecord(record) : chapterValuesOfRecord(record);
 }
 
 function sameValues(a: object, b: object, bodies: BodyCodec): boolean {
@@ -216,6 +207,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     dryRun: options.dryRun === true,
     deleteLimit: maxDelete,
     conflicts: [],
+    raced: [],
     failed: false,
   };
   if (options.dryRun) return result;
@@ -227,21 +219,21 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
   const report = (change: Change) => {
     result.changes.push(change);
     if (change.outcome === "conflict") result.conflicts.push(change);
+    if (change.raced) result.raced.push(change);
     if (change.outcome === "failed") result.failed = true;
     options.onChange?.(change);
   };
 
-  // Re-read what is about to change, and stop on conflicts before any write.
-  const checked = await recheck(plan.ops, snapshot, local, client, options.force === true, bodies);
-  for (const conflict of checked.conflicts) report(conflict);
-  if (result.conflicts.length > 0 && options.conflicts !== "skip") return result;
-  const skipped = new Set(checked.conflicts.map((c) => `${c.kind}:${c.id}`));
-  // A course the site deleted, brought back by --force, takes the chapters of its folder along.
-  const followers = await followRecreatedCourses(plan.ops, checked.decisions, local, client);
-  if (followers.length > 0) {
-    const firstDelete = plan.ops.findIndex((op) => op.type === "delete");
-    plan.ops.splice(firstDelete === -1 ? plan.ops.length : firstDelete, 0, ...followers);
-  }
+  const known: Known = { snapshot, local, force: options.force === true, bodies };
+  // A push that deletes a course lists the chapters first, and stops before any write on a
+  // conflict the listing shows. Any other is found by the re-read just before each write.
+  const early = await precheck(plan.ops, known, client);
+  for (const conflict of early) report(conflict);
+  if (early.length > 0 && options.conflicts !== "skip") return result;
+  const skipped = new Set(early.map((c) => `${c.kind}:${c.id}`));
+  const decisions = new Map<string, Decision>();
+  let chapters: Promise<WireRecord[]> | undefined;
+  const chaptersNow = () => (chapters ??= listChapters(client, known));
 
   const done: JournalLine[] = [...earlier.filter((l) => l.t === "done")];
   const createdCourse = new Map<string, number>();
@@ -249,7 +241,8 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     if (course.id !== undefined) createdCourse.set(course.key, course.id);
   const open = unconfirmedIntents(earlier);
   const adopter = new Adopter(client, snapshot, open.length > 0, new Map(open.map((i) => [i.key, i])));
-  let stopped = false;
+  /** Why no write starts any more (a failure; a conflict, unless conflicts are skipped). */
+  let stopped: string | undefined;
   result.applied = true;
   // Changes are reported in plan order, whatever order the writes end in (null: nothing to
   // report here, as for a conflict, reported above).
@@ -264,22 +257,42 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
       if (next) report(next);
     }
   };
-  const ctx: ApplyContext = { client, journal, local, snapshot, createdCourse, adopter, root, bodies, cache };
+  const ctx: ApplyContext = {
+    client,
+    journal,
+    local,
+    snapshot,
+    createdCourse,
+    adopter,
+    root,
+    bodies,
+    cache,
+  };
   const write = async (op: PushOp, index: number): Promise<void> => {
     const id = op.type === "create" ? undefined : op.id;
     if (skipped.has(op.key)) return;
-    if (stopped) {
+    const notApplied = () =>
       reportAt(index, {
         kind: op.kind,
         id,
         path: op.path,
         outcome: "skipped",
-        reason: "not applied: an earlier write failed",
+        reason: `not applied: ${stopped}`,
       });
-      return;
-    }
-    const decision = checked.decisions.get(op.key);
+    if (stopped) return notApplied();
     try {
+      let decision = decisions.get(op.key);
+      if (!decision && op.type !== "create") {
+        // Re-read just before the write: another writer's edit can slip in for one round trip only.
+        const checked = await recheck(op, known, client, chaptersNow);
+        if ("conflict" in checked) {
+          if (options.conflicts !== "skip") stopped ??= "the push stopped on a conflict";
+          return reportAt(index, checked.conflict);
+        }
+        decision = checked.decision;
+        decisions.set(op.key, decision);
+        if (stopped) return notApplied();
+      }
       const line = await apply(op, decision, ctx);
       if (!line) {
         reportAt(index, {
@@ -294,32 +307,12 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
       done.push(line);
       // The site now has this side: a conflict copy pull left beside the file is settled.
       await removeTreeFile(root, conflictCopyOf(op.kind, op.path));
-      // An update re-read as already on the site sends nothing; one over a record the
-      // site deleted (--force) creates it again.
-      const sent = op.type === "update" ? (decision?.fields ?? op.fields) : [];
-      const outcome =
-        op.type === "create" || line.op === "create"
-          ? "created"
-          : op.type === "delete"
-            ? "deleted"
-            : sent.length > 0
-              ? "updated"
-              : "unchanged";
-      reportAt(index, {
-        kind: op.kind,
-        id: line.id,
-        path: op.path,
-        outcome,
-        ...(outcome === "updated" ? { fields: sent } : {}),
-        ...(outcome === "unchanged" ? { reason: "the site already had it" } : {}),
-        ...(op.type === "update" && line.op === "create"
-          ? { reason: `deleted on the site; created again (it was ${op.kind} ${op.id})` }
-          : {}),
-      });
+      reportAt(index, doneChange(op, line, decision));
     } catch (error) {
       if (!(error instanceof UserError)) throw error;
       // No write starts after this one; those already sent finish and are reported.
-      stopped = true;
+      stopped ??= "an earlier write failed";
+      if (isTransient(error)) result.transient ??= error;
       reportAt(index, {
         kind: op.kind,
         id,
@@ -330,9 +323,18 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     }
   };
   try {
-    // A create (or an update that creates again, under --force) goes one at a time, in order.
-    const creates = (op: PushOp) => op.type === "create" || checked.decisions.get(op.key)?.recreate === true;
-    await runInPhases(plan.ops, options.writeConcurrency ?? 4, creates, write);
+    // A create goes one at a time, in order; so do the updates of --force, any of which may
+    // create again a record the site deleted (a chapter only once its course is back).
+    const creates = (op: PushOp) => op.type === "create" || (known.force && op.type === "update");
+    const concurrency = options.writeConcurrency ?? 4;
+    const deletes = plan.ops.findIndex((op) => op.type === "delete");
+    const firstDelete = deletes === -1 ? plan.ops.length : deletes;
+    await runInPhases(plan.ops, 0, firstDelete, concurrency, creates, write);
+    // A course the site deleted, brought back by --force, takes the chapters of its folder along.
+    const followers = stopped ? [] : await followRecreatedCourses(plan.ops, decisions, known, client);
+    plan.ops.splice(firstDelete, 0, ...followers);
+    ordered.splice(firstDelete, 0, ...followers.map(() => undefined));
+    await runInPhases(plan.ops, firstDelete, plan.ops.length, concurrency, creates, write);
   } finally {
     // Whatever happened, what the site confirmed goes into the snapshot.
     const next = foldJournal(snapshot, done);
@@ -380,24 +382,26 @@ async function untrackedProblems(root: string, snapshot: Snapshot, local: LocalV
 }
 
 /**
- * Run the plan's writes phase by phase (course creates, chapter creates, updates, chapter
- * deletes, course deletes: each phase may need the one before it done). Within a phase updates
- * and deletes run side by side, up to `concurrency` at once. A phase that creates goes one
- * write at a time, in order: a create whose answer was lost is found again by its fields,
- * which another create in flight could match too, and a chapter created again needs its
- * course created again first.
+ * Run the plan's writes from index `from` up to `to`, phase by phase (course creates, chapter
+ * creates, updates, chapter deletes, course deletes: each phase may need the one before it
+ * done). Within a phase updates and deletes run side by side, up to `concurrency` at once. A
+ * phase that creates goes one write at a time, in order: a create whose answer was lost is
+ * found again by its fields, which another create in flight could match too, and a chapter
+ * created again needs its course created again first.
  */
 async function runInPhases(
   ops: readonly PushOp[],
+  from: number,
+  to: number,
   concurrency: number,
   creates: (op: PushOp) => boolean,
   write: (op: PushOp, index: number) => Promise<void>,
 ): Promise<void> {
   const phaseOf = (op: PushOp) => (op.type === "update" ? "update" : `${op.type} ${op.kind}`);
-  for (let start = 0; start < ops.length; ) {
+  for (let start = from; start < to; ) {
     const phase = phaseOf(ops[start]!);
     let end = start;
-    while (end < ops.length && phaseOf(ops[end]!) === phase) end++;
+    while (end < to && phaseOf(ops[end]!) === phase) end++;
     const oneAtATime = ops.slice(start, end).some(creates);
     const queue = new PQueue({ concurrency: oneAtATime ? 1 : concurrency });
     // Every write of the phase settles before an error (a bug) goes up: none is left running.
@@ -407,160 +411,6 @@ async function runInPhases(
     for (const outcome of settled) if (outcome.status === "rejected") throw outcome.reason;
     start = end;
   }
-}
-
-/** What re-reading the site decided for one write. */
-interface Decision {
-  /** Fields to send (update), after dropping what the site already has. */
-  fields: string[];
-  /** The values the record should end with (local edits over the site's record). */
-  merged: CourseValues | ChapterValues | undefined;
-  /** The site's record as re-read (undefined when it is gone). */
-  remote: WireRecord | undefined;
-  /** --force over a record the site deleted: create it again from the local file. */
-  recreate?: boolean;
-}
-
-async function recheck(
-  ops: readonly PushOp[],
-  snapshot: Snapshot,
-  local: LocalView,
-  client: PushClient,
-  force: boolean,
-  bodies: BodyCodec,
-): Promise<{ decisions: Map<string, Decision>; conflicts: Change[] }> {
-  const decisions = new Map<string, Decision>();
-  const conflicts: Change[] = [];
-  const targets = ops.filter((op): op is Extract<PushOp, { id: number }> => op.type !== "create");
-  if (targets.length === 0) return { decisions, conflicts };
-  const remote = new Map<string, WireRecord | undefined>();
-  const courseDeletes = targets.filter((op) => op.kind === "course" && op.type === "delete");
-  // One GET per record, unless listing the pages costs fewer requests: a list costs its pages
-  // (25 records a page at least), the empty page that ends it, and a look-ahead window.
-  const listCost = (records: number) => Math.ceil(records / 25) + 1 + 4;
-  const useLists =
-    targets.length >
-    listCost(Object.keys(snapshot.courses).length) + listCost(Object.keys(snapshot.chapters).length);
-  let chapterList: WireRecord[] | undefined;
-  if (useLists || courseDeletes.length > 0) {
-    const [courses, chapters] = await Promise.all([
-      useLists ? client.listAll("courses") : undefined,
-      client.listAll("chapters"),
-    ]);
-    // "Cannot see it" is never "deleted": an empty listing while the snapshot holds records
-    // would pass every record for gone, and hide the chapters a course delete takes with it.
-    for (const [noun, listing, known] of [
-      ["courses", courses, Object.keys(snapshot.courses).length],
-      ["chapters", chapters, Object.keys(snapshot.chapters).length],
-    ] as const) {
-      if (listing && listing.records.length === 0 && known > 0) {
-        throw new UserError(`the site listed no ${noun}, but the snapshot holds ${known}; nothing was sent`, {
-          hint: "An empty listing is not taken as 'everything was deleted'. Check the site and the account, then run `coursesync pull` to see the site as it is.",
-        });
-      }
-    }
-    chapterList = chapters.records;
-    if (courses) for (const r of courses.records) remote.set(`course:${r.id}`, r);
-    if (useLists) for (const r of chapters.records) remote.set(`chapter:${r.id}`, r);
-  }
-  await Promise.all(
-    targets.map(async (op) => {
-      if (remote.has(op.key) || useLists) return;
-      remote.set(op.key, await client.get(RESOURCE[op.kind], op.id));
-    }),
-  );
-  for (const op of targets) {
-    const table = op.kind === "course" ? snapshot.courses : snapshot.chapters;
-    const entry = table[op.id];
-    const record = remote.get(op.key);
-    const mine = op.kind === "course" ? local.courses.get(op.key) : local.chapters.get(op.key);
-    const base = entry ? asFields(valuesOf(op.kind, entry.record)) : undefined;
-    const plan: EntityPlan = reconcileEntity(
-      {
-        kind: op.kind,
-        id: op.id,
-        key: op.key,
-        base,
-        local:
-          op.type === "delete" || !mine
-            ? undefined
-            : asFields(
-                op.kind === "chapter"
-                  ? chapterValuesAgainst(mine as LocalChapter, record?.content, bodies)
-                  : mine.values,
-              ),
-        remote: record ? asFields(valuesOf(op.kind, record)) : undefined,
-        remoteKnown: true,
-      },
-      { equal: fieldsEqual, winner: force ? "local" : undefined },
-    );
-    let conflict = plan.conflict;
-    if (!conflict && op.kind === "course" && op.type === "delete" && chapterList) {
-      // Deleting a course deletes its chapters: one the snapshot never saw would be lost.
-      const unseen = chapterList.filter((c) => Number(c.course_id) === op.id && !snapshot.chapters[c.id]);
-      if (unseen.length > 0 && !force) conflict = { fields: [], reason: "deleted-locally-edited-remotely" };
-    }
-    if (conflict) {
-      conflicts.push({
-        kind: op.kind,
-        id: op.id,
-        path: op.path,
-        outcome: "conflict",
-        fields: conflict.fields,
-        reason:
-          conflict.reason === "both-changed"
-            ? `changed here and on the site since the last sync: ${conflict.fields.join(", ")}`
-            : conflict.reason === "deleted-remotely-edited-locally"
-              ? "deleted on the site, edited here"
-              : "deleted here, changed on the site",
-      });
-      continue;
-    }
-    decisions.set(op.key, {
-      fields: plan.remote.type === "update" ? plan.remote.fields : [],
-      merged: plan.merged as unknown as CourseValues | ChapterValues | undefined,
-      remote: record,
-      recreate: plan.remote.type === "create",
-    });
-  }
-  return { decisions, conflicts };
-}
-
-/**
- * `push --force` creates again a course the site deleted: the chapters of its folder that the
- * plan leaves alone (unedited) and that the site deleted with it come back too, created again
- * in the new course, not only the edited ones. (A chapter the site still has is left as it is.)
- * Returns their writes (each an update whose decision is to create again), to run after the
- * plan's updates.
- */
-async function followRecreatedCourses(
-  ops: readonly PushOp[],
-  decisions: Map<string, Decision>,
-  local: LocalView,
-  client: PushClient,
-): Promise<PushOp[]> {
-  const recreated = new Set(
-    ops.filter((op) => op.kind === "course" && decisions.get(op.key)?.recreate).map((op) => op.key),
-  );
-  if (recreated.size === 0) return [];
-  const planned = new Set(ops.map((op) => op.key));
-  const chapters = [...local.chapters.values()]
-    .filter((c) => c.id !== undefined && recreated.has(c.courseKey) && !planned.has(c.key))
-    .sort((a, b) => (a.file < b.file ? -1 : 1));
-  const remote = await Promise.all(chapters.map((c) => client.get("chapters", c.id as number)));
-  const gone = chapters.filter((_, i) => remote[i] === undefined);
-  for (const chapter of gone)
-    decisions.set(chapter.key, { fields: [], merged: chapter.values, remote: undefined, recreate: true });
-  return gone.map((chapter) => ({
-    type: "update",
-    kind: "chapter",
-    id: chapter.id as number,
-    key: chapter.key,
-    path: chapter.file,
-    fields: [],
-    courseKey: chapter.courseKey,
-    diff: [],
-  }));
 }
 
 /** Finds a record a lost POST may have created, so it is adopted instead of created twice. */
@@ -812,7 +662,7 @@ async function settleFile(
   ctx: ApplyContext,
 ): Promise<Settled> {
   const file = fileOf(kind, where);
-  const siteValues = valuesOf(kind, record);
+  const siteValues = valuesOfRecord(kind, record);
   if (kind === "chapter" && typeof record.content === "string") {
     // The last synced text of this chapter, for later comparisons and merges.
     await ctx.cache.put(record.content);
@@ -871,6 +721,41 @@ async function contentText(values: ChapterValues, where: string, ctx: ApplyConte
   if (cached !== undefined) return cached;
   const parsed = parseChapterFile(await readFile(abs(ctx.root, where), "utf8"), where);
   return ctx.bodies.toHtml(parsed.body, parsed.format, where);
+}
+
+/** The change a confirmed write reports, with another writer's change the answer shows. */
+function doneChange(op: PushOp, line: Done, decision: Decision | undefined): Change {
+  // An update re-read as already on the site sends nothing; one over a record the site
+  // deleted (--force) creates it again.
+  const sent = op.type === "update" ? (decision?.fields ?? op.fields) : [];
+  const outcome =
+    op.type === "create" || line.op === "create"
+      ? "created"
+      : op.type === "delete"
+        ? "deleted"
+        : sent.length > 0
+          ? "updated"
+          : "unchanged";
+  const remote = decision?.remote;
+  const raced =
+    outcome === "updated" && remote && line.record ? racedFields(op.kind, remote, line.record, sent) : [];
+  const reason =
+    raced.length > 0
+      ? `changed on the site while this push wrote it: ${raced.join(", ")} (kept, and brought into the file)`
+      : outcome === "unchanged"
+        ? "the site already had it"
+        : op.type === "update" && line.op === "create"
+          ? `deleted on the site; created again (it was ${op.kind} ${op.id})`
+          : undefined;
+  return {
+    kind: op.kind,
+    id: line.id,
+    path: op.path,
+    outcome,
+    ...(outcome === "updated" ? { fields: sent } : {}),
+    ...(reason === undefined ? {} : { reason }),
+    ...(raced.length > 0 ? { raced } : {}),
+  };
 }
 
 function failureText(error: UserError, file: string): string {

@@ -24,6 +24,8 @@ export interface Change {
   reason?: string;
   /** A conflict copy written beside the file. */
   copy?: string;
+  /** Fields another writer changed on the site between this run's re-read and its write. */
+  raced?: string[];
 }
 
 /** Counts of outcomes, for one summary line. */

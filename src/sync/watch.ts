@@ -115,6 +115,8 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
           id: op.type === "create" ? undefined : op.id,
         });
       }
+      // A lost network or a server error: the files stay pending and are tried again.
+      if (result.transient) throw result.transient;
       return result;
     } finally {
       await release();

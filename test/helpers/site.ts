@@ -248,6 +248,23 @@ export function recordWrites(emulator: RunningEmulator): AppliedWrite[] {
   return writes;
 }
 
+/**
+ * Run `action` once, right after the emulator has handled the first request named `call`
+ * (`"GET /api/v1/chapters/2"`) and before its answer leaves: a moment between that request
+ * and whatever the client sends next, with no sleep.
+ */
+export function afterRequest(emulator: RunningEmulator, call: string, action: () => void): void {
+  const state = emulator.state;
+  const log = state.logRequest.bind(state);
+  let done = false;
+  state.logRequest = (entry) => {
+    log(entry);
+    if (done || `${entry.method} ${entry.path}` !== call) return;
+    done = true;
+    action();
+  };
+}
+
 /** Poll `check` every 20 ms until it returns something truthy, and return that; fails after `ms` (a bound, not a wait). */
 export async function eventually<T>(
   check: () => T | undefined | false | Promise<T | undefined | false>,

@@ -1,0 +1,128 @@
+import type { WireRecord } from "../../api/wire.js";
+import { UserError } from "../../errors.js";
+import type { PushClient } from "../push.js";
+import type { PushOp } from "../push-plan.js";
+import type { Change } from "../report.js";
+import {
+  type Checked,
+  courseDeleteConflict,
+  type Decision,
+  decideWrite,
+  type Known,
+  type TargetOp,
+} from "./decide.js";
+
+// Reading the site for push's writes: each record once, just before its own write, so another
+// writer's edit can only slip in during one round trip (the API has no conditional update).
+
+/** The API's resource for each kind of record. */
+export const RESOURCE = { course: "courses", chapter: "chapters" } as const;
+
+/** The part of the API client the re-reads use. */
+export type ReadClient = Pick<PushClient, "get" | "listAll">;
+
+/**
+ * Every chapter the site lists now. An empty listing while the snapshot holds chapters is an
+ * error, never "everything was deleted": it would hide the chapters a course delete takes along.
+ */
+export async function listChapters(client: ReadClient, known: Known): Promise<WireRecord[]> {
+  const { records } = await client.listAll("chapters");
+  const held = Object.keys(known.snapshot.chapters).length;
+  if (records.length === 0 && held > 0) {
+    throw new UserError(`the site listed no chapters, but the snapshot holds ${held}; nothing was sent`, {
+      hint: "An empty listing is not taken as 'everything was deleted'. Check the site and the account, then run `coursesync pull` to see the site as it is.",
+    });
+  }
+  return records;
+}
+
+/** The ids of the chapters the writes delete or move to another course. */
+function chaptersLeaving(ops: readonly PushOp[]): Set<number> {
+  return new Set(
+    ops
+      .filter((op) => op.kind === "chapter")
+      .filter((op) => op.type === "delete" || (op.type === "update" && op.fields.includes("course_id")))
+      .map((op) => (op as TargetOp).id),
+  );
+}
+
+/**
+ * Before any write of a push that deletes a course (nothing otherwise): list the chapters once,
+ * and return the conflicts the listing shows already, so the push can stop before its first
+ * write: a chapter changed on the site that this push changes too, a course whose delete would
+ * take along chapters this push keeps. Each write still re-reads its record before it is sent.
+ */
+export async function precheck(ops: readonly PushOp[], known: Known, client: ReadClient): Promise<Change[]> {
+  if (!ops.some((op) => op.kind === "course" && op.type === "delete")) return [];
+  const listed = await listChapters(client, known);
+  const byId = new Map(listed.map((record) => [record.id, record]));
+  const leaving = chaptersLeaving(ops);
+  const conflicts: Change[] = [];
+  for (const op of ops) {
+    if (op.type === "create") continue;
+    const record = op.kind === "chapter" ? byId.get(op.id) : undefined;
+    // A chapter the listing does not show is left to its own re-read: the listing is no proof.
+    const checked = record ? decideWrite(op, record, known) : undefined;
+    const conflict =
+      checked && "conflict" in checked
+        ? checked.conflict
+        : courseDeleteConflict(op, listed, leaving, known.force);
+    if (conflict) conflicts.push(conflict);
+  }
+  return conflicts;
+}
+
+/**
+ * Re-read one record just before its write (one GET) and decide what to send. A course delete
+ * also looks at the chapters the site lists then (`chaptersNow`, shared by the course deletes
+ * of a push, read once the chapter writes are done): one still in the course is a conflict.
+ */
+export async function recheck(
+  op: TargetOp,
+  known: Known,
+  client: ReadClient,
+  chaptersNow: () => Promise<WireRecord[]>,
+): Promise<Checked> {
+  const record = await client.get(RESOURCE[op.kind], op.id);
+  const checked = decideWrite(op, record, known);
+  if ("conflict" in checked || !record || op.kind !== "course" || op.type !== "delete") return checked;
+  const conflict = courseDeleteConflict(op, await chaptersNow(), new Set(), known.force);
+  return conflict ? { conflict } : checked;
+}
+
+/**
+ * `push --force` creates again a course the site deleted: the chapters of its folder that the
+ * plan leaves alone (unedited) and that the site deleted with it come back too, created again
+ * in the new course, not only the edited ones. (A chapter the site still has is left as it is.)
+ * Returns their writes (each an update whose decision, set in `decisions`, is to create again),
+ * to run after the plan's updates.
+ */
+export async function followRecreatedCourses(
+  ops: readonly PushOp[],
+  decisions: Map<string, Decision>,
+  known: Known,
+  client: ReadClient,
+): Promise<PushOp[]> {
+  const recreated = new Set(
+    ops.filter((op) => op.kind === "course" && decisions.get(op.key)?.recreate).map((op) => op.key),
+  );
+  if (recreated.size === 0) return [];
+  const planned = new Set(ops.map((op) => op.key));
+  const chapters = [...known.local.chapters.values()]
+    .filter((c) => c.id !== undefined && recreated.has(c.courseKey) && !planned.has(c.key))
+    .sort((a, b) => (a.file < b.file ? -1 : 1));
+  const remote = await Promise.all(chapters.map((c) => client.get("chapters", c.id as number)));
+  const gone = chapters.filter((_, i) => remote[i] === undefined);
+  for (const chapter of gone)
+    decisions.set(chapter.key, { fields: [], merged: chapter.values, remote: undefined, recreate: true });
+  return gone.map((chapter) => ({
+    type: "update",
+    kind: "chapter",
+    id: chapter.id as number,
+    key: chapter.key,
+    path: chapter.file,
+    fields: [],
+    courseKey: chapter.courseKey,
+    diff: [],
+  }));
+}
