@@ -84,6 +84,16 @@ export interface ClientStats {
   bytesReceived: number;
 }
 
+/** Options of `create`. */
+export interface CreateOptions {
+  /**
+   * Says why the record the site answered with cannot be the one just created (undefined when
+   * it can be): the create then fails with an error naming the request, its status and the id
+   * the site named, with the reason and hint given. @default every answer is taken
+   */
+  check?: (record: WireRecord) => { reason: string; hint: string } | undefined;
+}
+
 /** Options of `listAll`. */
 export interface ListOptions {
   /** Stop after the page for which this returns true (newest-first archives). Makes paging sequential. */
@@ -353,7 +363,11 @@ export class ApiClient {
    * the answer is empty or unreadable: the record was created, and the caller looks it up.
    * A lost answer throws WriteOutcomeUnknownError; the POST is never repeated blindly.
    */
-  async create(resource: Resource, fields: Record<string, unknown>): Promise<WireRecord | undefined> {
+  async create(
+    resource: Resource,
+    fields: Record<string, unknown>,
+    options: CreateOptions = {},
+  ): Promise<WireRecord | undefined> {
     const exchange = await this.#send({
       method: "POST",
       target: resource,
@@ -364,15 +378,17 @@ export class ApiClient {
     });
     if (!isOk(exchange.status)) throw this.#apiError(exchange, "POST");
     const record = recordFromBody(exchange.body, resource);
-    if (record !== undefined) return record;
+    if (record !== undefined) return checkedAnswer(exchange, resource, record, "with", options.check);
     const id = idFromLocation(exchange.headers.location);
     if (id === undefined) return undefined;
+    let located: WireRecord | undefined;
     try {
-      return await this.get(resource, id);
+      located = await this.get(resource, id);
     } catch {
       // The create succeeded; failing to re-read it must not look like a failed create.
       return undefined;
     }
+    return located && checkedAnswer(exchange, resource, located, "pointing (Location) to", options.check);
   }
 
   /**
@@ -671,6 +687,23 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** A create's record once `check` (if any) takes it; else an error naming what the site answered. */
+function checkedAnswer(
+  exchange: Exchange,
+  resource: Resource,
+  record: WireRecord,
+  how: string,
+  check: CreateOptions["check"],
+): WireRecord {
+  const problem = check?.(record);
+  if (problem === undefined) return record;
+  const status = `${exchange.status} ${exchange.statusText}`.trim();
+  throw new UserError(
+    `POST ${redactUrl(`${exchange.url.pathname}${exchange.url.search}`)} answered ${status} ${how} ${resourceKey[resource]} ${record.id}, ${problem.reason}`,
+    { hint: problem.hint },
+  );
 }
 
 function recordPath(resource: Resource, id: number | string): string {

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import PQueue from "p-queue";
-import type { Listing, ListOptions } from "../api/client.js";
+import type { CreateOptions, Listing, ListOptions } from "../api/client.js";
 import { ApiError, isTransient, WriteOutcomeUnknownError } from "../api/errors.js";
 import type { Resource, WireRecord } from "../api/wire.js";
 import { ExitCode, UserError } from "../errors.js";
@@ -29,7 +29,7 @@ import { type Done, type Intent, Journal, type JournalLine, unconfirmedIntents }
 import { inPaths, planLocalChanges } from "./local-plan.js";
 import { baseTextsFor, buildLocalView, knownHashes, type LocalView } from "./local-view.js";
 import { invalidFilesError } from "./pull.js";
-import { racedFields } from "./push/answers.js";
+import { createdAnswerProblem, racedFields } from "./push/answers.js";
 import type { Decision, Known } from "./push/decide.js";
 import { followRecreatedCourses, listChapters, precheck, RESOURCE, recheck } from "./push/recheck.js";
 import { chapterInput, courseInput, type PushOp, type PushPlan, planPush } from "./push-plan.js";
@@ -48,7 +48,11 @@ import { valueProblems } from "./value-checks.js";
 /** The part of the API client push uses. */
 export interface PushClient {
   get(resource: Resource, id: number): Promise<WireRecord | undefined>;
-  create(resource: Resource, fields: Record<string, unknown>): Promise<WireRecord | undefined>;
+  create(
+    resource: Resource,
+    fields: Record<string, unknown>,
+    options?: CreateOptions,
+  ): Promise<WireRecord | undefined>;
   update(resource: Resource, id: number, fields: Record<string, unknown>): Promise<WireRecord | undefined>;
   remove(resource: Resource, id: number): Promise<void>;
   listAll(path: string, options?: ListOptions): Promise<Listing>;
@@ -263,6 +267,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     local,
     snapshot,
     createdCourse,
+    created: new Map(),
     adopter,
     root,
     bodies,
@@ -446,6 +451,8 @@ interface ApplyContext {
   local: LocalView;
   snapshot: Snapshot;
   createdCourse: Map<string, number>;
+  /** Records this push created, as `kind:id`, with the file each went to. */
+  created: Map<string, string>;
   adopter: Adopter;
   root: string;
   bodies: BodyCodec;
@@ -498,12 +505,15 @@ async function apply(
         fields,
         ...(from ? { from } : {}),
       });
+      const check = answerCheck(op.kind, op.path, fields, ctx);
       try {
-        record = await client.create(resource, fields);
+        record = await client.create(resource, fields, { check });
       } catch (error) {
         if (!(error instanceof WriteOutcomeUnknownError)) throw error;
         // The answer was lost: the record may exist. Look before sending it again.
-        record = (await ctx.adopter.find(op.kind, fields, true)) ?? (await client.create(resource, fields));
+        record =
+          (await ctx.adopter.find(op.kind, fields, true)) ??
+          (await client.create(resource, fields, { check }));
       }
       record ??= await ctx.adopter.find(op.kind, fields, true);
       if (!record)
@@ -512,6 +522,7 @@ async function apply(
         );
     }
     if (op.kind === "course") ctx.createdCourse.set(op.key, record.id);
+    ctx.created.set(`${op.kind}:${record.id}`, op.path);
     const settled = await settleFile(op.kind, op.key, op.path, record, op.values, true, ctx);
     const line: Done = {
       t: "done",
@@ -721,6 +732,27 @@ async function contentText(values: ChapterValues, where: string, ctx: ApplyConte
   if (cached !== undefined) return cached;
   const parsed = parseChapterFile(await readFile(abs(ctx.root, where), "utf8"), where);
   return ctx.bodies.toHtml(parsed.body, parsed.format, where);
+}
+
+/**
+ * Refuses a create's answer that is not the record just sent (see createdAnswerProblem): the
+ * file keeps its bytes, and the create's intent stays open in the journal, so the next run
+ * looks for the record this POST may have made before creating one.
+ */
+function answerCheck(
+  kind: "course" | "chapter",
+  where: string,
+  sent: Record<string, unknown>,
+  ctx: ApplyContext,
+): CreateOptions["check"] {
+  return (record) => {
+    const problem = createdAnswerProblem(kind, record, sent, ctx);
+    if (problem === undefined) return undefined;
+    return {
+      reason: `${problem}. Not taken as the new ${kind}: ${fileOf(kind, where)} is left as it is, and the next push looks for a ${kind} this POST may have made (and adopts it) before creating one`,
+      hint: `Run \`coursesync push\` again, or \`coursesync pull\`; if the site keeps answering so, check what stands between coursesync and the site (a proxy, a cache).`,
+    };
+  };
 }
 
 /** The change a confirmed write reports, with another writer's change the answer shows. */

@@ -265,6 +265,31 @@ export function afterRequest(emulator: RunningEmulator, call: string, action: ()
   };
 }
 
+/**
+ * From now on, answer every create of `resource` with the record `answer` returns (given the
+ * record the store made, or undefined with `apply: false`, when nothing is made), as a site or
+ * a proxy in front of it that answers a create with another record would. Returns a function
+ * that puts the store's own answers back.
+ */
+export function answerCreatesWith(
+  emulator: RunningEmulator,
+  resource: "courses" | "chapters",
+  answer: (made: Fields | undefined) => Fields,
+  options: { apply?: boolean } = {},
+): () => void {
+  const state = emulator.state as unknown as Record<string, (body: unknown) => Outcome<Fields>>;
+  const method = resource === "courses" ? "createCourse" : "createChapter";
+  const create = state[method]!;
+  state[method] = (body) => {
+    const made = options.apply === false ? undefined : create.call(emulator.state, body);
+    if (made && made.kind !== "ok") return made;
+    return { kind: "ok", value: answer(made?.value) };
+  };
+  return () => {
+    state[method] = create;
+  };
+}
+
 /** Poll `check` every 20 ms until it returns something truthy, and return that; fails after `ms` (a bound, not a wait). */
 export async function eventually<T>(
   check: () => T | undefined | false | Promise<T | undefined | false>,

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { ApiClient, type ApiClientOptions } from "../../src/api/client.js";
 import { ApiError, NetworkError, WriteOutcomeUnknownError } from "../../src/api/errors.js";
 import { backoffCeiling } from "../../src/api/retry.js";
+import type { WireRecord } from "../../src/api/wire.js";
 import { UserError } from "../../src/errors.js";
 
 const ORIGIN = "https://academy.test";
@@ -118,6 +119,47 @@ describe("records: the three response shapes", () => {
       .reply(200, { id: 77, title: "x" });
     const { client } = makeClient();
     expect(await client.create("chapters", { title: "x" })).toEqual({ id: 77, title: "x" });
+    scope.done();
+  });
+
+  it("create refuses an answer its check rejects, naming the request, the status and the id the site named; the POST goes once", async () => {
+    const scope = nock(ORIGIN)
+      .post(`${API}/chapters`)
+      .once()
+      .reply(201, { id: 5001, title: "Known", course_id: 1 });
+    const { client } = makeClient();
+    const check = vi.fn((record: { id: number }) =>
+      record.id === 5001 ? { reason: "which the last sync already knows", hint: "Push again." } : undefined,
+    );
+    const error = await client
+      .create("chapters", { title: "New", course_id: 1 }, { check })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UserError);
+    expect(error).not.toBeInstanceOf(WriteOutcomeUnknownError);
+    expect((error as UserError).message).toBe(
+      `POST ${API}/chapters answered 201 Created with chapter 5001, which the last sync already knows`,
+    );
+    expect((error as UserError).hint).toBe("Push again.");
+    expect(check).toHaveBeenCalledWith({ id: 5001, title: "Known", course_id: 1 });
+    scope.done();
+    expect(client.stats.requests.POST).toBe(1);
+  });
+
+  it("create checks the record a Location header points to, and takes one its check accepts", async () => {
+    const scope = nock(ORIGIN)
+      .post(`${API}/courses`)
+      .reply(201, "", { Location: `${BASE}/courses/7` })
+      .get(`${API}/courses/7`)
+      .reply(200, { id: 7, title: "Other" })
+      .post(`${API}/courses`)
+      .reply(201, { course: { id: 8, title: "Mine" } });
+    const { client } = makeClient();
+    const check = (record: WireRecord) =>
+      record.title === "Mine" ? undefined : { reason: `whose title is ${record.title}`, hint: "Check." };
+    await expect(client.create("courses", { title: "Mine" }, { check })).rejects.toThrow(
+      `POST ${API}/courses answered 201 Created pointing (Location) to course 7, whose title is Other`,
+    );
+    expect(await client.create("courses", { title: "Mine" }, { check })).toEqual({ id: 8, title: "Mine" });
     scope.done();
   });
 

@@ -1,9 +1,87 @@
 import { describe, expect, it } from "vitest";
-import { racedFields } from "../../src/sync/push/answers.js";
-import { recordBuilders } from "../helpers/records.js";
+import { createdAnswerProblem, racedFields } from "../../src/sync/push/answers.js";
+import { recordBuilders, syncedWorld } from "../helpers/records.js";
 
 const STAMP = "2026-03-01T09:30:00.000+00:00";
 const { course, chapter } = recordBuilders(STAMP, (id) => ({ ordinal: id, content: `<p>chapter ${id}</p>` }));
+
+/** A synced course 1 with chapter 10, plus a file of chapter 12 the last sync does not know. */
+function known(created: Record<string, string> = {}) {
+  const { snapshot, local } = syncedWorld([course(1)], [chapter(10, 1)]);
+  local.chapters.set("new:x", {
+    ...local.chapters.get("chapter:10")!,
+    id: 12,
+    key: "new:x",
+    file: "courses/course-1/12-stray.md",
+  });
+  return { snapshot, local, created: new Map(Object.entries(created)) };
+}
+
+const SENT = { title: "New", ordinal: 3, content: "<p>new</p>", course_id: 1 };
+
+describe("a create's answer", () => {
+  it.each([
+    [
+      "the record sent, its HTML re-serialised by the site",
+      chapter(20, 1, { ...SENT, content: "<p>new</p>\n" }),
+      undefined,
+    ],
+    ["the record sent, its title trimmed", chapter(20, 1, { ...SENT, title: "  New " }), undefined],
+    [
+      "a record the last sync knows",
+      chapter(10, 1, SENT),
+      "which the last sync already knows, at courses/course-1/10-chapter-10.md",
+    ],
+    [
+      "a record another file carries",
+      chapter(12, 1, SENT),
+      "which courses/course-1/12-stray.md already carries",
+    ],
+    ["another title", chapter(20, 1, { ...SENT, title: "Old" }), 'whose title is "Old", not "New" as sent'],
+    [
+      "another position and course",
+      chapter(20, 2, { ...SENT, course_id: 2, ordinal: 1 }),
+      "whose ordinal is 1, not 3; course_id is 2, not 1 as sent",
+    ],
+    [
+      "a null title",
+      { id: 20, title: null, course_id: 1, ordinal: 3 },
+      'whose title is null, not "New" as sent',
+    ],
+    ["an answer that does not say its fields", { id: 20 }, undefined],
+  ])("is checked: %s", (_, record, problem) => {
+    expect(createdAnswerProblem("chapter", record, SENT, known())).toBe(problem);
+  });
+
+  it("naming a record this push created already is refused", () => {
+    const answer = chapter(20, 1, SENT);
+    expect(
+      createdAnswerProblem("chapter", answer, SENT, known({ "chapter:20": "courses/course-1/03-new.md" })),
+    ).toBe("which this push already created for courses/course-1/03-new.md");
+    // A course and a chapter may share a number: only the same kind counts.
+    expect(
+      createdAnswerProblem(
+        "course",
+        course(20, { title: "New" }),
+        { title: "New" },
+        known({ "chapter:20": "x" }),
+      ),
+    ).toBe(undefined);
+  });
+
+  it("of a course is checked by its title only (the site fills in the rest)", () => {
+    const sent = { title: "Rust", status: 0 };
+    expect(createdAnswerProblem("course", course(5, { title: "Rust", status: "draft" }), sent, known())).toBe(
+      undefined,
+    );
+    expect(createdAnswerProblem("course", course(1, { title: "Rust" }), sent, known())).toBe(
+      "which the last sync already knows, at courses/course-1",
+    );
+    expect(createdAnswerProblem("course", course(5, { title: "Go" }), sent, known())).toBe(
+      'whose title is "Go", not "Rust" as sent',
+    );
+  });
+});
 
 describe("an update's answer", () => {
   const reread = chapter(10, 1, { title: "Intro", content: "<p>a</p>" });

@@ -1,8 +1,71 @@
 import type { WireRecord } from "../../api/wire.js";
 import { fieldsEqual, valuesOfRecord } from "../entities.js";
+import type { LocalView } from "../local-view.js";
+import type { Snapshot } from "../snapshot.js";
 
-// Whether the site's answer to a write describes the write (pure): an update answered with a
-// record someone else changed.
+// Whether the site's answer to a write describes the write (pure): a create answered with a
+// record that is not the one just made, an update answered with a record someone else changed.
+
+/** What a create's answer is checked against. */
+export interface KnownIds {
+  snapshot: Snapshot;
+  local: LocalView;
+  /** Records this push created so far, as `kind:id`, with the file each went to. */
+  created: ReadonlyMap<string, string>;
+}
+
+/**
+ * A title as any site keeps it: sites trim and collapse spaces, and may normalise Unicode, so
+ * only that is forgiven; any other difference means another record.
+ */
+function titleKey(value: unknown): string {
+  return String(value ?? "")
+    .normalize("NFC")
+    .trim()
+    .replace(/\s+/g, " ");
+}
+
+/**
+ * Fields sent that the answer holds otherwise, as `title is "A", not "B" as sent`. A field the
+ * answer leaves out says nothing either way (some sites answer with less than the record).
+ */
+function mismatches(kind: "course" | "chapter", record: WireRecord, sent: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  const differ = (field: string, same: (a: unknown, b: unknown) => boolean) => {
+    if (!(field in sent) || !(field in record) || same(record[field], sent[field])) return;
+    out.push(`${field} is ${JSON.stringify(record[field])}, not ${JSON.stringify(sent[field])}`);
+  };
+  differ("title", (a, b) => a !== null && titleKey(a) === titleKey(b));
+  if (kind === "chapter") {
+    // Content is not compared: sites sanitise and re-serialise HTML (entities, attribute
+    // order, whitespace, tags they strip), so a difference there proves nothing.
+    for (const field of ["ordinal", "course_id"])
+      differ(field, (a, b) => a !== null && Number(a) === Number(b));
+  }
+  return out;
+}
+
+/**
+ * Why a create's answer cannot be the record just made (undefined when it can be): its id is
+ * one the last sync knows, another file carries, or this push created already; or the fields
+ * it reports are not those sent (title; for a chapter also ordinal and course).
+ */
+export function createdAnswerProblem(
+  kind: "course" | "chapter",
+  record: WireRecord,
+  sent: Record<string, unknown>,
+  known: KnownIds,
+): string | undefined {
+  const entry = (kind === "course" ? known.snapshot.courses : known.snapshot.chapters)[record.id];
+  if (entry) return `which the last sync already knows, at ${entry.path}`;
+  const files = kind === "course" ? known.local.courses : known.local.chapters;
+  const carrier = [...files.values()].find((file) => file.id === record.id);
+  if (carrier) return `which ${carrier.file} already carries`;
+  const made = known.created.get(`${kind}:${record.id}`);
+  if (made !== undefined) return `which this push already created for ${made}`;
+  const wrong = mismatches(kind, record, sent);
+  return wrong.length > 0 ? `whose ${wrong.join("; ")} as sent` : undefined;
+}
 
 /**
  * Fields someone else changed on the site between the re-read and the write: those the write
