@@ -4,7 +4,7 @@ import type { StateDump } from "../../src/emulator/records.js";
 import { Journal, type JournalLine } from "../../src/sync/journal.js";
 import { restoreTree, treeNow, userFiles } from "../helpers/crash.js";
 import { manualClock, useEmulators } from "../helpers/emulator.js";
-import { edit, type PulledSite, pulledSite } from "../helpers/site.js";
+import { answerCreatesWith, edit, type PulledSite, pulledSite } from "../helpers/site.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
 
 const start = useEmulators();
@@ -112,6 +112,29 @@ describe("a push killed at any moment", () => {
       expect(s.emulator.state.dump(), point.where).toEqual(finalSite);
       expect(userFiles(treeNow(s.root)), point.where).toEqual(finalFiles);
       expect((await s.cli("status", "--exit-code")).code, point.where).toBe(0);
+    }
+  });
+
+  it("whose first create was answered with another record is finished by the next push, or by a pull and a push", async () => {
+    const { s, points, finalFiles, finalSite } = await crashPoints();
+    const start = points[0]!;
+    expect(start.where).toBe("before intent create courses/rust");
+    for (const route of [["push"], ["pull", "push"]]) {
+      restoreTree(s.root, start.files);
+      s.emulator.state.reset(start.site);
+      // The site makes the course, and answers with one the last sync knows.
+      const answerTruly = answerCreatesWith(s.emulator, "courses", () => s.emulator.state.get("courses", 1)!);
+      const refused = await s.cli("push", "--yes");
+      expect(refused.code, refused.stdout).toBe(1);
+      expect(userFiles(treeNow(s.root))).toEqual(userFiles(start.files));
+      answerTruly();
+      for (const command of route) {
+        const run = await s.cli(command, ...(command === "push" ? ["--yes"] : []));
+        expect(run.code, `${route.join(", then ")}: ${run.stdout}${run.stderr}`).toBe(0);
+      }
+      expect(s.emulator.state.dump(), route.join(", then ")).toEqual(finalSite);
+      expect(userFiles(treeNow(s.root)), route.join(", then ")).toEqual(finalFiles);
+      expect((await s.cli("status", "--exit-code")).code).toBe(0);
     }
   });
 
