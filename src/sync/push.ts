@@ -79,7 +79,10 @@ export interface PushOptions {
   /** Report invalid files through onInvalid and go on without them (watch). */
   skipInvalid?: boolean;
   onInvalid?: (problem: FileProblem) => void;
-  /** "skip": a record the site changed too is reported and left alone, the rest go on (watch). */
+  /**
+   * A record the site changed since the last sync is reported and not sent. "stop" (default):
+   * no write starts after it; "skip": the rest go on (watch).
+   */
   conflicts?: "stop" | "skip";
   /** How many updates or deletes are under way at once (creates go one at a time). @default 4 */
   writeConcurrency?: number;
@@ -124,7 +127,7 @@ function sameValues(a: object, b: object, bodies: BodyCodec): boolean {
   });
 }
 
-/** Push local changes to the site: validate, plan, confirm, re-read, write, journal, snapshot. */
+/** Push local changes to the site: validate, plan, confirm; per write re-read, write, journal; snapshot. */
 export async function push(options: PushOptions, client: PushClient): Promise<PushResult> {
   const { root, bodies } = options;
   const state = statePaths(root, options.site);
@@ -236,13 +239,13 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
   if (early.length > 0 && options.conflicts !== "skip") return result;
   const skipped = new Set(early.map((c) => `${c.kind}:${c.id}`));
   const decisions = new Map<string, Decision>();
-  let chapters: Promise<WireRecord[]> | undefined;
-  const chaptersNow = () => (chapters ??= listChapters(client, known));
-
   const done: JournalLine[] = [...earlier.filter((l) => l.t === "done")];
   const createdCourse = new Map<string, number>();
   for (const course of local.courses.values())
     if (course.id !== undefined) createdCourse.set(course.key, course.id);
+  let chapters: Promise<WireRecord[]> | undefined;
+  // Read once the chapter writes are done: the chapters this push deleted are gone by then.
+  const chaptersNow = () => (chapters ??= listChapters(client, known, deletedChapters(done)));
   const open = unconfirmedIntents(earlier);
   const adopter = new Adopter(client, snapshot, open.length > 0, new Map(open.map((i) => [i.key, i])));
   /** Why no write starts any more (a failure; a conflict, unless conflicts are skipped). */
@@ -357,6 +360,12 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     await statCache.save();
   }
   return result;
+}
+
+/** The ids of the chapters that journal lines confirm deleted. */
+function deletedChapters(lines: readonly JournalLine[]): Set<number> {
+  const deletes = lines.filter((l): l is Done => l.t === "done" && l.op === "delete" && l.kind === "chapter");
+  return new Set(deletes.map((l) => l.id));
 }
 
 /**

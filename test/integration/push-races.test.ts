@@ -118,6 +118,14 @@ describe("another writer during a push", () => {
     ]);
   });
 
+  it("deleting every course still deletes the last one: the chapters listed again before it are none", async () => {
+    const s = await setup();
+    await rm(s.file("courses"), { recursive: true });
+    const result = await s.cli("push", "--yes", "--max-delete", "5");
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(s.emulator.state.dump()).toMatchObject({ courses: [], chapters: [] });
+  });
+
   it("a chapter added on the site while the push deletes its course keeps the course from being deleted", async () => {
     const s = await setup();
     await rm(s.file("courses/go"), { recursive: true });

@@ -22,14 +22,20 @@ export const RESOURCE = { course: "courses", chapter: "chapters" } as const;
 export type ReadClient = Pick<PushClient, "get" | "listAll">;
 
 /**
- * Every chapter the site lists now. An empty listing while the snapshot holds chapters is an
- * error, never "everything was deleted": it would hide the chapters a course delete takes along.
+ * Every chapter the site lists now. An empty listing while the site should still hold chapters
+ * the snapshot knows (all but `gone`, those this push deleted) is an error, never "everything
+ * was deleted": it would hide the chapters a course delete takes along.
  */
-export async function listChapters(client: ReadClient, known: Known): Promise<WireRecord[]> {
+export async function listChapters(
+  client: ReadClient,
+  known: Known,
+  gone: ReadonlySet<number> = new Set(),
+): Promise<WireRecord[]> {
   const { records } = await client.listAll("chapters");
-  const held = Object.keys(known.snapshot.chapters).length;
+  const held = Object.keys(known.snapshot.chapters).filter((id) => !gone.has(Number(id))).length;
   if (records.length === 0 && held > 0) {
-    throw new UserError(`the site listed no chapters, but the snapshot holds ${held}; nothing was sent`, {
+    const sent = gone.size > 0 ? "no course was deleted" : "nothing was sent";
+    throw new UserError(`the site listed no chapters, but the snapshot holds ${held}; ${sent}`, {
       hint: "An empty listing is not taken as 'everything was deleted'. Check the site and the account, then run `coursesync pull` to see the site as it is.",
     });
   }
