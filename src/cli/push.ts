@@ -48,7 +48,7 @@ export function opLine(op: PushOp, out: Output): string {
             ? "body changed"
             : d.field === "course_id"
               ? `moved to course ${d.to ?? "(new)"}`
-              : `${d.field}: ${show(d.from)} -> ${show(d.to)}`,
+              : `${d.field}: ${show(d.from)} -> ${show(d.to)}${"site" in d ? ` (overwrites the site's ${show(d.site)})` : ""}`,
         )
         .join("; ");
       return `  ${out.paint("yellow", "~ update")} ${what.padEnd(14)} ${op.path}  ${fields}`;
@@ -181,6 +181,8 @@ export function registerPush(program: Command, run: CliRun): void {
             `Dry run: push to "${site.name}" (${site.url}) would send ${plan.ops.length} writes: ${planSummary(plan)}`,
           );
           for (const op of plan.ops) out.result(opLine(op, out));
+          if (result.unchecked) out.warn(`the plan was not checked against the site: ${result.unchecked}`);
+          if (result.conflicts.length > 0) out.result(conflictSummary(result.conflicts.length, []));
           const deletes = plan.ops.filter((op) => op.type === "delete").length;
           if (result.deleteLimit !== undefined && deletes > result.deleteLimit) {
             out.warn(
@@ -207,6 +209,7 @@ export function registerPush(program: Command, run: CliRun): void {
         }
         if (!flags.json) for (const change of result.raced) out.warn(racedWarning(change));
         // Another writer raced this push: like a conflict, a person should look (exit 3).
+        // A dry run exits as the real run would: 3 on conflicts.
         if (refused || result.conflicts.length > 0 || result.raced.length > 0)
           run.exitCode = Math.max(run.exitCode, ExitCode.stopped);
         if (result.failed) run.exitCode = Math.max(run.exitCode, ExitCode.failed);

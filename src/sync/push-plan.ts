@@ -19,8 +19,11 @@ export type PushOp =
       path: string;
       fields: string[];
       courseKey?: string | undefined;
-      /** Old and new values of each field, for the plan a person reads (bodies as "(changed)"). */
-      diff: Array<{ field: string; from: unknown; to: unknown }>;
+      /**
+       * Old and new values of each field, for the plan a person reads (bodies as "(changed)");
+       * `site`: the site's value now, when it is not the old one (what --force overwrites).
+       */
+      diff: Array<{ field: string; from: unknown; to: unknown; site?: unknown }>;
     }
   | { type: "delete"; kind: "course" | "chapter"; id: number; key: string; path: string };
 

@@ -31,7 +31,7 @@ import { baseTextsFor, buildLocalView, knownHashes, type LocalView } from "./loc
 import { invalidFilesError } from "./pull.js";
 import { createdAnswerProblem, racedFields } from "./push/answers.js";
 import type { Decision, Known } from "./push/decide.js";
-import { followRecreatedCourses, listChapters, precheck, RESOURCE, recheck } from "./push/recheck.js";
+import { checkPlan, followRecreatedCourses, listChapters, RESOURCE, recheck } from "./push/recheck.js";
 import { chapterInput, courseInput, type PushOp, type PushPlan, planPush } from "./push-plan.js";
 import { fileOf, findCreated, foldJournal, matchesCreate, restoreIds, withId } from "./recovery.js";
 import { type Change, defaultMaxDelete } from "./report.js";
@@ -107,6 +107,8 @@ export interface PushResult {
   failed: boolean;
   /** The first failure that may pass on its own (network, a 5xx): worth trying again later. */
   transient?: UserError;
+  /** A dry run that could not check its plan against the site: why. */
+  unchecked?: string;
 }
 
 /** Where pull writes the site's version of a conflicted record (`*.remote.md`, `course.remote.yaml`). */
@@ -217,12 +219,6 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     raced: [],
     failed: false,
   };
-  if (options.dryRun) return result;
-  if (plan.ops.length > 0 && !(await options.confirm(plan))) return result;
-  result.confirmed = true;
-  // Temp files of a run killed mid-write go before this run writes.
-  await removeLeftoverTemps(root, scan.temps);
-
   const report = (change: Change) => {
     result.changes.push(change);
     if (change.outcome === "conflict") result.conflicts.push(change);
@@ -232,12 +228,26 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
   };
 
   const known: Known = { snapshot, local, force: options.force === true, bodies };
-  // A push that deletes a course lists the chapters first, and stops before any write on a
-  // conflict the listing shows. Any other is found by the re-read just before each write.
-  const early = await precheck(plan.ops, known, client);
+  // The plan is checked against the site before anything is asked: conflicts stop it here, and
+  // --force shows the site's values it overwrites.
+  let early: Change[] = [];
+  try {
+    const checked = await checkPlan(plan.ops, known, client);
+    early = checked.conflicts;
+    showSiteValues(plan, checked.decisions);
+  } catch (error) {
+    if (!(options.dryRun && error instanceof UserError)) throw error;
+    result.unchecked = error.message;
+  }
   for (const conflict of early) report(conflict);
+  if (options.dryRun) return result;
   if (early.length > 0 && options.conflicts !== "skip") return result;
   const skipped = new Set(early.map((c) => `${c.kind}:${c.id}`));
+  if (plan.ops.some((op) => !skipped.has(op.key)) && !(await options.confirm(plan))) return result;
+  result.confirmed = true;
+  // Temp files of a run killed mid-write go before this run writes.
+  await removeLeftoverTemps(root, scan.temps);
+
   const decisions = new Map<string, Decision>();
   const done: JournalLine[] = [...earlier.filter((l) => l.t === "done")];
   const createdCourse = new Map<string, number>();
@@ -360,6 +370,20 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     await statCache.save();
   }
   return result;
+}
+
+/** Note in each update's diff the site's value now, where it is not the last sync's. */
+function showSiteValues(plan: PushPlan, decisions: ReadonlyMap<string, Decision>): void {
+  for (const op of plan.ops) {
+    if (op.type !== "update") continue;
+    const remote = decisions.get(op.key)?.remote;
+    if (!remote) continue;
+    const site = valuesOfRecord(op.kind, remote) as unknown as Record<string, unknown>;
+    for (const d of op.diff) {
+      if (d.field === "content" || d.field === "course_id") continue;
+      if (!fieldsEqual(d.field, site[d.field], d.from)) d.site = site[d.field] ?? null;
+    }
+  }
 }
 
 /** The ids of the chapters that journal lines confirm deleted. */

@@ -16,6 +16,8 @@ export interface RunOptions {
   tty?: boolean;
   prompts?: Partial<Prompts>;
   interrupted?: Promise<StopSignal>;
+  /** How often the API client retries a request itself (default 5). */
+  apiRetries?: number;
 }
 
 const noPrompts: Prompts = {
@@ -36,6 +38,7 @@ export async function runCli(args: string[], options: RunOptions): Promise<CliRe
     cwd: options.cwd,
     interrupted: options.interrupted ?? new Promise(() => {}),
     prompts: { ...noPrompts, ...options.prompts },
+    ...(options.apiRetries === undefined ? {} : { apiRetries: options.apiRetries }),
   });
   return { code, stdout, stderr };
 }

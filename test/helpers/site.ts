@@ -253,15 +253,15 @@ export function recordWrites(emulator: RunningEmulator): AppliedWrite[] {
  * (`"GET /api/v1/chapters/2"`) and before its answer leaves: a moment between that request
  * and whatever the client sends next, with no sleep.
  */
-export function afterRequest(emulator: RunningEmulator, call: string, action: () => void): void {
+export function afterRequest(emulator: RunningEmulator, call: string, action: () => void, nth = 1): void {
   const state = emulator.state;
   const log = state.logRequest.bind(state);
-  let done = false;
+  let seen = 0;
   state.logRequest = (entry) => {
     log(entry);
-    if (done || `${entry.method} ${entry.path}` !== call) return;
-    done = true;
-    action();
+    if (`${entry.method} ${entry.path}` !== call) return;
+    seen += 1;
+    if (seen === nth) action();
   };
 }
 

@@ -45,9 +45,11 @@ describe("another writer during a push", () => {
     );
     expect(s.emulator.state.get("chapters", 2)?.title).toBe("Tags, theirs");
     expect(await s.read(TAGS)).toContain("title: Tags, mine\n");
-    // One GET, just before the write it guards; none at the start.
+    // The plan was checked before the create (Tags as the last sync left it); the second GET,
+    // just before the write it guards, found their edit.
     expect(s.log()).toEqual([
       "POST /api/login 200",
+      "GET /api/v1/chapters/2 200",
       "POST /api/v1/chapters 201",
       "GET /api/v1/chapters/2 200",
     ]);
@@ -56,8 +58,12 @@ describe("another writer during a push", () => {
   it("an edit landing between the re-read and the PATCH is seen in the site's answer: kept, brought into the file, and reported (exit 3)", async () => {
     const s = await setup();
     await s.replace(INTRO, "title: Intro", "title: Intro, mine");
-    afterRequest(s.emulator, "GET /api/v1/chapters/1", () =>
-      edit(s.emulator, "chapters", 1, { content: "<p>theirs</p>" }),
+    // After the re-read just before the write (the second: the first checked the plan).
+    afterRequest(
+      s.emulator,
+      "GET /api/v1/chapters/1",
+      () => edit(s.emulator, "chapters", 1, { content: "<p>theirs</p>" }),
+      2,
     );
 
     const result = await s.cli("push", "--yes");
@@ -83,7 +89,12 @@ describe("another writer during a push", () => {
   it("--json lists the record another writer changed during the write under raced", async () => {
     const s = await setup();
     await s.replace(INTRO, "title: Intro", "title: Intro, mine");
-    afterRequest(s.emulator, "GET /api/v1/chapters/1", () => edit(s.emulator, "chapters", 1, { ordinal: 7 }));
+    afterRequest(
+      s.emulator,
+      "GET /api/v1/chapters/1",
+      () => edit(s.emulator, "chapters", 1, { ordinal: 7 }),
+      2,
+    );
     const result = await s.cli("push", "--yes", "--json");
     expect(result.code).toBe(3);
     const doc = JSON.parse(result.stdout) as { raced: unknown[] };
@@ -98,7 +109,7 @@ describe("another writer during a push", () => {
     ]);
   });
 
-  it("re-reads each record just before its own write: one GET per written record, no list", async () => {
+  it("reads each record for the checked plan, then again just before its own write: no list", async () => {
     const s = await setup();
     await s.replace("coursesync.yaml", "concurrency: 4", "concurrency: 1");
     await s.replace("courses/go/course.yaml", "title: Go", "title: Go!");
@@ -109,6 +120,9 @@ describe("another writer during a push", () => {
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(s.log()).toEqual([
       "POST /api/login 200",
+      "GET /api/v1/courses/2 200",
+      "GET /api/v1/chapters/1 200",
+      "GET /api/v1/chapters/2 200",
       "GET /api/v1/courses/2 200",
       "PATCH /api/v1/courses/2 200",
       "GET /api/v1/chapters/1 200",

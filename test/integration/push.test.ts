@@ -50,6 +50,14 @@ const CSS = "courses/web-foundations/02-css.md";
 const WEB = "courses/web-foundations/course.yaml";
 const SETUP = "courses/python/01-setup.md";
 
+/** The paths the site was asked to read (GET), sorted. */
+function gets(s: { emulator: { state: { requests: Array<{ method: string; path: string }> } } }): string[] {
+  return s.emulator.state.requests
+    .filter((r) => r.method === "GET")
+    .map((r) => r.path)
+    .sort();
+}
+
 describe("push: the plan", () => {
   it("creates courses, then their chapters with the new course ids, and writes each new id into its file", async () => {
     const s = await setup();
@@ -135,20 +143,15 @@ describe("push: the plan", () => {
         { call: `PATCH chapters/${s.ids.setup}`, body: { chapter: { title: "Installing" } } },
       ]),
     );
-    // The re-read before writing: one GET per record to change, and no list.
-    expect(
-      s.emulator.state.requests
-        .filter((r) => r.method === "GET")
-        .map((r) => r.path)
-        .sort(),
-    ).toEqual(
-      [
-        `/api/v1/chapters/${s.ids.css}`,
-        `/api/v1/chapters/${s.ids.hello}`,
-        `/api/v1/chapters/${s.ids.setup}`,
-        `/api/v1/courses/${s.ids.web}`,
-      ].sort(),
-    );
+    // Each record to change is read twice, and no list: once for the plan checked before the
+    // question, once just before its own write.
+    const records = [
+      `/api/v1/chapters/${s.ids.css}`,
+      `/api/v1/chapters/${s.ids.hello}`,
+      `/api/v1/chapters/${s.ids.setup}`,
+      `/api/v1/courses/${s.ids.web}`,
+    ];
+    expect(gets(s)).toEqual([...records, ...records].sort());
     expect((await s.cli("status", "--exit-code")).code).toBe(0);
   });
 
@@ -253,7 +256,9 @@ describe("push: confirmation, dry run, JSON, paths", () => {
     );
     expect(result.stdout).toMatch(/- delete chapter \d+\s+courses\/web-foundations\/02-css\.md/);
     expect(result.stdout).toContain("Run again with --yes");
-    expect(s.emulator.state.requests).toEqual([]);
+    // The printed plan is the checked one: the records it changes were read, nothing was sent.
+    expect(s.writeRequests()).toEqual([]);
+    expect(gets(s)).toEqual([`/api/v1/chapters/${s.ids.css}`, `/api/v1/chapters/${s.ids.hello}`].sort());
     expect(await readTree(s.root, [".coursesync/cache"])).toEqual(s.before);
   });
 
@@ -274,7 +279,7 @@ describe("push: confirmation, dry run, JSON, paths", () => {
     expect(asked).toEqual([`Apply 3 writes to ${s.emulator.baseUrl}?`]);
     expect(refuse.stdout).toContain("Nothing was sent.");
     expect(refuse.code).toBe(3);
-    expect(s.emulator.state.requests).toEqual([]);
+    expect(s.writeRequests()).toEqual([]);
     expect(await readTree(s.root, [".coursesync/cache"])).toEqual(s.before);
 
     const accept = await runCli(["push"], {
@@ -288,7 +293,7 @@ describe("push: confirmation, dry run, JSON, paths", () => {
     expect(s.writeRequests().map((r) => r.method)).toEqual(["POST", "PATCH", "DELETE"]);
   });
 
-  it("--dry-run prints the plan, sends no request and writes no byte, and needs no confirmation", async () => {
+  it("--dry-run prints the checked plan, sends no write and writes no byte, and needs no confirmation", async () => {
     const s = await edited();
     // Every byte under the root, the uncommitted cache included.
     const all = await readTree(s.root);
@@ -296,11 +301,12 @@ describe("push: confirmation, dry run, JSON, paths", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("Dry run");
     expect(result.stdout).toContain("would send 3 writes: 1 to create, 1 to update, 1 to delete");
-    expect(s.emulator.state.requests).toEqual([]);
+    expect(s.writeRequests()).toEqual([]);
+    expect(gets(s)).toEqual([`/api/v1/chapters/${s.ids.css}`, `/api/v1/chapters/${s.ids.hello}`].sort());
     expect(await readTree(s.root)).toEqual(all);
     const json = await s.cli("push", "--dry-run", "--json");
     expect(JSON.parse(json.stdout)).toMatchObject({ dry_run: true, applied: false, counts: { created: 0 } });
-    expect(s.emulator.state.requests).toEqual([]);
+    expect(s.writeRequests()).toEqual([]);
   });
 
   it("--json prints one JSON document on stdout and nothing else", async () => {

@@ -12,8 +12,9 @@ import {
   type TargetOp,
 } from "./decide.js";
 
-// Reading the site for push's writes: each record once, just before its own write, so another
-// writer's edit can only slip in during one round trip (the API has no conditional update).
+// Reading the site for push's writes: every record before the question (the checked plan), and
+// each once more just before its own write, so another writer's edit can only slip in during
+// one round trip (the API has no conditional update).
 
 /** The API's resource for each kind of record. */
 export const RESOURCE = { course: "courses", chapter: "chapters" } as const;
@@ -52,30 +53,43 @@ function chaptersLeaving(ops: readonly PushOp[]): Set<number> {
   );
 }
 
+/** What re-reading the site before the question found: conflicts, and the site's record per write. */
+export interface CheckedPlan {
+  conflicts: Change[];
+  /** The decision for each write (by op key) that met no conflict. */
+  decisions: Map<string, Decision>;
+}
+
 /**
- * Before any write of a push that deletes a course (nothing otherwise): list the chapters once,
- * and return the conflicts the listing shows already, so the push can stop before its first
- * write: a chapter changed on the site that this push changes too, a course whose delete would
- * take along chapters this push keeps. Each write still re-reads its record before it is sent.
+ * Before the question (and for --dry-run), like `terraform plan`: re-read every record the plan
+ * writes to (one GET each; a push that deletes a course lists the chapters once) and decide,
+ * so conflicts are known before anything is asked or sent. Each write still re-reads its own
+ * record just before it is sent (see `recheck`): the plan may wait on a person.
  */
-export async function precheck(ops: readonly PushOp[], known: Known, client: ReadClient): Promise<Change[]> {
-  if (!ops.some((op) => op.kind === "course" && op.type === "delete")) return [];
-  const listed = await listChapters(client, known);
-  const byId = new Map(listed.map((record) => [record.id, record]));
+export async function checkPlan(
+  ops: readonly PushOp[],
+  known: Known,
+  client: ReadClient,
+): Promise<CheckedPlan> {
+  const targets = ops.filter((op): op is TargetOp => op.type !== "create");
+  const deletesCourse = targets.some((op) => op.kind === "course" && op.type === "delete");
+  const listed = deletesCourse ? await listChapters(client, known) : [];
   const leaving = chaptersLeaving(ops);
-  const conflicts: Change[] = [];
-  for (const op of ops) {
-    if (op.type === "create") continue;
-    const record = op.kind === "chapter" ? byId.get(op.id) : undefined;
-    // A chapter the listing does not show is left to its own re-read: the listing is no proof.
-    const checked = record ? decideWrite(op, record, known) : undefined;
-    const conflict =
-      checked && "conflict" in checked
-        ? checked.conflict
-        : courseDeleteConflict(op, listed, leaving, known.force);
-    if (conflict) conflicts.push(conflict);
+  const checked = await Promise.all(
+    targets.map(async (op) => {
+      const record = await client.get(RESOURCE[op.kind], op.id);
+      const decided = decideWrite(op, record, known);
+      const conflict =
+        "conflict" in decided ? decided.conflict : courseDeleteConflict(op, listed, leaving, known.force);
+      return { op, decided, conflict };
+    }),
+  );
+  const result: CheckedPlan = { conflicts: [], decisions: new Map() };
+  for (const { op, decided, conflict } of checked) {
+    if (conflict) result.conflicts.push(conflict);
+    else if ("decision" in decided) result.decisions.set(op.key, decided.decision);
   }
-  return conflicts;
+  return result;
 }
 
 /**

@@ -1,0 +1,87 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
+import { manualClock, useEmulators } from "../helpers/emulator.js";
+import { edit, pulledSite } from "../helpers/site.js";
+import { cleanupTestdirs } from "../helpers/testdir.js";
+
+const start = useEmulators();
+afterEach(cleanupTestdirs);
+
+/** A pulled tree of "Web" (course 1: Intro 1, Tags 2), HTML bodies; Intro retitled here, Tags on the site. */
+async function setup() {
+  const s = await pulledSite(start, {
+    body: "html",
+    options: { now: manualClock().now },
+    courses: [{ title: "Web" }],
+    chapters: [
+      { course_id: 1, title: "Intro", ordinal: 1, content: "<p>intro</p>" },
+      { course_id: 1, title: "Tags", ordinal: 2, content: "<p>tags</p>" },
+    ],
+  });
+  await s.replace(INTRO, "title: Intro", "title: Intro, mine");
+  await s.replace(TAGS, "title: Tags", "title: Tags, mine");
+  edit(s.emulator, "chapters", 2, { title: "Tags, theirs" });
+  s.emulator.state.clearRequests();
+  return s;
+}
+
+const INTRO = "courses/web/01-intro.md";
+const TAGS = "courses/web/02-tags.md";
+const CONFLICT = `! conflict ${TAGS}  (chapter 2; [title]; changed here and on the site since the last sync: title)`;
+
+describe("push checks its plan against the site before it asks", () => {
+  it("on a terminal: the conflict is reported and nothing is asked or sent (exit 3)", async () => {
+    const s = await setup();
+    const asked: string[] = [];
+    const result = await runCli(["push"], {
+      cwd: s.root,
+      env: s.env,
+      tty: true,
+      prompts: { confirm: async (message) => (asked.push(message), true) },
+    });
+    expect(result.code).toBe(3);
+    expect(asked).toEqual([]);
+    expect(result.stdout).toContain(CONFLICT);
+    expect(result.stdout).toContain("Nothing was sent: 1 record changed on the site since the last sync.");
+    expect(s.writes()).toEqual([]);
+  });
+
+  it("without a terminal or --yes, and with --yes: the conflict is named, not a request for --yes", async () => {
+    const s = await setup();
+    for (const args of [["push"], ["push", "--yes"]]) {
+      const result = await s.cli(...args);
+      expect(result.code).toBe(3);
+      expect(result.stdout).toContain(CONFLICT);
+      expect(result.stdout).not.toContain("Run again with --yes");
+    }
+    expect(s.writes()).toEqual([]);
+  });
+
+  it("--dry-run is the checked plan: it reports the conflict and exits as the push would (3)", async () => {
+    const s = await setup();
+    const result = await s.cli("push", "--dry-run");
+    expect(result.code).toBe(3);
+    expect(result.stdout).toContain(CONFLICT);
+    expect(s.writes()).toEqual([]);
+  });
+
+  it("--dry-run that cannot reach the site prints the plan and says it was not checked", async () => {
+    const s = await setup();
+    await s.emulator.close();
+    const result = await runCli(["push", "--dry-run"], { cwd: s.root, env: s.env, apiRetries: 0 });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("would send 2 writes");
+    expect(result.stderr).toMatch(/warning: the plan was not checked against the site: /);
+  });
+
+  it("--force shows the site's value each update overwrites, and then overwrites it", async () => {
+    const s = await setup();
+    const result = await s.cli("push", "--force", "--yes");
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`title: "Tags" -> "Tags, mine" (overwrites the site's "Tags, theirs")`);
+    expect(result.stdout).toMatch(
+      /~ update chapter 1\s+courses\/web\/01-intro\.md {2}title: "Intro" -> "Intro, mine"\n/,
+    );
+    expect(s.emulator.state.get("chapters", 2)?.title).toBe("Tags, mine");
+  });
+});
