@@ -7,7 +7,7 @@ import { push } from "../sync/push.js";
 import type { PushOp, PushPlan } from "../sync/push-plan.js";
 import { type Change, countOutcomes } from "../sync/report.js";
 import { loadSnapshot } from "../sync/snapshot.js";
-import { connect, openTree, syncTarget } from "./context.js";
+import { connect, openTree, stopRequestsOnSignal, syncTarget } from "./context.js";
 import type { CliRun } from "./io.js";
 import { globalsOf } from "./main.js";
 import type { Output } from "./output.js";
@@ -128,6 +128,12 @@ export function registerPush(program: Command, run: CliRun): void {
         : undefined;
       const { site, client } = await connect(run, globals, tree.config);
       const release = flags.dryRun ? async () => {} : await acquireLock(tree.root, site.name, "push");
+      stopRequestsOnSignal(
+        run,
+        client,
+        "interrupted before anything was sent",
+        "Run `coursesync push` again.",
+      );
       let refused = false;
       try {
         const result = await push(
@@ -197,6 +203,11 @@ export function registerPush(program: Command, run: CliRun): void {
               ? "Nothing was sent."
               : "Nothing was sent: confirmation is needed and there is no terminal. Run again with --yes to apply this plan.",
           );
+        } else if (result.interrupted) {
+          out.result(
+            `Push interrupted (${countsLine(result.changes)}): what was applied is saved; ` +
+              "run `coursesync push` again to send the rest.",
+          );
         } else if (result.conflicts.length > 0) {
           out.result(conflictSummary(result.conflicts.length, result.changes));
         } else if (result.failed) {
@@ -213,6 +224,7 @@ export function registerPush(program: Command, run: CliRun): void {
         if (refused || result.conflicts.length > 0 || result.raced.length > 0)
           run.exitCode = Math.max(run.exitCode, ExitCode.stopped);
         if (result.failed) run.exitCode = Math.max(run.exitCode, ExitCode.failed);
+        if (result.interrupted) run.exitCode = result.interrupted.exitCode;
       } finally {
         client.close();
         await release();

@@ -4,7 +4,7 @@ import PQueue from "p-queue";
 import type { CreateOptions, Listing, ListOptions } from "../api/client.js";
 import { ApiError, isTransient, WriteOutcomeUnknownError } from "../api/errors.js";
 import type { Resource, WireRecord } from "../api/wire.js";
-import { ExitCode, UserError } from "../errors.js";
+import { ExitCode, InterruptedError, UserError } from "../errors.js";
 import type { BodyCodec } from "../tree/bodies.js";
 import { parseChapterFile, splitFrontMatter } from "../tree/chapter-file.js";
 import { parseCourseFile } from "../tree/course-file.js";
@@ -109,6 +109,8 @@ export interface PushResult {
   transient?: UserError;
   /** A dry run that could not check its plan against the site: why. */
   unchecked?: string;
+  /** The run was asked to stop (Ctrl-C, SIGTERM) while it wrote: what was not sent waits. */
+  interrupted?: InterruptedError;
 }
 
 /** Where pull writes the site's version of a conflicted record (`*.remote.md`, `course.remote.yaml`). */
@@ -327,6 +329,12 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
       await removeTreeFile(root, conflictCopyOf(op.kind, op.path));
       reportAt(index, doneChange(op, line, decision));
     } catch (error) {
+      if (error instanceof InterruptedError) {
+        // Asked to stop: writes in flight finish, none starts; the next push sends the rest.
+        stopped ??= "interrupted";
+        result.interrupted ??= error;
+        return notApplied();
+      }
       if (!(error instanceof UserError)) throw error;
       // No write starts after this one; those already sent finish and are reported.
       stopped ??= "an earlier write failed";

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdir } from "node:fs/promises";
+import { appendFile, readdir } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { cliEnv } from "../helpers/site.js";
@@ -107,6 +107,51 @@ describe("a pull asked to stop", () => {
 
       const again = await runBin(["pull"], { cwd: root, env });
       expect(again.code, again.stderr).toBe(0);
+    } finally {
+      await emulator.stop();
+    }
+  });
+});
+
+describe("a push asked to stop", () => {
+  it("on Ctrl-C: writes in flight finish, none starts, exit 130; the next push sends the rest, none twice", async () => {
+    const emulator = await startBinEmulator(["--admin", "--latency", "60"]);
+    try {
+      const dir = await testdir();
+      const env = cliEnv(dir);
+      const root = path.join(dir, "school");
+      expect((await runBin(["init", "school", "--url", emulator.url], { cwd: dir, env })).code).toBe(0);
+      expect((await runBin(["pull"], { cwd: root, env })).code).toBe(0);
+      const files = (await readdir(path.join(root, "courses"), { recursive: true }))
+        .filter((f) => f.endsWith(".md"))
+        .sort()
+        .slice(0, 10);
+      for (const [i, file] of files.entries())
+        await appendFile(path.join(root, "courses", file), `\nEdit number ${i}.\n`);
+
+      const push = startBin(["push", "--yes", "-v"], root, env);
+      await push.printed(/PATCH \/api\/v1\/chapters\/\d+ 200/);
+      push.child.kill("SIGINT");
+      const stopped = await push.finished;
+      expect(stopped.code, stopped.stderr).toBe(130);
+      expect(stopped.stdout).toMatch(
+        /Push interrupted \(.*\d+ updated.*\): what was applied is saved; run `coursesync push` again/,
+      );
+      expect(stopped.stderr).not.toMatch(/internal error/);
+      expect(await tempFiles(root)).toEqual([]);
+
+      const rerun = await runBin(["push", "--yes"], { cwd: root, env });
+      expect(rerun.code, rerun.stderr).toBe(0);
+      const state = (await (await fetch(`${new URL(emulator.url).origin}/__admin/state`)).json()) as {
+        chapters: Array<{ content: string }>;
+      };
+      for (let i = 0; i < files.length; i++) {
+        const edited = state.chapters.filter((c) => c.content.includes(`Edit number ${i}.`));
+        expect(edited).toHaveLength(1);
+        expect(edited[0]!.content.split(`Edit number ${i}.`)).toHaveLength(2);
+      }
+      const status = await runBin(["status", "--exit-code"], { cwd: root, env });
+      expect(status.code, status.stdout).toBe(0);
     } finally {
       await emulator.stop();
     }
