@@ -143,12 +143,39 @@ export function buildLocalView(
     return true;
   };
 
+  // Ids the files carry: a file without one at a path the last sync wrote for a record no file
+  // carries is that record with its id line removed, never a delete plus a create.
+  const carried = {
+    course: new Set(scan.courses.map((c) => c.parsed?.id).filter((id) => id !== undefined)),
+    chapter: new Set(scan.chapters.map((c) => c.parsed?.id).filter((id) => id !== undefined)),
+  };
+  const removedId = (kind: "course" | "chapter", file: string, known: number | undefined): boolean => {
+    if (known === undefined || carried[kind].has(known)) return false;
+    view.problems.push(
+      new FileProblem(
+        file,
+        kind === "chapter" ? 2 : 1,
+        `has no id, but the last sync wrote ${kind} ${known} here: its id line was removed`,
+        `Put back "id: ${known}"${kind === "chapter" ? " under the first ---" : " as the first line"}. To make a new ${kind} of it instead, ${kind === "chapter" ? "give the file another name" : "give the folder another name"}.`,
+      ),
+    );
+    return true;
+  };
+
   for (const course of scan.courses) {
     if (!course.file) continue;
     let id: number | undefined;
     let values: CourseValues;
     let unchanged = false;
-    if (course.parsed) {
+    const atPath = courseAtPath.get(course.file);
+    const lostId =
+      course.parsed?.id === undefined && course.parsed && removedId("course", course.file, atPath);
+    if (lostId && atPath !== undefined) {
+      // Every problem of the file at once: its values too, against the record it is.
+      const record = snapshot?.courses[atPath]?.record;
+      view.problems.push(...notTheSites(course.deferred, record && courseValuesOfRecord(record)));
+    }
+    if (course.parsed && !lostId) {
       id = course.parsed.id;
       values = courseValuesOfFile(course.parsed);
       const entry = id === undefined ? undefined : snapshot?.courses[id];
@@ -183,7 +210,14 @@ export function buildLocalView(
     let values: ChapterValues;
     let unchanged = false;
     let rendered = false;
-    if (chapter.parsed) {
+    const atPath = chapterAtPath.get(chapter.file);
+    const lostId =
+      chapter.parsed?.id === undefined && chapter.parsed && removedId("chapter", chapter.file, atPath);
+    if (lostId && atPath !== undefined) {
+      const record = snapshot?.chapters[atPath]?.record;
+      view.problems.push(...notTheSites(chapter.deferred, record && chapterValuesOfRecord(record)));
+    }
+    if (chapter.parsed && !lostId) {
       id = chapter.parsed.id;
       let content: Content;
       try {

@@ -299,8 +299,8 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
             } = parseChapterFileWithLines(text, file));
           } catch (error) {
             if (!(error instanceof FileProblem)) throw error;
+            // Kept unparsed: the record it stands for is invalid here, never deleted.
             result.problems.push(error);
-            continue;
           }
         }
         result.chapters.push(chapter);
