@@ -259,7 +259,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
   // Read once the chapter writes are done: the chapters this push deleted are gone by then.
   const chaptersNow = () => (chapters ??= listChapters(client, known, deletedChapters(done)));
   const open = unconfirmedIntents(earlier);
-  const adopter = new Adopter(client, snapshot, open.length > 0, new Map(open.map((i) => [i.key, i])));
+  const adopter = new Adopter(client, snapshot, new Map(open.map((i) => [i.key, i])));
   /** Why no write starts any more (a failure; a conflict, unless conflicts are skipped). */
   let stopped: string | undefined;
   result.applied = true;
@@ -284,6 +284,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     createdCourse,
     created: new Map(),
     adopter,
+    adopted: new Set(),
     root,
     bodies,
     cache,
@@ -327,7 +328,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
       done.push(line);
       // The site now has this side: a conflict copy pull left beside the file is settled.
       await removeTreeFile(root, conflictCopyOf(op.kind, op.path));
-      reportAt(index, doneChange(op, line, decision));
+      reportAt(index, doneChange(op, line, decision, ctx.adopted.has(op.key)));
     } catch (error) {
       if (error instanceof InterruptedError) {
         // Asked to stop: writes in flight finish, none starts; the next push sends the rest.
@@ -467,8 +468,6 @@ class Adopter {
   constructor(
     private readonly client: PushClient,
     private readonly snapshot: Snapshot,
-    /** An earlier run left creates unconfirmed: look before every create. */
-    readonly recovering: boolean,
     /** Those creates by key, with the fields they sent. */
     readonly intents: ReadonlyMap<string, Intent> = new Map(),
   ) {}
@@ -495,6 +494,8 @@ interface ApplyContext {
   /** Records this push created, as `kind:id`, with the file each went to. */
   created: Map<string, string>;
   adopter: Adopter;
+  /** Creates answered by adopting a record the site already had (by op key). */
+  adopted: Set<string>;
   root: string;
   bodies: BodyCodec;
   cache: ContentCache;
@@ -518,7 +519,10 @@ async function apply(
       fields = { ...chapterInput(values, ["title", "ordinal", "content", "course_id"], courseId) };
     }
     for (const key of Object.keys(fields)) if (fields[key] === null) delete fields[key];
-    let record = ctx.adopter.recovering ? await ctx.adopter.find(op.kind, fields, false) : undefined;
+    // A record the site has that no sync knows, equal to this one: made by an earlier run whose
+    // ids never reached this clone (CI that did not commit them back). Adopted, not made twice.
+    let record = await ctx.adopter.find(op.kind, fields, false);
+    if (record && !ctx.adopter.intents.has(op.key)) ctx.adopted.add(op.key);
     const earlier = ctx.adopter.intents.get(op.key);
     if (!record && earlier) {
       // The create an earlier run sent, from the file as it was then, found by what it sent:
@@ -797,7 +801,7 @@ function answerCheck(
 }
 
 /** The change a confirmed write reports, with another writer's change the answer shows. */
-function doneChange(op: PushOp, line: Done, decision: Decision | undefined): Change {
+function doneChange(op: PushOp, line: Done, decision: Decision | undefined, adopted = false): Change {
   // An update re-read as already on the site sends nothing; one over a record the site
   // deleted (--force) creates it again.
   const sent = op.type === "update" ? (decision?.fields ?? op.fields) : [];
@@ -812,8 +816,9 @@ function doneChange(op: PushOp, line: Done, decision: Decision | undefined): Cha
   const remote = decision?.remote;
   const raced =
     outcome === "updated" && remote && line.record ? racedFields(op.kind, remote, line.record, sent) : [];
-  const reason =
-    raced.length > 0
+  const reason = adopted
+    ? `the site already had an equal ${op.kind} that no sync knew (${op.kind} ${line.id}): adopted, not created again`
+    : raced.length > 0
       ? `changed on the site while this push wrote it: ${raced.join(", ")} (kept, and brought into the file)`
       : outcome === "unchanged"
         ? "the site already had it"
