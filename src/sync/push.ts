@@ -265,7 +265,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
   result.applied = true;
   // Changes are reported in plan order, whatever order the writes end in (null: nothing to
   // report here, as for a conflict, reported above).
-  const ordered: Array<Change | null | undefined> = plan.ops.map((op) =>
+  let ordered: Array<Change | null | undefined> = plan.ops.map((op) =>
     skipped.has(op.key) ? null : undefined,
   );
   let reported = 0;
@@ -359,8 +359,13 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     await runInPhases(plan.ops, 0, firstDelete, concurrency, creates, write);
     // A course the site deleted, brought back by --force, takes the chapters of its folder along.
     const followers = stopped ? [] : await followRecreatedCourses(plan.ops, decisions, known, client);
-    plan.ops.splice(firstDelete, 0, ...followers);
-    ordered.splice(firstDelete, 0, ...followers.map(() => undefined));
+    // Not splice(at, 0, ...followers): a course can bring more chapters than a call takes arguments.
+    plan.ops = [...plan.ops.slice(0, firstDelete), ...followers, ...plan.ops.slice(firstDelete)];
+    ordered = [
+      ...ordered.slice(0, firstDelete),
+      ...followers.map(() => undefined),
+      ...ordered.slice(firstDelete),
+    ];
     await runInPhases(plan.ops, firstDelete, plan.ops.length, concurrency, creates, write);
   } finally {
     // Whatever happened, what the site confirmed goes into the snapshot.

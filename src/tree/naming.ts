@@ -59,7 +59,11 @@ export function ordinalPrefix(ordinal: unknown, width: number): string {
 
 /** The digits every chapter prefix in a course uses: at least 2, more for 100+ chapters. */
 export function ordinalWidth(ordinals: readonly number[]): number {
-  return Math.max(2, ...ordinals.map((o) => String(Math.abs(Number.isFinite(o) ? Math.trunc(o) : 0)).length));
+  // A loop, not Math.max(...): a course can hold more chapters than a call takes arguments.
+  let width = 2;
+  for (const o of ordinals)
+    width = Math.max(width, String(Math.abs(Number.isFinite(o) ? Math.trunc(o) : 0)).length);
+  return width;
 }
 
 /** The file name a chapter asks for, before collisions: `NN-<slug>.md`. */

@@ -244,7 +244,7 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
               : new FileProblem(relPath, undefined, "is a folder, not a file", "Rename the folder."),
           );
         } else if (entry.isDirectory()) {
-          result.problems.push(...(await nestedChapters(root, relPath, ignored)));
+          for (const problem of await nestedChapters(root, relPath, ignored)) result.problems.push(problem);
         }
       }
       const entries = all

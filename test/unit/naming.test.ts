@@ -104,6 +104,12 @@ describe("file and folder bases", () => {
     expect(ordinalWidth([1, 150])).toBe(3);
     expect(ordinalWidth([])).toBe(2);
   });
+
+  it("sizes the prefix of a course with 200,000 chapters (more than a call takes arguments)", () => {
+    const ordinals = Array.from({ length: 200_000 }, (_, i) => i + 1);
+    expect(ordinalWidth(ordinals)).toBe(6);
+    expect(ordinalWidth([...ordinals, -1_234_567])).toBe(7);
+  });
 });
 
 describe("assignNames", () => {
