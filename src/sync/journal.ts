@@ -1,5 +1,6 @@
-import { appendFile, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { appendFile, readFile, rm, writeFile } from "node:fs/promises";
 import type { WireRecord } from "../api/wire.js";
+import { atomicWrite } from "../tree/fs-ops.js";
 
 /** A write push is about to send: kept so a rerun after a crash can look for its result. */
 export interface Intent {
@@ -125,9 +126,7 @@ export class Journal {
   async restart(base: string, lines: readonly JournalLine[]): Promise<void> {
     const start: Start = { t: "start", base };
     const text = [start, ...lines].map((line) => `${JSON.stringify(line)}\n`).join("");
-    const temp = `${this.file}.${process.pid}.tmp`;
-    await writeFile(temp, text);
-    await rename(temp, this.file);
+    await atomicWrite(this.file, text);
     this.#started = true;
     this.#torn = false;
   }

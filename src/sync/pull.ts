@@ -34,6 +34,7 @@ import {
   saveSnapshot,
   snapshotBase,
   statePaths,
+  stateTemps,
 } from "./snapshot.js";
 
 /** The part of the API client pull uses: the lists, and single reads for summary lists. */
@@ -249,7 +250,7 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
     return result;
   }
   // Temp files of a run killed mid-write go before this run writes.
-  await removeLeftoverTemps(root, scan.temps);
+  await removeLeftoverTemps(root, [...scan.temps, ...(await stateTemps(root, options.site))]);
   result.filesWritten = await applyOps(root, plan.ops, existing);
   await new PQueue({ concurrency: 16 }).addAll(plan.cacheTexts.map((text) => () => cache.put(text)));
   result.snapshotWritten = await saveIfChanged(root, options.site, loaded, plan.snapshot);

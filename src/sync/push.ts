@@ -42,6 +42,7 @@ import {
   saveSnapshot,
   snapshotBase,
   statePaths,
+  stateTemps,
 } from "./snapshot.js";
 import { valueProblems } from "./value-checks.js";
 
@@ -248,7 +249,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
   if (plan.ops.some((op) => !skipped.has(op.key)) && !(await options.confirm(plan))) return result;
   result.confirmed = true;
   // Temp files of a run killed mid-write go before this run writes.
-  await removeLeftoverTemps(root, scan.temps);
+  await removeLeftoverTemps(root, [...scan.temps, ...(await stateTemps(root, options.site))]);
 
   const decisions = new Map<string, Decision>();
   const done: JournalLine[] = [...earlier.filter((l) => l.t === "done")];

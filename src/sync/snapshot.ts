@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import type { WireRecord } from "../api/wire.js";
 import { UserError } from "../errors.js";
-import { atomicWrite } from "../tree/fs-ops.js";
+import { atomicWrite, tempFileOwner } from "../tree/fs-ops.js";
 import { sha256 } from "../util/hash.js";
 import { stableStringify } from "../util/stable-json.js";
 
@@ -54,6 +54,20 @@ export function statePaths(root: string, site: string) {
     cache: path.join(dir, "cache", site),
     journal: path.join(dir, `${site}.journal`),
   };
+}
+
+/**
+ * Temp files that writes to the state folder and to this site's cache left (a run killed
+ * mid-write), as tree paths: for `removeLeftoverTemps`, which spares those of live processes.
+ */
+export async function stateTemps(root: string, site: string): Promise<string[]> {
+  const paths = statePaths(root, site);
+  const names = async (dir: string, recursive: boolean) =>
+    ((await readdir(dir, { recursive }).catch(() => [])) as string[]).map((name) =>
+      path.relative(root, path.join(dir, name)).split(path.sep).join("/"),
+    );
+  const all = [...(await names(paths.dir, false)), ...(await names(paths.cache, true))];
+  return all.filter((file) => tempFileOwner(file) !== undefined);
 }
 
 function invalid(file: string, why: string): UserError {

@@ -29,7 +29,7 @@ export function userFiles(files: Record<string, string>): Record<string, string>
 }
 
 /** The pid of a process that has ended, as a killed run's is. */
-const DEAD_PID = spawnSync(process.execPath, ["-e", ""]).pid;
+export const DEAD_PID = spawnSync(process.execPath, ["-e", ""]).pid;
 
 /**
  * Put a tree back as a kill left it: exactly these files. The lock is not carried over (its

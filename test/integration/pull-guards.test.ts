@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -10,6 +10,7 @@ import { acquireLock } from "../../src/sync/lock.js";
 import { pull as pullTree } from "../../src/sync/pull.js";
 import { htmlBodies } from "../../src/tree/codecs.js";
 import { runCli } from "../helpers/cli.js";
+import { DEAD_PID } from "../helpers/crash.js";
 import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";
 import { addChapter, addCourse, cliEnv, LOGIN, ok, stamps, writeConfig } from "../helpers/site.js";
 import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
@@ -313,6 +314,43 @@ describe("pull: one process at a time, atomic writes", () => {
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(existsSync(path.join(root, ".coursesync/production.lock"))).toBe(false);
+  });
+
+  it("takes at once a lock left without its holder file by a run killed between its two steps", async () => {
+    const { emulator, root, pull } = await setup();
+    seed(emulator, 1, 1);
+    const lock = path.join(root, ".coursesync/production.lock");
+    await mkdir(lock, { recursive: true });
+    // Made 5 s ago: past the moment a live run takes to name itself, not yet stale by age (10 s).
+    const made = new Date(Date.now() - 5_000);
+    await utimes(lock, made, made);
+    const result = await pull();
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(existsSync(lock)).toBe(false);
+    expect(existsSync(path.join(root, "courses"))).toBe(true);
+  });
+
+  it("clears the temp files killed runs left in the state folder and the cache, not a live writer's", async () => {
+    const { emulator, root, pull } = await setup();
+    seed(emulator, 1, 2);
+    expect((await pull()).code).toBe(0);
+    const cache = ".coursesync/cache/production";
+    const leftovers = [
+      `${cache}/stat.json.${DEAD_PID}.3.tmp`,
+      `${cache}/content/ab/ab12.${DEAD_PID}.0.tmp`,
+      `.coursesync/production.json.${DEAD_PID}.1.tmp`,
+      `.coursesync/production.journal.${DEAD_PID}.2.tmp`,
+    ];
+    const live = `${cache}/stat.json.${process.pid}.99.tmp`;
+    for (const file of [...leftovers, live]) {
+      await mkdir(path.dirname(path.join(root, file)), { recursive: true });
+      await writeFile(path.join(root, file), "half written");
+    }
+    const result = await pull();
+    expect(result.code, result.stderr).toBe(0);
+    const files = Object.keys(await readTree(path.join(root, ".coursesync"))).map((f) => `.coursesync/${f}`);
+    expect(files.filter((f) => f.endsWith(".tmp"))).toEqual([live]);
   });
 
   it("lets only one of two overlapping pulls run", async () => {
