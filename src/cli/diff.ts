@@ -50,6 +50,7 @@ export function registerDiff(program: Command, run: CliRun): void {
         knownHashes: knownHashes(snapshot),
         statCache,
       });
+      for (const warning of scan.warnings) out.warn(warning);
       const bodies = bodyCodec(tree.config.body);
       const cache = new ContentCache(state.cache);
       const local = buildLocalView(scan, snapshot, bodies, await baseTextsFor(scan, snapshot, cache));

@@ -83,6 +83,7 @@ export function registerPull(program: Command, run: CliRun): void {
             maxDelete,
             onPage: (list, page, count) => progress.page(list, page, count),
             onNote: (line) => out.info(line),
+            onWarning: (message) => out.warn(message),
           },
           client,
         );

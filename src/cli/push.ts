@@ -160,6 +160,7 @@ export function registerPush(program: Command, run: CliRun): void {
               refused = !ok;
               return ok;
             },
+            onWarning: (message) => out.warn(message),
             onChange: (change) => {
               if (!flags.json && !globals.quiet)
                 for (const line of changeLines([change], out)) out.result(line);

@@ -75,6 +75,7 @@ export function registerStatus(program: Command, run: CliRun): void {
         statCache,
         cache: new ContentCache(statePaths(tree.root, site.name).cache),
         limits: tree.config.limits,
+        onWarning: (message) => out.warn(message),
       });
       await statCache.save();
       // A push killed part-way: status reads the last sync alone, so what it sent may show here

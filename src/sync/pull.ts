@@ -58,6 +58,8 @@ export interface PullOptions {
   theirs?: boolean;
   /** Most local files a pull may delete; default DESIGN's guard. */
   maxDelete?: number | undefined;
+  /** Told what the scan of the tree skipped (a name that is not UTF-8), one message each. */
+  onWarning?: ((message: string) => void) | undefined;
   /** Progress of the listings. */
   onPage?: ((list: "courses" | "chapters", page: number, count: number) => void) | undefined;
   /** Told what pull does beyond the plain listing (reading records one by one). */
@@ -144,6 +146,7 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
     knownHashes: knownHashes(snapshot),
     statCache,
   });
+  for (const warning of scan.warnings) options.onWarning?.(warning);
   // Texts of the last sync for the bodies edited here: to tell an edit from a re-rendering,
   // and as the base of a three-way body merge.
   const baseTexts = await baseTextsFor(scan, snapshot, cache);

@@ -80,6 +80,8 @@ export interface PushOptions {
   /** Report invalid files through onInvalid and go on without them (watch). */
   skipInvalid?: boolean;
   onInvalid?: (problem: FileProblem) => void;
+  /** Told what the scan of the tree skipped (a name that is not UTF-8), one message each. */
+  onWarning?: ((message: string) => void) | undefined;
   /**
    * A record the site changed since the last sync is reported and not sent. "stop" (default):
    * no write starts after it; "skip": the rest go on (watch).
@@ -162,6 +164,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     statCache,
     parseAll: options.paths ? (file) => inPaths(file, options.paths) : true,
   });
+  for (const warning of scan.warnings) options.onWarning?.(warning);
   const cache = new ContentCache(state.cache);
   const local = buildLocalView(scan, snapshot, bodies, await baseTextsFor(scan, snapshot, cache));
   const problems = [

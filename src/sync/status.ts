@@ -43,6 +43,8 @@ export async function treeStatus(options: {
   cache?: ContentCache | undefined;
   /** Sizes push refuses: values over them are listed as invalid. @default DEFAULT_LIMITS */
   limits?: Limits;
+  /** Told what the scan of the tree skipped (a name that is not UTF-8), one message each. */
+  onWarning?: ((message: string) => void) | undefined;
 }): Promise<StatusEntry[]> {
   const { snapshot, paths } = options;
   const scan = await scanTree(options.root, {
@@ -50,6 +52,7 @@ export async function treeStatus(options: {
     knownHashes: knownHashes(snapshot),
     statCache: options.statCache,
   });
+  for (const warning of scan.warnings) options.onWarning?.(warning);
   const baseTexts = options.cache ? await baseTextsFor(scan, snapshot, options.cache) : undefined;
   const local = buildLocalView(scan, snapshot, options.bodies, baseTexts);
   const entries: StatusEntry[] = [];

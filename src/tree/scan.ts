@@ -1,8 +1,9 @@
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { sha256 } from "../util/hash.js";
 import { type ChapterFile, parseChapterFileWithLines } from "./chapter-file.js";
 import { type CourseFile, parseCourseFileWithLines } from "./course-file.js";
+import { readFolder } from "./folder-entries.js";
 import { tempFileOwner } from "./fs-ops.js";
 import { ignoreMatcher } from "./ignore-rules.js";
 import type { StatCache } from "./stat-cache.js";
@@ -50,6 +51,8 @@ export interface ScanResult {
   copies: string[];
   /** Temp files of coursesync's atomic writes (a run killed mid-write leaves them). */
   temps: string[];
+  /** What the scan skipped and the user should hear of: one message each, naming the path. */
+  warnings: string[];
   /** Whether a tree path is ignored (built-in rules and `ignore:`): the scan did not read it. */
   isIgnored?: (relPath: string) => boolean;
 }
@@ -106,21 +109,52 @@ async function nestedChapters(
   root: string,
   folder: string,
   ignored: (relPath: string) => boolean,
-): Promise<FileProblem[]> {
-  const names = (await readdir(path.join(root, ...folder.split("/")), { recursive: true })) as string[];
-  return names
-    .map((name) => `${folder}/${name.split(path.sep).join("/")}`)
-    .filter((file) => file.endsWith(".md") && !ignored(file))
-    .sort()
-    .map(
-      (file) =>
+  result: ScanResult,
+): Promise<void> {
+  for (const entry of await readFolder(path.join(root, ...folder.split("/")))) {
+    const relPath = rel(folder, entry.name);
+    const shown = rel(folder, entry.odd ?? entry.name);
+    if (ignored(relPath)) continue;
+    if (entry.isDirectory()) {
+      if (entry.odd === undefined) await nestedChapters(root, relPath, ignored, result);
+      else result.warnings.push(oddNameWarning(shown));
+    } else if (entry.name.endsWith(".md")) {
+      result.problems.push(
         new FileProblem(
-          file,
+          shown,
           undefined,
           "is in a subfolder of a course folder, where coursesync reads no chapters",
           "Move it up into the course folder, or add its folder to ignore: in coursesync.yaml.",
         ),
-    );
+      );
+    }
+  }
+}
+
+const ODD_NAME = "has a name that is not valid UTF-8 (its bad bytes shown as \\xNN)";
+
+/** A skipped name that is not UTF-8, where no record can be. */
+function oddNameWarning(shown: string): string {
+  return `${shown} ${ODD_NAME}: skipped`;
+}
+
+/**
+ * A name that is not UTF-8 where a record's file or folder could be: invalid, not skipped, as
+ * skipping a record's file renamed so would read the record as deleted here.
+ */
+function oddNameProblem(shown: string): FileProblem {
+  return new FileProblem(
+    shown,
+    undefined,
+    `${ODD_NAME}, so coursesync cannot tell which record it holds`,
+    `Rename it to a UTF-8 name (in a shell: mv $'${shown}' <new name>), or add it to ignore: in coursesync.yaml.`,
+  );
+}
+
+/** Report a name that is not UTF-8: invalid where a record could be, else skipped with a warning. */
+function reportOddName(result: ScanResult, shown: string, recordPlace: boolean): void {
+  if (recordPlace) result.problems.push(oddNameProblem(shown));
+  else result.warnings.push(oddNameWarning(shown));
 }
 
 /** A symbolic link where a course folder or a record's file belongs. */
@@ -163,13 +197,19 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
     problems: [],
     copies: [],
     temps: [],
+    warnings: [],
     isIgnored: ignored,
   };
   let folders: string[];
   try {
-    folders = (await readdir(path.join(root, COURSES_DIR), { withFileTypes: true }))
+    folders = (await readFolder(path.join(root, COURSES_DIR)))
       .filter((entry) => {
         const relPath = rel(COURSES_DIR, entry.name);
+        if (entry.odd !== undefined) {
+          const recordPlace = entry.isDirectory() || entry.name.endsWith(".md");
+          if (!ignored(relPath)) reportOddName(result, rel(COURSES_DIR, entry.odd), recordPlace);
+          return false;
+        }
         if (entry.isFile() && tempFileOwner(entry.name) !== undefined) result.temps.push(relPath);
         if (ignored(relPath)) return false;
         if (entry.isSymbolicLink()) {
@@ -226,7 +266,12 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
   await Promise.all(
     folders.map(async (name) => {
       const folder = rel(COURSES_DIR, name);
-      const all = await readdir(path.join(root, COURSES_DIR, name), { withFileTypes: true });
+      const all = [];
+      for (const entry of await readFolder(path.join(root, COURSES_DIR, name))) {
+        if (entry.odd === undefined) all.push(entry);
+        else if (!ignored(rel(folder, entry.name)))
+          reportOddName(result, rel(folder, entry.odd), entry.name.endsWith(".md"));
+      }
       for (const entry of all) {
         if (entry.isFile() && isConflictCopy(entry.name)) result.copies.push(rel(folder, entry.name));
         if (entry.isFile() && tempFileOwner(entry.name) !== undefined)
@@ -244,7 +289,7 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
               : new FileProblem(relPath, undefined, "is a folder, not a file", "Rename the folder."),
           );
         } else if (entry.isDirectory()) {
-          for (const problem of await nestedChapters(root, relPath, ignored)) result.problems.push(problem);
+          await nestedChapters(root, relPath, ignored, result);
         }
       }
       const entries = all
@@ -313,5 +358,6 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
   result.problems.sort((a, b) =>
     a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0),
   );
+  result.warnings.sort();
   return result;
 }

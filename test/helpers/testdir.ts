@@ -16,19 +16,22 @@ export async function testdir(files: Record<string, string> = {}): Promise<strin
   return root;
 }
 
-/** Read a folder back into {"relative/path": "text"}, sorted, skipping the given top-level names. */
+/**
+ * Read a folder back into {"relative/path": "text"}, sorted, skipping the given top-level names.
+ * Names are read as bytes, so a name that is not UTF-8 is read too (keyed with U+FFFD for its bad bytes).
+ */
 export async function readTree(root: string, skip: readonly string[] = []): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  async function walk(dir: string): Promise<void> {
-    for (const entry of await readdir(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name);
-      const rel = path.relative(root, full).split(path.sep).join("/");
+  async function walk(dir: Buffer, relDir: string): Promise<void> {
+    for (const entry of await readdir(dir, { withFileTypes: true, encoding: "buffer" })) {
+      const full = Buffer.concat([dir, Buffer.from(path.sep), entry.name]);
+      const rel = relDir === "" ? entry.name.toString() : `${relDir}/${entry.name.toString()}`;
       if (skip.includes(rel)) continue;
-      if (entry.isDirectory()) await walk(full);
+      if (entry.isDirectory()) await walk(full, rel);
       else out[rel] = await readFile(full, "utf8");
     }
   }
-  await walk(root);
+  await walk(Buffer.from(root), "");
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 

@@ -1,9 +1,10 @@
 import { spawnSync } from "node:child_process";
-import { rm } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChapterFile, parseChapterFile, serializeChapterFile } from "../../src/tree/chapter-file.js";
 import { parseCourseFile, serializeCourseFile } from "../../src/tree/course-file.js";
+import { escapedName } from "../../src/tree/folder-entries.js";
 import { removeLeftoverTemps, writeTreeFile } from "../../src/tree/fs-ops.js";
 import { scanTree } from "../../src/tree/scan.js";
 import { FileProblem } from "../../src/tree/yaml-text.js";
@@ -180,5 +181,57 @@ describe("writing tree files", () => {
         "courses/web/notes.tmp",
       ]),
     );
+  });
+});
+
+describe("names that are not UTF-8", () => {
+  afterEach(cleanupTestdirs);
+
+  it("are shown with their bad bytes escaped as a shell's $'...' reads them", () => {
+    const name = (...parts: Array<string | number[]>) =>
+      escapedName(Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p) : Buffer.from(p)))));
+    expect(name("notes-", [0xff], "t", [0xfe], ".md")).toBe("notes-\\xfft\\xfe.md");
+    expect(name("caf", [0xe9], " l'été\\")).toBe("caf\\xe9 l\\'été\\\\");
+    expect(name("over", [0xc0, 0x80], "long")).toBe("over\\xc0\\x80long");
+    expect(name("surrogate", [0xed, 0xa0, 0x80])).toBe("surrogate\\xed\\xa0\\x80");
+    expect(name("cut", [0xe2, 0x82])).toBe("cut\\xe2\\x82");
+    expect(name("line", [0x0a], "break", [0xff])).toBe("line\\x0abreak\\xff");
+    expect(name("café ✓ \uFFFD.md")).toBeUndefined();
+  });
+
+  it("are invalid where a record can be, skipped with a warning elsewhere, and never crash the scan", async () => {
+    const root = await testdir({
+      "courses/web/course.yaml": "title: Web\n",
+      "courses/web/01-intro.md": "---\ntitle: Intro\nordinal: 1\n---\n<p>x</p>\n",
+      "courses/web/assets/logo.png": "png",
+    });
+    const write = async (bytes: Buffer, text = "x") => {
+      const full = Buffer.concat([Buffer.from(`${root}${path.sep}`), bytes]);
+      await mkdir(full.subarray(0, full.lastIndexOf(path.sep)), { recursive: true });
+      await writeFile(full, text);
+    };
+    const odd = (before: string, after: string) =>
+      Buffer.concat([Buffer.from(before), Buffer.from([0xff]), Buffer.from(after)]);
+    await write(odd("courses/caf", "/course.yaml"), "title: Cafe\n");
+    await write(odd("courses/web/notes-", ".md"));
+    await write(odd("courses/web/pic-", ".png"));
+    await write(odd("courses/web/img-", "/a.md"));
+    await write(odd("courses/web/assets/old-", ".md"));
+    await write(odd("courses/web/.hidden-", ".md"));
+    const scan = await scanTree(root);
+    expect(scan.problems.map((p) => [p.file, p.problem])).toEqual([
+      ["courses/caf\\xff", expect.stringContaining("has a name that is not valid UTF-8")],
+      [
+        "courses/web/assets/old-\\xff.md",
+        "is in a subfolder of a course folder, where coursesync reads no chapters",
+      ],
+      ["courses/web/notes-\\xff.md", expect.stringContaining("has a name that is not valid UTF-8")],
+    ]);
+    expect(scan.warnings).toEqual([
+      "courses/web/img-\\xff has a name that is not valid UTF-8 (its bad bytes shown as \\xNN): skipped",
+      "courses/web/pic-\\xff.png has a name that is not valid UTF-8 (its bad bytes shown as \\xNN): skipped",
+    ]);
+    expect(scan.chapters.map((c) => c.file)).toEqual(["courses/web/01-intro.md"]);
+    expect(scan.courses.map((c) => c.folder)).toEqual(["courses/web"]);
   });
 });
