@@ -103,9 +103,10 @@ export interface Connection {
   store: CredentialStore;
 }
 
-/** What pull, push and watch are told of the tree and the site they sync. */
-export function syncTarget(tree: TreeContext, site: ResolvedSite) {
+/** What pull, push and watch are told of the tree, the site they sync, and how to write. */
+export function syncTarget(run: CliRun, tree: TreeContext, site: ResolvedSite) {
   return {
+    fs: run.fs,
     root: tree.root,
     site: site.name,
     siteUrl: site.url,

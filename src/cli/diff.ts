@@ -16,6 +16,7 @@ import { bodyCodec } from "../tree/codecs.js";
 import { abs } from "../tree/fs-ops.js";
 import { scanTree } from "../tree/scan.js";
 import { StatCache } from "../tree/stat-cache.js";
+import { guardedFs } from "../tree/tree-fs.js";
 import { openTree } from "./context.js";
 import type { CliRun } from "./io.js";
 import { globalsOf } from "./main.js";
@@ -44,7 +45,11 @@ export function registerDiff(program: Command, run: CliRun): void {
       const site = resolveSite(tree.config, globals);
       const snapshot = await requireSnapshot(tree.root, site.name);
       const state = statePaths(tree.root, site.name);
-      const statCache = await new StatCache(path.join(state.cache, "stat.json")).load();
+      const statCache = await new StatCache(
+        path.join(state.cache, "stat.json"),
+        Date.now,
+        guardedFs(tree.root, run.fs),
+      ).load();
       const scan = await scanTree(tree.root, {
         ignore: tree.config.ignore,
         knownHashes: knownHashes(snapshot),

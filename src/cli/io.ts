@@ -1,4 +1,5 @@
 import type { StopSignal } from "../errors.js";
+import type { TreeFs } from "../tree/tree-fs.js";
 
 /** Where a command reads and writes: injected so tests run the CLI in-process. */
 export interface CliIO {
@@ -13,6 +14,8 @@ export interface CliIO {
   prompts: Prompts;
   /** For tests: how often the API client retries a request itself (default 5). */
   apiRetries?: number;
+  /** The file system writes to the tree go through (default: Node's); tests make it fail. */
+  fs?: TreeFs;
 }
 
 /** The questions the CLI may ask a person at a terminal. */

@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { redactUrl } from "../api/login-url.js";
 import { ExitCode, UserError } from "../errors.js";
+import { fileSystemError } from "../tree/tree-fs.js";
 import { registerDiff } from "./diff.js";
 import { registerEmulator } from "./emulator.js";
 import { registerInit } from "./init.js";
@@ -52,7 +53,7 @@ export function globalsOf(command: Command): GlobalOptions {
 
 /** Print an error the way every command does: what happened, then what to do. */
 export function reportError(error: unknown, io: CliIO, json = false): number {
-  const user = error instanceof UserError ? error : fileSystemError(error);
+  const user = error instanceof UserError ? error : pathError(error);
   if (user) {
     io.stderr.write(`coursesync: ${redactUrl(user.message)}\n`);
     if (user.hint) io.stderr.write(`${redactUrl(user.hint)}\n`);
@@ -93,25 +94,9 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   }
 }
 
-/** A file-system failure (permissions, a full disk, a folder in the way) named with its file. */
-function fileSystemError(error: unknown): UserError | undefined {
+/** A file-system failure that escaped with its path (a read, a lock): named with that path. */
+function pathError(error: unknown): UserError | undefined {
   const e = error as NodeJS.ErrnoException;
-  if (!(error instanceof Error) || typeof e.code !== "string" || typeof e.path !== "string") return undefined;
-  const what: Record<string, string> = {
-    EACCES: "permission denied",
-    EPERM: "operation not permitted",
-    ENOSPC: "no space left on the device",
-    EISDIR: "a folder is in the way",
-    ENOTDIR: "a file is in the way where a folder should be",
-    EROFS: "the file system is read-only",
-    EEXIST: "it already exists",
-    ENOTEMPTY: "the folder is not empty",
-    EMFILE: "too many open files",
-  };
-  const reason = what[e.code];
-  if (!reason) return undefined;
-  return new UserError(`cannot ${e.syscall ?? "use"} ${e.path}: ${reason} (${e.code})`, {
-    hint: "Fix the file or folder named above and run the command again; what was done so far is kept.",
-    cause: error,
-  });
+  if (!(error instanceof Error) || typeof e.path !== "string") return undefined;
+  return fileSystemError(error, `${e.syscall ?? "use"} ${e.path}`);
 }

@@ -76,7 +76,7 @@ export function registerPull(program: Command, run: CliRun): void {
       try {
         const result = await pull(
           {
-            ...syncTarget(tree, site),
+            ...syncTarget(run, tree, site),
             paths: scope,
             dryRun: flags.dryRun,
             theirs: flags.theirs,

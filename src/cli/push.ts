@@ -138,7 +138,7 @@ export function registerPush(program: Command, run: CliRun): void {
       try {
         const result = await push(
           {
-            ...syncTarget(tree, site),
+            ...syncTarget(run, tree, site),
             writeConcurrency: tree.config.concurrency,
             paths: scope,
             dryRun: flags.dryRun,

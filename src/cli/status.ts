@@ -7,6 +7,7 @@ import { ContentCache, loadSnapshot, statePaths } from "../sync/snapshot.js";
 import { type StatusEntry, treeStatus } from "../sync/status.js";
 import { bodyCodec } from "../tree/codecs.js";
 import { StatCache } from "../tree/stat-cache.js";
+import { guardedFs } from "../tree/tree-fs.js";
 import { openTree } from "./context.js";
 import type { CliRun } from "./io.js";
 import { globalsOf } from "./main.js";
@@ -65,6 +66,8 @@ export function registerStatus(program: Command, run: CliRun): void {
       const snapshot = await requireSnapshot(tree.root, site.name);
       const statCache = await new StatCache(
         path.join(statePaths(tree.root, site.name).cache, "stat.json"),
+        Date.now,
+        guardedFs(tree.root, run.fs),
       ).load();
       const entries = await treeStatus({
         root: tree.root,

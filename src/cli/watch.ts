@@ -60,7 +60,7 @@ export async function runWatch(run: CliRun, command: Command, flags: WatchFlags)
   try {
     const started = await watchTree(
       {
-        ...syncTarget(tree, site),
+        ...syncTarget(run, tree, site),
         writeConcurrency: tree.config.concurrency,
         deletes,
         stop: run.interrupted,

@@ -1,7 +1,8 @@
-import { open, readFile, truncate } from "node:fs/promises";
+import { readFile, truncate } from "node:fs/promises";
 import path from "node:path";
 import { itemIdentity, type Listing, type ListOptions } from "../api/client.js";
 import type { JsonObject } from "../api/wire.js";
+import { guardedFs } from "../tree/tree-fs.js";
 import { sortKeys } from "../util/stable-json.js";
 
 /** The archive of the site's events, at the tree root. */
@@ -87,11 +88,9 @@ export async function archiveEvents(
   const result = { added: fresh.length, known: listing.records.length - fresh.length, pages: listing.pages };
   if (options.dryRun || fresh.length === 0) return result;
   if (archive.validLength !== archive.size) await truncate(file, archive.validLength);
-  const handle = await open(file, "a");
-  try {
-    await handle.writeFile(`${fresh.map((event) => JSON.stringify(sortKeys(event))).join("\n")}\n`);
-  } finally {
-    await handle.close();
-  }
+  await guardedFs(root).appendFile(
+    file,
+    `${fresh.map((event) => JSON.stringify(sortKeys(event))).join("\n")}\n`,
+  );
   return result;
 }

@@ -1,6 +1,7 @@
-import { appendFile, readFile, rm, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import type { WireRecord } from "../api/wire.js";
 import { atomicWrite } from "../tree/fs-ops.js";
+import { nodeFs, type TreeFs } from "../tree/tree-fs.js";
 
 /** A write push is about to send: kept so a rerun after a crash can look for its result. */
 export interface Intent {
@@ -59,10 +60,11 @@ export class Journal {
   /** The journal read ends in a line cut off by a kill: the next line starts on a new one. */
   #torn = false;
 
-  /** `base`: the hash of the snapshot this run started from (see `Start`). */
+  /** `base`: the hash of the snapshot this run started from (see `Start`); `fs`: what it writes through. */
   constructor(
     readonly file: string,
     readonly base: string,
+    private readonly fs: TreeFs = nodeFs,
   ) {}
 
   /**
@@ -109,14 +111,14 @@ export class Journal {
       const start: Start = { t: "start", base: this.base };
       text = `${JSON.stringify(start)}\n${text}`;
       this.#started = true;
-      await writeFile(this.file, text);
+      await this.fs.writeFile(this.file, text);
       return;
     }
     if (this.#torn) {
       text = `\n${text}`;
       this.#torn = false;
     }
-    await appendFile(this.file, text);
+    await this.fs.appendFile(this.file, text);
   }
 
   /**
@@ -126,14 +128,14 @@ export class Journal {
   async restart(base: string, lines: readonly JournalLine[]): Promise<void> {
     const start: Start = { t: "start", base };
     const text = [start, ...lines].map((line) => `${JSON.stringify(line)}\n`).join("");
-    await atomicWrite(this.file, text);
+    await atomicWrite(this.file, text, { fs: this.fs });
     this.#started = true;
     this.#torn = false;
   }
 
   /** Remove the journal once its lines are in the saved snapshot. */
   async clear(): Promise<void> {
-    await rm(this.file, { force: true });
+    await this.fs.rm(this.file);
     this.#started = false;
   }
 }

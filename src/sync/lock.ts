@@ -3,6 +3,7 @@ import { hostname } from "node:os";
 import lockfile from "proper-lockfile";
 import { UserError } from "../errors.js";
 import { atomicWrite } from "../tree/fs-ops.js";
+import { guardedFs } from "../tree/tree-fs.js";
 import { processRunning } from "../util/process.js";
 import { statePaths } from "./snapshot.js";
 
@@ -57,7 +58,7 @@ export async function acquireLock(
     since: new Date(now()).toISOString(),
   };
   // Whole or not at all: a holder file cut short by a kill would name nobody.
-  await atomicWrite(infoFile, `${JSON.stringify(holder)}\n`);
+  await atomicWrite(infoFile, `${JSON.stringify(holder)}\n`, { fs: guardedFs(root) });
   return async () => {
     await rm(infoFile, { force: true });
     await release();

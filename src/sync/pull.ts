@@ -17,6 +17,7 @@ import {
 import { convertMany, POOL_THRESHOLD } from "../tree/markdown/pool.js";
 import { scanTree } from "../tree/scan.js";
 import { StatCache } from "../tree/stat-cache.js";
+import { guardedFs, type TreeFs } from "../tree/tree-fs.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { sha256 } from "../util/hash.js";
 import { snapshotRecord } from "./entities.js";
@@ -58,6 +59,8 @@ export interface PullOptions {
   theirs?: boolean;
   /** Most local files a pull may delete; default DESIGN's guard. */
   maxDelete?: number | undefined;
+  /** The file system the tree is written through (default: Node's). */
+  fs?: TreeFs | undefined;
   /** Told what the scan of the tree skipped (a name that is not UTF-8), one message each. */
   onWarning?: ((message: string) => void) | undefined;
   /** Progress of the listings. */
@@ -91,6 +94,8 @@ export function invalidFilesError(problems: readonly FileProblem[], verb: string
 /** Pull the site into the tree: list, reconcile, write, save the snapshot last. */
 export async function pull(options: PullOptions, client: Lister): Promise<PullResult> {
   const { root } = options;
+  // Every write of this run goes through it: a full disk or a permission names the path.
+  const fs = guardedFs(root, options.fs);
   const bodies = memoized(options.bodies);
   const loaded = await loadSnapshot(root, options.site);
   if (loaded && loaded.site !== options.siteUrl) {
@@ -117,10 +122,10 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
   listed.catch(() => {});
   // A push killed part-way left its journal: what it confirmed counts as synced, and a create
   // it sent without an answer is found on the site (by the fields sent) and its file gets the id.
-  const journal = new Journal(statePaths(root, options.site).journal, snapshotBase(loaded));
+  const journal = new Journal(statePaths(root, options.site).journal, snapshotBase(loaded), fs);
   const earlier = loaded ? await journal.read() : [];
   const snapshot = earlier.length > 0 && loaded ? foldJournal(loaded, earlier) : loaded;
-  const cache = new ContentCache(statePaths(root, options.site).cache);
+  const cache = new ContentCache(statePaths(root, options.site).cache, fs);
   // Records a summary list left a field out of are made whole before anything looks at them.
   const complete = { snapshot, cache, reader: client, onNote: options.onNote };
   const whole = async (resource: Resource, listing: Listing): Promise<Listing> => {
@@ -133,14 +138,18 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
   // Handled below; this only keeps an early exit (invalid files) from an unhandled rejection.
   listing.catch(() => {});
   if (earlier.length > 0 && snapshot && !options.dryRun) {
-    await restoreIds(root, earlier);
+    await restoreIds(root, earlier, fs);
     const open = unconfirmedIntents(earlier);
     if (open.length > 0) {
       const [courses, chapters] = await listing;
-      await adoptIntents(root, open, snapshot, { course: courses.records, chapter: chapters.records });
+      await adoptIntents(root, open, snapshot, { course: courses.records, chapter: chapters.records }, fs);
     }
   }
-  const statCache = await new StatCache(path.join(statePaths(root, options.site).cache, "stat.json")).load();
+  const statCache = await new StatCache(
+    path.join(statePaths(root, options.site).cache, "stat.json"),
+    Date.now,
+    fs,
+  ).load();
   const scan = await scanTree(root, {
     ignore: options.ignore,
     knownHashes: knownHashes(snapshot),
@@ -253,10 +262,10 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
     return result;
   }
   // Temp files of a run killed mid-write go before this run writes.
-  await removeLeftoverTemps(root, [...scan.temps, ...(await stateTemps(root, options.site))]);
-  result.filesWritten = await applyOps(root, plan.ops, existing);
+  await removeLeftoverTemps(root, [...scan.temps, ...(await stateTemps(root, options.site))], fs);
+  result.filesWritten = await applyOps(root, plan.ops, existing, fs);
   await new PQueue({ concurrency: 16 }).addAll(plan.cacheTexts.map((text) => () => cache.put(text)));
-  result.snapshotWritten = await saveIfChanged(root, options.site, loaded, plan.snapshot);
+  result.snapshotWritten = await saveIfChanged(root, options.site, loaded, plan.snapshot, fs);
   // Its lines are in the snapshot now (a stale journal's were already).
   await journal.clear();
   await statCache.save();
@@ -287,6 +296,7 @@ async function applyOps(
   root: string,
   ops: readonly FileOp[],
   existing: ReadonlySet<string>,
+  fs: TreeFs,
 ): Promise<number> {
   let changed = 0;
   const effective = await effectiveOps(root, ops, existing);
@@ -298,6 +308,7 @@ async function applyOps(
     root,
     folderMoves.map((op) => ({ from: (op as { from: string }).from, to: (op as { to: string }).to })),
     (name, suffix) => `${name}-moving${suffix}`,
+    fs,
   );
   changed += folderMoves.length;
   // Moves and rewrites that change a file's name: first park the sources whose name is taken.
@@ -306,7 +317,7 @@ async function applyOps(
       ? { from: op.from, to: op.to }
       : { from: (op as { from: string }).from, to: (op as { path: string }).path },
   );
-  await twoPhaseMoves(root, moves, (name, suffix) => name.replace(/\.md$/, `.moving${suffix}.md`));
+  await twoPhaseMoves(root, moves, (name, suffix) => name.replace(/\.md$/, `.moving${suffix}.md`), fs);
   // Within one kind of operation the paths are distinct, so they run side by side; the kinds
   // run in order (writes before deletes before removing emptied folders).
   const queue = new PQueue({ concurrency: 16 });
@@ -328,19 +339,19 @@ async function applyOps(
       case "copy":
         // A rewrite under a new name was moved there above; this replaces its bytes.
         changed++;
-        pending.push(queue.add(() => writeTreeFile(root, op.path, op.text)));
+        pending.push(queue.add(() => writeTreeFile(root, op.path, op.text, fs)));
         break;
       case "delete":
       case "remove-copy":
         changed++;
-        pending.push(queue.add(() => removeTreeFile(root, op.path)));
+        pending.push(queue.add(() => removeTreeFile(root, op.path, fs)));
         break;
     }
   }
   await Promise.all(pending);
   // Course folders emptied above go last, after conflict copies in them were removed too
   // (effectiveOps leaves these out: removing an empty folder changes no file).
-  for (const op of ops) if (op.op === "remove-folder-if-empty") await removeEmptyFolder(root, op.path);
+  for (const op of ops) if (op.op === "remove-folder-if-empty") await removeEmptyFolder(root, op.path, fs);
   return changed;
 }
 
@@ -353,6 +364,7 @@ async function twoPhaseMoves(
   root: string,
   moves: ReadonlyArray<{ from: string; to: string }>,
   park: (name: string, suffix: string) => string,
+  fs: TreeFs,
 ): Promise<Map<string, string>> {
   const sources = new Set(moves.map((m) => m.from));
   const taken = new Set([...sources, ...moves.map((m) => m.to)]);
@@ -366,13 +378,13 @@ async function twoPhaseMoves(
         temp = park(move.from, `-${n}`);
       }
       taken.add(temp);
-      await moveTreePath(root, move.from, temp);
+      await moveTreePath(root, move.from, temp, fs);
       parked.set(move.from, temp);
     }
   }
   for (const move of moves) {
     const from = parked.get(move.from) ?? move.from;
-    await moveTreePath(root, from, move.to);
+    await moveTreePath(root, from, move.to, fs);
   }
   return parked;
 }
@@ -382,8 +394,9 @@ async function saveIfChanged(
   site: string,
   before: Snapshot | undefined,
   after: Snapshot,
+  fs: TreeFs,
 ): Promise<boolean> {
   if (before && jsonEqual(before, after)) return false;
-  await saveSnapshot(root, site, after);
+  await saveSnapshot(root, site, after, fs);
   return true;
 }

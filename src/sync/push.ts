@@ -12,6 +12,7 @@ import { abs, removeLeftoverTemps, removeTreeFile, writeTreeFile } from "../tree
 import { scanTree } from "../tree/scan.js";
 import { DEFAULT_LIMITS, type Limits } from "../tree/schema.js";
 import { StatCache } from "../tree/stat-cache.js";
+import { guardedFs, type TreeFs } from "../tree/tree-fs.js";
 import { FileProblem } from "../tree/yaml-text.js";
 import { sha256 } from "../util/hash.js";
 import {
@@ -82,6 +83,8 @@ export interface PushOptions {
   onInvalid?: (problem: FileProblem) => void;
   /** Told what the scan of the tree skipped (a name that is not UTF-8), one message each. */
   onWarning?: ((message: string) => void) | undefined;
+  /** The file system the tree is written through (default: Node's). */
+  fs?: TreeFs | undefined;
   /**
    * A record the site changed since the last sync is reported and not sent. "stop" (default):
    * no write starts after it; "skip": the rest go on (watch).
@@ -137,6 +140,8 @@ function sameValues(a: object, b: object, bodies: BodyCodec): boolean {
 /** Push local changes to the site: validate, plan, confirm; per write re-read, write, journal; snapshot. */
 export async function push(options: PushOptions, client: PushClient): Promise<PushResult> {
   const { root, bodies } = options;
+  // Every write of this run goes through it: a full disk or a permission names the path.
+  const fs = guardedFs(root, options.fs);
   const state = statePaths(root, options.site);
   let snapshot = await loadSnapshot(root, options.site);
   if (!snapshot) {
@@ -150,14 +155,14 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
       exitCode: ExitCode.usage,
     });
   }
-  const journal = new Journal(state.journal, snapshotBase(snapshot));
+  const journal = new Journal(state.journal, snapshotBase(snapshot), fs);
   const earlier = await journal.read();
   if (earlier.length > 0) {
     snapshot = foldJournal(snapshot, earlier);
-    if (!options.dryRun) await restoreIds(root, earlier);
+    if (!options.dryRun) await restoreIds(root, earlier, fs);
   }
 
-  const statCache = await new StatCache(path.join(state.cache, "stat.json")).load();
+  const statCache = await new StatCache(path.join(state.cache, "stat.json"), Date.now, fs).load();
   const scan = await scanTree(root, {
     ignore: options.ignore,
     knownHashes: knownHashes(snapshot),
@@ -165,7 +170,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     parseAll: options.paths ? (file) => inPaths(file, options.paths) : true,
   });
   for (const warning of scan.warnings) options.onWarning?.(warning);
-  const cache = new ContentCache(state.cache);
+  const cache = new ContentCache(state.cache, fs);
   const local = buildLocalView(scan, snapshot, bodies, await baseTextsFor(scan, snapshot, cache));
   const problems = [
     ...scan.problems,
@@ -252,7 +257,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
   if (plan.ops.some((op) => !skipped.has(op.key)) && !(await options.confirm(plan))) return result;
   result.confirmed = true;
   // Temp files of a run killed mid-write go before this run writes.
-  await removeLeftoverTemps(root, [...scan.temps, ...(await stateTemps(root, options.site))]);
+  await removeLeftoverTemps(root, [...scan.temps, ...(await stateTemps(root, options.site))], fs);
 
   const decisions = new Map<string, Decision>();
   const done: JournalLine[] = [...earlier.filter((l) => l.t === "done")];
@@ -290,6 +295,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     adopter,
     adopted: new Set(),
     root,
+    fs,
     bodies,
     cache,
   };
@@ -331,7 +337,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
       }
       done.push(line);
       // The site now has this side: a conflict copy pull left beside the file is settled.
-      await removeTreeFile(root, conflictCopyOf(op.kind, op.path));
+      await removeTreeFile(root, conflictCopyOf(op.kind, op.path), fs);
       reportAt(index, doneChange(op, line, decision, ctx.adopted.has(op.key)));
     } catch (error) {
       if (error instanceof InterruptedError) {
@@ -382,7 +388,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     // Creates sent without an answer that could not be looked up stay in the journal (under
     // the new snapshot), so the next run looks for them before creating anything again.
     const open = unconfirmedIntents(await journal.read());
-    await saveSnapshot(root, options.site, next);
+    await saveSnapshot(root, options.site, next, fs);
     if (open.length > 0) await journal.restart(snapshotBase(next), open);
     else await journal.clear();
     await statCache.save();
@@ -506,6 +512,7 @@ interface ApplyContext {
   /** Creates answered by adopting a record the site already had (by op key). */
   adopted: Set<string>;
   root: string;
+  fs: TreeFs;
   bodies: BodyCodec;
   cache: ContentCache;
 }
@@ -594,7 +601,8 @@ async function apply(
     // The journal learns of the record before the file gets its id: a file with an id the
     // snapshot does not know would be untracked after a crash, and its create never settled.
     await journal.append(line);
-    if (settled.text !== undefined) await writeTreeFile(ctx.root, fileOf(op.kind, op.path), settled.text);
+    if (settled.text !== undefined)
+      await writeTreeFile(ctx.root, fileOf(op.kind, op.path), settled.text, ctx.fs);
     return line;
   }
   if (op.type === "delete") {
@@ -646,7 +654,8 @@ async function apply(
   const settled = await settleFile(op.kind, op.key, op.path, record, mine.values, false, ctx);
   // The file first, then the journal: after a crash between them, the rerun re-reads the
   // record, finds the site already has the file's values, and settles it then.
-  if (settled.text !== undefined) await writeTreeFile(ctx.root, fileOf(op.kind, op.path), settled.text);
+  if (settled.text !== undefined)
+    await writeTreeFile(ctx.root, fileOf(op.kind, op.path), settled.text, ctx.fs);
   const line: Done = {
     t: "done",
     op: "update",

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { WireRecord } from "../api/wire.js";
 import { abs, writeTreeFile } from "../tree/fs-ops.js";
+import { guardedFs, type TreeFs } from "../tree/tree-fs.js";
 import { sha256 } from "../util/hash.js";
 import { courseFileText, courseValuesOfRecord, fieldsEqual, snapshotRecord } from "./entities.js";
 import type { Intent, JournalLine } from "./journal.js";
@@ -80,7 +81,11 @@ export function foldJournal(snapshot: Snapshot, lines: readonly JournalLine[]): 
  * it stood at the create gets the text the create meant for it; one edited since keeps the
  * edit and only gains its id (the edit is then pushed as an update).
  */
-export async function restoreIds(root: string, lines: readonly JournalLine[]): Promise<void> {
+export async function restoreIds(
+  root: string,
+  lines: readonly JournalLine[],
+  fs: TreeFs = guardedFs(root),
+): Promise<void> {
   for (const line of lines) {
     if (line.t !== "done" || line.op !== "create") continue;
     const file = fileOf(line.kind, line.path);
@@ -93,11 +98,11 @@ export async function restoreIds(root: string, lines: readonly JournalLine[]): P
     const hash = sha256(text);
     if (hash === line.hash) continue;
     if (line.from !== undefined && hash === line.from) {
-      await writeTreeFile(root, file, line.text ?? withId(text, line.id, line.kind));
+      await writeTreeFile(root, file, line.text ?? withId(text, line.id, line.kind), fs);
       continue;
     }
     if (new RegExp(`^id:[ \\t]*${line.id}[ \\t]*\\r?$`, "m").test(fieldsOf(text, line.kind))) continue;
-    await writeTreeFile(root, file, withId(text, line.id, line.kind));
+    await writeTreeFile(root, file, withId(text, line.id, line.kind), fs);
   }
 }
 
@@ -143,6 +148,7 @@ export async function adoptIntents(
   intents: readonly Intent[],
   snapshot: Snapshot,
   listed: Record<"course" | "chapter", readonly WireRecord[]>,
+  fs: TreeFs = guardedFs(root),
 ): Promise<void> {
   const taken = new Set<string>();
   for (const intent of intents) {
@@ -165,6 +171,7 @@ export async function adoptIntents(
       intent.kind === "course" && asSent
         ? courseFileText(found.id, courseValuesOfRecord(found))
         : withId(text, found.id, intent.kind),
+      fs,
     );
   }
 }

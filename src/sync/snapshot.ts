@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import writeFileAtomic from "write-file-atomic";
 import type { WireRecord } from "../api/wire.js";
 import { UserError } from "../errors.js";
 import { atomicWrite, tempFileOwner } from "../tree/fs-ops.js";
+import { guardedFs, nodeFs, type TreeFs } from "../tree/tree-fs.js";
 import { sha256 } from "../util/hash.js";
 import { stableStringify } from "../util/stable-json.js";
 
@@ -122,10 +122,13 @@ export async function loadSnapshot(root: string, site: string): Promise<Snapshot
 }
 
 /** Write the snapshot atomically (temp file, fsync, rename); deterministic bytes. */
-export async function saveSnapshot(root: string, siteName: string, snapshot: Snapshot): Promise<void> {
-  const paths = statePaths(root, siteName);
-  await mkdir(paths.dir, { recursive: true });
-  await writeFileAtomic(paths.snapshot, stableStringify(snapshot));
+export async function saveSnapshot(
+  root: string,
+  siteName: string,
+  snapshot: Snapshot,
+  fs: TreeFs = guardedFs(root),
+): Promise<void> {
+  await atomicWrite(statePaths(root, siteName).snapshot, stableStringify(snapshot), { fs, flush: true });
 }
 
 /** The bytes saveSnapshot would write, for comparing without writing. */
@@ -143,7 +146,10 @@ export function snapshotBase(snapshot: Snapshot | undefined): string {
  * small and the base of a body merge is at hand. Missing entries are normal (a fresh clone).
  */
 export class ContentCache {
-  constructor(private readonly dir: string) {}
+  constructor(
+    private readonly dir: string,
+    private readonly fs: TreeFs = nodeFs,
+  ) {}
 
   private file(hash: string): string {
     return path.join(this.dir, "content", hash.slice(0, 2), hash);
@@ -155,7 +161,7 @@ export class ContentCache {
     const file = this.file(hash);
     if (existsSync(file)) return hash;
     // Lone surrogates cannot be UTF-8: store such text as a JSON string instead.
-    await atomicWrite(file, text.isWellFormed() ? `t${text}` : `j${JSON.stringify(text)}`);
+    await atomicWrite(file, text.isWellFormed() ? `t${text}` : `j${JSON.stringify(text)}`, { fs: this.fs });
     return hash;
   }
 

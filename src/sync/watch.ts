@@ -6,6 +6,7 @@ import type { BodyCodec } from "../tree/bodies.js";
 import { ignoreMatcher } from "../tree/ignore-rules.js";
 import { COURSE_FILE, COURSES_DIR, scanTree } from "../tree/scan.js";
 import type { Limits } from "../tree/schema.js";
+import type { TreeFs } from "../tree/tree-fs.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { type Batch, Coalescer } from "./coalescer.js";
 import { planLocalChanges } from "./local-plan.js";
@@ -34,6 +35,8 @@ export interface WatchOptions {
   siteUrl: string;
   ignore: readonly string[];
   bodies: BodyCodec;
+  /** The file system the tree is written through (default: Node's). */
+  fs?: TreeFs | undefined;
   /** How many updates or deletes are under way at once (see push). */
   writeConcurrency?: number;
   /** Sizes refused before anything is sent (see push). */
@@ -79,6 +82,7 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
           siteUrl: options.siteUrl,
           ignore: options.ignore,
           bodies: options.bodies,
+          fs: options.fs,
           writeConcurrency: options.writeConcurrency,
           ...(options.limits ? { limits: options.limits } : {}),
           paths,

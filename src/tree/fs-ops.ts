@@ -1,7 +1,8 @@
-import { lstat, mkdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises";
+import { lstat, readFile } from "node:fs/promises";
 import path from "node:path";
 import { sha256 } from "../util/hash.js";
 import { processRunning } from "../util/process.js";
+import { guardedFs, nodeFs, type TreeFs } from "./tree-fs.js";
 
 /** An absolute path for a relative tree path written with /. */
 export function abs(root: string, relPath: string): string {
@@ -17,31 +18,44 @@ export function abs(root: string, relPath: string): string {
 let tempCounter = 0;
 const madeDirs = new Set<string>();
 
+/** How atomicWrite writes. */
+export interface WriteOptions {
+  /** The file system to write through (default: Node's, errors as Node raises them). */
+  fs?: TreeFs;
+  /** Sync the file to the disk before the rename (the snapshot: once a run, and it must hold). */
+  flush?: boolean;
+}
+
 /**
  * Write a file atomically: a temp file in the same folder, then rename over the target, so a
- * crash or kill -9 never leaves a half-written file. Lean on purpose (no fsync, no realpath):
- * write-file-atomic resolves every target's real path and fsyncs, which made a pull of
- * thousands of files wait on the disk for each; git does not fsync its work tree either.
- * The snapshot, written once per run, still goes through write-file-atomic with fsync.
+ * crash or kill -9 never leaves a half-written file. Lean on purpose (no fsync unless asked,
+ * no realpath): resolving every target's real path and syncing each made a pull of thousands
+ * of files wait on the disk for each; git does not fsync its work tree either.
  */
-export async function atomicWrite(file: string, data: string | Uint8Array, retry = true): Promise<void> {
+export async function atomicWrite(
+  file: string,
+  data: string | Uint8Array,
+  options: WriteOptions = {},
+  retry = true,
+): Promise<void> {
+  const fs = options.fs ?? nodeFs;
   const dir = path.dirname(file);
   if (!madeDirs.has(dir)) {
-    await mkdir(dir, { recursive: true });
+    await fs.mkdir(dir);
     madeDirs.add(dir);
   }
   const temp = `${file}.${process.pid}.${tempCounter++}.tmp`;
   try {
-    await writeFile(temp, data);
-    await rename(temp, file);
+    await fs.writeFile(temp, data, { flush: options.flush === true });
+    await fs.rename(temp, file);
   } catch (error) {
-    await rm(temp, { force: true });
+    await fs.rm(temp);
     // A folder removed since we made it (a course folder renamed or deleted while a long
     // run such as watch goes on): make it again, once. Every write that finds it gone does
     // so, not only the first: writes into one folder run side by side.
     if ((error as NodeJS.ErrnoException).code === "ENOENT" && retry) {
       madeDirs.delete(dir);
-      return atomicWrite(file, data, false);
+      return atomicWrite(file, data, options, false);
     }
     throw error;
   }
@@ -57,20 +71,29 @@ export function tempFileOwner(name: string): number | undefined {
  * Remove the temp files of runs that were killed mid-write (their process is gone); a temp
  * file of a process still running, this one included, is left alone. Returns how many went.
  */
-export async function removeLeftoverTemps(root: string, relPaths: readonly string[]): Promise<number> {
+export async function removeLeftoverTemps(
+  root: string,
+  relPaths: readonly string[],
+  fs: TreeFs = guardedFs(root),
+): Promise<number> {
   let removed = 0;
   for (const relPath of relPaths) {
     const pid = tempFileOwner(relPath);
     if (pid === undefined || pid === process.pid || processRunning(pid)) continue;
-    await rm(abs(root, relPath), { force: true });
+    await fs.rm(abs(root, relPath));
     removed++;
   }
   return removed;
 }
 
-/** Write a tree file atomically. */
-export async function writeTreeFile(root: string, relPath: string, text: string): Promise<void> {
-  await atomicWrite(abs(root, relPath), text);
+/** Write a tree file atomically (through `fs`: by default Node's, failures named in the tree). */
+export async function writeTreeFile(
+  root: string,
+  relPath: string,
+  text: string,
+  fs: TreeFs = guardedFs(root),
+): Promise<void> {
+  await atomicWrite(abs(root, relPath), text, { fs });
 }
 
 /** The SHA-256 of a tree file's bytes, or undefined when it does not exist. */
@@ -84,10 +107,15 @@ export async function hashTreeFile(root: string, relPath: string): Promise<strin
 }
 
 /** Move a file or folder inside the tree, creating the target's folder. */
-export async function moveTreePath(root: string, from: string, to: string): Promise<void> {
+export async function moveTreePath(
+  root: string,
+  from: string,
+  to: string,
+  fs: TreeFs = guardedFs(root),
+): Promise<void> {
   const target = abs(root, to);
-  await mkdir(path.dirname(target), { recursive: true });
-  await rename(abs(root, from), target);
+  await fs.mkdir(path.dirname(target));
+  await fs.rename(abs(root, from), target);
 }
 
 /** Whether anything (a file, a folder, a link) is at a path of the tree. */
@@ -102,14 +130,22 @@ export async function treePathExists(root: string, relPath: string): Promise<boo
 }
 
 /** Remove a file; a file already gone is fine. */
-export async function removeTreeFile(root: string, relPath: string): Promise<void> {
-  await rm(abs(root, relPath), { force: true });
+export async function removeTreeFile(
+  root: string,
+  relPath: string,
+  fs: TreeFs = guardedFs(root),
+): Promise<void> {
+  await fs.rm(abs(root, relPath));
 }
 
 /** Remove a folder if it is empty; returns whether it did. */
-export async function removeEmptyFolder(root: string, relPath: string): Promise<boolean> {
+export async function removeEmptyFolder(
+  root: string,
+  relPath: string,
+  fs: TreeFs = guardedFs(root),
+): Promise<boolean> {
   try {
-    await rmdir(abs(root, relPath));
+    await fs.rmdir(abs(root, relPath));
     return true;
   } catch {
     return false;

@@ -1,6 +1,7 @@
 import type { Stats } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { atomicWrite } from "./fs-ops.js";
+import { nodeFs, type TreeFs } from "./tree-fs.js";
 
 interface Entry {
   size: number;
@@ -26,6 +27,7 @@ export class StatCache {
   constructor(
     private readonly file: string,
     private readonly now: () => number = Date.now,
+    private readonly fs: TreeFs = nodeFs,
   ) {}
 
   /** Read the cache file; a missing or unreadable one leaves the cache empty. */
@@ -92,7 +94,7 @@ export class StatCache {
   async save(): Promise<void> {
     if (!this.dirty) return;
     const entries = Object.fromEntries([...this.entries].sort(([a], [b]) => (a < b ? -1 : 1)));
-    await atomicWrite(this.file, JSON.stringify({ version: 1, entries }));
+    await atomicWrite(this.file, JSON.stringify({ version: 1, entries }), { fs: this.fs });
     this.dirty = false;
   }
 }

@@ -1,6 +1,7 @@
 import type { Prompts } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import type { StopSignal } from "../../src/errors.js";
+import type { TreeFs } from "../../src/tree/tree-fs.js";
 
 /** What one in-process run of the CLI printed and returned. */
 export interface CliResult {
@@ -18,6 +19,8 @@ export interface RunOptions {
   interrupted?: Promise<StopSignal>;
   /** How often the API client retries a request itself (default 5). */
   apiRetries?: number;
+  /** The file system writes to the tree go through (default: Node's). */
+  fs?: TreeFs;
 }
 
 const noPrompts: Prompts = {
@@ -39,6 +42,7 @@ export async function runCli(args: string[], options: RunOptions): Promise<CliRe
     interrupted: options.interrupted ?? new Promise(() => {}),
     prompts: { ...noPrompts, ...options.prompts },
     ...(options.apiRetries === undefined ? {} : { apiRetries: options.apiRetries }),
+    ...(options.fs ? { fs: options.fs } : {}),
   });
   return { code, stdout, stderr };
 }

@@ -4,7 +4,7 @@ import { expect } from "vitest";
 import type { EmulatorOptions, RequestLogEntry, RunningEmulator } from "../../src/emulator/server.js";
 import type { Outcome } from "../../src/emulator/state.js";
 import { type CliResult, runCli } from "./cli.js";
-import type { TestEmulator, useEmulators } from "./emulator.js";
+import { manualClock, type TestEmulator, type useEmulators } from "./emulator.js";
 import { readTree, testdir } from "./testdir.js";
 
 /** The start function `useEmulators()` returns. */
@@ -152,6 +152,19 @@ export interface SiteSpec extends SiteRecords {
   options?: EmulatorOptions;
   /** coursesync.yaml's `body` for the tree (default: what init writes, markdown). */
   body?: "markdown" | "html";
+}
+
+/** A small site on a clock that stands still: course "Web" (1) with Intro (1) and Tags (2), HTML bodies. */
+export function webSite(): SiteSpec {
+  return {
+    body: "html",
+    options: { now: manualClock().now },
+    courses: [{ title: "Web" }],
+    chapters: [
+      { course_id: 1, title: "Intro", ordinal: 1, content: "<p>one</p>" },
+      { course_id: 1, title: "Tags", ordinal: 2, content: "<p>tags</p>" },
+    ],
+  };
 }
 
 /**

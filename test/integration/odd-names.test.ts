@@ -2,24 +2,16 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { manualClock, useEmulators } from "../helpers/emulator.js";
-import { edit, pulledSite } from "../helpers/site.js";
+import { useEmulators } from "../helpers/emulator.js";
+import { edit, pulledSite, webSite } from "../helpers/site.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
 
 const start = useEmulators();
 afterEach(cleanupTestdirs);
 
-/** A pulled tree: "Web" with Intro and Tags, HTML bodies; Intro then edited here. */
+/** A pulled `webSite()`, Intro then edited here. */
 async function setup() {
-  const s = await pulledSite(start, {
-    body: "html",
-    options: { now: manualClock().now },
-    courses: [{ title: "Web" }],
-    chapters: [
-      { course_id: 1, title: "Intro", ordinal: 1, content: "<p>one</p>" },
-      { course_id: 1, title: "Tags", ordinal: 2, content: "<p>tags</p>" },
-    ],
-  });
+  const s = await pulledSite(start, webSite());
   await s.replace("courses/web/01-intro.md", "<p>one</p>", "<p>one, edited</p>");
   /** Write a file whose path below a folder of the tree holds these bytes (not UTF-8; `/` makes folders). */
   const writeOdd = async (folder: string, name: number[], text = "title: Notes\n") => {
