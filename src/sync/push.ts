@@ -34,7 +34,15 @@ import { createdAnswerProblem, racedFields } from "./push/answers.js";
 import type { Decision, Known } from "./push/decide.js";
 import { checkPlan, followRecreatedCourses, listChapters, RESOURCE, recheck } from "./push/recheck.js";
 import { chapterInput, courseInput, type PushOp, type PushPlan, planPush } from "./push-plan.js";
-import { fileOf, findCreated, foldJournal, matchesCreate, restoreIds, withId } from "./recovery.js";
+import {
+  fileOf,
+  findCreated,
+  foldJournal,
+  matchesCreate,
+  restoreIds,
+  unsettledCreates,
+  withId,
+} from "./recovery.js";
 import { type Change, defaultMaxDelete } from "./report.js";
 import {
   ContentCache,
@@ -378,8 +386,10 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     ];
     await runInPhases(plan.ops, firstDelete, plan.ops.length, concurrency, creates, write);
   } finally {
-    // Whatever happened, what the site confirmed goes into the snapshot.
-    const next = foldJournal(snapshot, done);
+    // Whatever happened, what the site confirmed goes into the snapshot: what this run saw done,
+    // after what the journal holds (a write that failed after its line, as a file the disk refused).
+    const lines = await journal.read();
+    const next = foldJournal(foldJournal(snapshot, lines), done);
     for (const rename of plan.renames) {
       const table = rename.kind === "course" ? next.courses : next.chapters;
       const entry = table[rename.id];
@@ -387,9 +397,10 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     }
     // Creates sent without an answer that could not be looked up stay in the journal (under
     // the new snapshot), so the next run looks for them before creating anything again.
-    const open = unconfirmedIntents(await journal.read());
+    // So do creates whose file could not take its id (a full disk): the next run writes it.
+    const unfinished = [...unconfirmedIntents(lines), ...(await unsettledCreates(root, lines))];
     await saveSnapshot(root, options.site, next, fs);
-    if (open.length > 0) await journal.restart(snapshotBase(next), open);
+    if (unfinished.length > 0) await journal.restart(snapshotBase(next), unfinished);
     else await journal.clear();
     await statCache.save();
   }

@@ -1,10 +1,10 @@
 import { readFile } from "node:fs/promises";
 import type { WireRecord } from "../api/wire.js";
-import { abs, writeTreeFile } from "../tree/fs-ops.js";
+import { abs, hashTreeFile, writeTreeFile } from "../tree/fs-ops.js";
 import { guardedFs, type TreeFs } from "../tree/tree-fs.js";
 import { sha256 } from "../util/hash.js";
 import { courseFileText, courseValuesOfRecord, fieldsEqual, snapshotRecord } from "./entities.js";
-import type { Intent, JournalLine } from "./journal.js";
+import type { Done, Intent, JournalLine } from "./journal.js";
 import { courseFileOf } from "./local-plan.js";
 import type { Snapshot } from "./snapshot.js";
 
@@ -104,6 +104,19 @@ export async function restoreIds(
     if (new RegExp(`^id:[ \\t]*${line.id}[ \\t]*\\r?$`, "m").test(fieldsOf(text, line.kind))) continue;
     await writeTreeFile(root, file, withId(text, line.id, line.kind), fs);
   }
+}
+
+/**
+ * Confirmed creates whose file does not hold what the create wrote into it (the write failed,
+ * e.g. on a full disk): kept in the journal, so that `restoreIds` gives the file its id next time.
+ */
+export async function unsettledCreates(root: string, lines: readonly JournalLine[]): Promise<Done[]> {
+  const out: Done[] = [];
+  for (const line of lines) {
+    if (line.t !== "done" || line.op !== "create") continue;
+    if ((await hashTreeFile(root, fileOf(line.kind, line.path))) !== line.hash) out.push(line);
+  }
+  return out;
 }
 
 /**

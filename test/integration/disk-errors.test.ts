@@ -57,6 +57,28 @@ describe("a disk that refuses writes", () => {
     expect((await s.cli("status", "--exit-code")).code).toBe(0);
   });
 
+  it("full during a push: the create's id the file could not take is written by the next push, nothing created twice", async () => {
+    const s = await setup();
+    await s.write("courses/web/03-new.md", "---\ntitle: New\nordinal: 3\n---\n<p>new</p>\n");
+    await s.replace("courses/web/01-intro.md", "<p>one</p>", "<p>one, edited</p>");
+    const full = s.failing("ENOSPC", "writeFile", "courses/web/03-new.md");
+
+    const failed = await s.cliOn(full, "push", "--yes");
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toContain(
+      "cannot write courses/web/03-new.md: no space left on the device (ENOSPC)",
+    );
+    expect(`${failed.stdout}${failed.stderr}`).not.toContain("internal error");
+
+    const again = await s.cli("push", "--yes");
+    expect(again.code, again.stderr).toBe(0);
+    expect(s.writes().filter((w) => w.startsWith("POST"))).toEqual(["POST /api/v1/chapters"]);
+    expect(s.writes()).toContain("PATCH /api/v1/chapters/1");
+    expect(await s.read("courses/web/03-new.md")).toMatch(/^---\nid: \d+\n/);
+    expect((await s.cli("status", "--exit-code")).code).toBe(0);
+    expect((await s.cli("push", "--yes")).stdout).toContain("Nothing to push");
+  });
+
   it("read-only when the snapshot is saved: named, exit 1, and the next run completes", async () => {
     const s = await setup();
     edit(s.emulator, "chapters", 2, { title: "Tags, renamed" });
