@@ -59,6 +59,8 @@ export class Journal {
   #started = false;
   /** The journal read ends in a line cut off by a kill: the next line starts on a new one. */
   #torn = false;
+  /** The last append under way: the next one waits for it. */
+  #appending: Promise<void> = Promise.resolve();
 
   /** `base`: the hash of the snapshot this run started from (see `Start`); `fs`: what it writes through. */
   constructor(
@@ -103,8 +105,18 @@ export class Journal {
     return lines;
   }
 
-  /** Append one line (a single small append: whole or not at all in practice). */
-  async append(line: JournalLine): Promise<void> {
+  /**
+   * Append one line (a single small append: whole or not at all in practice). Appends go one
+   * after another: writes run side by side, and an append landing before the write that starts
+   * the journal would be cut away by it.
+   */
+  append(line: JournalLine): Promise<void> {
+    const next = this.#appending.then(() => this.#append(line));
+    this.#appending = next.catch(() => {});
+    return next;
+  }
+
+  async #append(line: JournalLine): Promise<void> {
     let text = `${JSON.stringify(line)}\n`;
     if (!this.#started) {
       // A new journal (or one found stale): it starts with the snapshot it belongs to.

@@ -9,6 +9,7 @@ import { chapterInput, courseInput, type PushOp, planPush } from "../../src/sync
 import { foldJournal, withId } from "../../src/sync/recovery.js";
 import { defaultMaxDelete } from "../../src/sync/report.js";
 import type { Snapshot } from "../../src/sync/snapshot.js";
+import { nodeFs, type TreeFs } from "../../src/tree/tree-fs.js";
 import { recordBuilders, syncedWorld as world } from "../helpers/records.js";
 import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
 
@@ -375,6 +376,27 @@ describe("the push journal", () => {
     expect(await new Journal(journal.file, "base-1").read()).toEqual(lines.slice(0, 3));
     await next.clear();
     expect(await next.read()).toEqual([]);
+  });
+
+  it("keeps every line of appends made side by side, the first one (which starts the journal) included", async () => {
+    const dir = await testdir();
+    // A disk slow to start the journal: the appends after it must not land before it.
+    let started!: () => void;
+    const slow = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const fs: TreeFs = {
+      ...nodeFs,
+      writeFile: async (file, data) => {
+        await slow;
+        await nodeFs.writeFile(file, data);
+      },
+    };
+    const journal = new Journal(path.join(dir, "production.journal"), "base-1", fs);
+    const appends = lines.slice(0, 3).map((line) => journal.append(line));
+    setImmediate(started);
+    await Promise.all(appends);
+    expect(await new Journal(journal.file, "base-1").read()).toEqual(lines.slice(0, 3));
   });
 
   it("takes a journal for another snapshot as stale: already folded, read as empty and started afresh", async () => {
