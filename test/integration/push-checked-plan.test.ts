@@ -37,7 +37,12 @@ describe("push checks its plan against the site before it asks", () => {
       cwd: s.root,
       env: s.env,
       tty: true,
-      prompts: { confirm: async (message) => (asked.push(message), true) },
+      prompts: {
+        confirm: async (message) => {
+          asked.push(message);
+          return true;
+        },
+      },
     });
     expect(result.code).toBe(3);
     expect(asked).toEqual([]);
