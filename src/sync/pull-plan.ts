@@ -1,4 +1,5 @@
 import type { WireRecord } from "../api/wire.js";
+import { mergeLines } from "../tree/bodies/merge.js";
 import type { BodyCodec } from "../tree/bodies.js";
 import { type ChapterSlot, type CourseSlot, planLayout } from "../tree/layout.js";
 import { COURSE_FILE } from "../tree/scan.js";
@@ -20,7 +21,6 @@ import { chapterValuesAgainst, type LocalView } from "./local-view.js";
 import { type EntityInput, type EntityPlan, jsonEqual, reconcileEntity, type Winner } from "./reconcile.js";
 import type { Change } from "./report.js";
 import type { Snapshot, SnapshotEntry } from "./snapshot.js";
-import { mergeLines } from "./text-merge.js";
 
 /** Everything the pull planner reads: all data, no I/O. */
 export interface PullInput {

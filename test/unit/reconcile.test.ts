@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type EntityInput, reconcileEntity } from "../../src/sync/reconcile.js";
-import { mergeLines } from "../../src/sync/text-merge.js";
+import { mergeLines } from "../../src/tree/bodies/merge.js";
 
 const base = { title: "Intro", ordinal: 1, course_id: 1, content: "<p>a</p>\n<p>b</p>\n<p>c</p>" };
 
