@@ -1,6 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { sha256 } from "../util/hash.js";
+import { conflictMarkerLine } from "./bodies/merge.js";
 import { type ChapterFile, parseChapterFileWithLines } from "./chapter-file.js";
 import { type CourseFile, parseCourseFileWithLines } from "./course-file.js";
 import { readFolder } from "./folder-entries.js";
@@ -55,14 +56,6 @@ export interface ScanResult {
   warnings: string[];
   /** Whether a tree path is ignored (built-in rules and `ignore:`): the scan did not read it. */
   isIgnored?: (relPath: string) => boolean;
-}
-
-/** The first line of a merge's leftover conflict markers (<<<<<<< ... >>>>>>>), if any. */
-export function conflictMarkerLine(text: string): number | undefined {
-  const lines = text.split("\n");
-  const start = lines.findIndex((l) => /^<{7}( |$)/.test(l));
-  if (start < 0) return undefined;
-  return lines.slice(start).some((l) => /^>{7}( |$)/.test(l)) ? start + 1 : undefined;
 }
 
 function markerProblem(file: string, text: string): FileProblem | undefined {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { type MergeResult, mergeBody, mergeLines } from "../../src/tree/bodies/merge.js";
+import {
+  conflictMarkerLine,
+  hasConflictMarkers,
+  type MergeResult,
+  mergeBody,
+  mergeLines,
+} from "../../src/tree/bodies/merge.js";
 import { seededRandom } from "../helpers/random.js";
 
 /** The text with every conflict resolved to one side, as an author deleting markers would. */
@@ -409,6 +415,26 @@ describe("mergeLines", () => {
   it("merges lines that do not touch and refuses those that do", () => {
     expect(mergeLines("a\nb\nc", "A\nb\nc", "a\nb\nC")).toBe("A\nb\nC");
     expect(mergeLines("a b\n", "A b\n", "a B\n")).toBeUndefined();
+  });
+});
+
+describe("conflict markers", () => {
+  it.each([
+    ["plain text", "a\nb\n", undefined],
+    ["a marker block", "a\n<<<<<<< local\nx\n=======\ny\n>>>>>>> site\n", 2],
+    ["bare markers", "<<<<<<<\nx\n=======\ny\n>>>>>>>", 1],
+    ["CRLF markers", "a\r\n<<<<<<<\r\nx\r\n=======\r\ny\r\n>>>>>>>\r\n", 2],
+    ["an opening marker alone", "<<<<<<< local\nx\n", undefined],
+    ["markers inside a line", "a <<<<<<< b\nc >>>>>>> d\n", undefined],
+    ["eight angle brackets", "<<<<<<<<\nx\n>>>>>>>>\n", undefined],
+  ])("%s", (_name, text, line) => {
+    expect(conflictMarkerLine(text)).toBe(line);
+    expect(hasConflictMarkers(text)).toBe(line !== undefined);
+  });
+
+  it("finds the markers mergeBody writes", () => {
+    const result = mergeBody("a\n", "b\n", "c\n");
+    expect(hasConflictMarkers(result.text)).toBe(true);
   });
 });
 

@@ -176,3 +176,16 @@ export function mergeLines(base: string, local: string, remote: string): string 
   const result = mergeBody(base, local, remote, { words: false });
   return result.kind === "clean" ? result.text : undefined;
 }
+
+/** The first line (1-based) of leftover conflict markers (<<<<<<< ... >>>>>>>), if any. */
+export function conflictMarkerLine(text: string): number | undefined {
+  const lines = text.split("\n");
+  const start = lines.findIndex((line) => /^<{7}(?: |\r?$)/.test(line));
+  if (start < 0) return undefined;
+  return lines.slice(start).some((line) => /^>{7}(?: |\r?$)/.test(line)) ? start + 1 : undefined;
+}
+
+/** Whether a text holds leftover conflict markers. */
+export function hasConflictMarkers(text: string): boolean {
+  return conflictMarkerLine(text) !== undefined;
+}
