@@ -7,25 +7,13 @@
 // - the time for one 1 MB chapter;
 // - a first pull's conversion of 2,000 chapters, on worker threads and on one thread (on this
 //   2-core machine two workers run each about 1.3 times slower than one alone).
-import { readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import spec from "commonmark-spec";
 import { parseFragment } from "parse5";
 import { fastParseFragment } from "../dist/tree/markdown/fast-html.js";
 import { parseHtml } from "../dist/tree/markdown/gate.js";
 import { htmlToBody, markdownToHtml } from "../dist/tree/markdown/index.js";
 import { convertMany } from "../dist/tree/markdown/pool.js";
 import { blockHtml, topBlocks } from "../dist/tree/markdown/to-markdown.js";
-
-const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const fixtures = path.join(root, "test", "fixtures", "editor-html");
-
-const specCorpus = [...new Set(spec.tests.map((test) => test.html.replace(/→/g, "\t")))];
-const editorCorpus = readdirSync(fixtures)
-  .filter((name) => name.endsWith(".html"))
-  .sort()
-  .map((name) => readFileSync(path.join(fixtures, name), "utf8"));
+import { editorCorpus, specCorpus } from "./corpora.mjs";
 
 function percent(part, whole) {
   return `${((100 * part) / whole).toFixed(1)}%`;

@@ -1,5 +1,6 @@
 // npm run bench [-- case...]: the performance figures the issues ask for, measured against
-// the built-in emulator over real HTTP on 127.0.0.1. Cases: list, pull, push, watch, markdown.
+// the built-in emulator over real HTTP on 127.0.0.1. Cases: list, pull, push, watch, markdown,
+// merge.
 import { spawn } from "node:child_process";
 import {
   appendFileSync,
@@ -236,4 +237,9 @@ if (run("watch")) {
 if (run("markdown")) {
   // Issue 5: Markdown shares and the throughput of the pull-side body step (its own script).
   await import("./markdown.mjs");
+}
+
+if (run("merge")) {
+  // Issue 11: the share of chapters whose bodies merge, edited on both sides (its own script).
+  await import("./merge-corpus.mjs");
 }
