@@ -2,6 +2,7 @@ import type { BodyCodec } from "../tree/bodies.js";
 import type { ChapterFile } from "../tree/chapter-file.js";
 import { COURSE_FILE, type ScanResult } from "../tree/scan.js";
 import { type FieldProblem, FileProblem } from "../tree/yaml-text.js";
+import type { LocalBody } from "./content-merge.js";
 import {
   bodyKey,
   type ChapterValues,
@@ -42,6 +43,8 @@ export interface LocalChapter {
   unchanged: boolean;
   /** The content is HTML rendered from a Markdown body: equivalent to the site's, not equal. */
   rendered?: boolean;
+  /** The body as the file holds it, when the file was read: what a body merge works on. */
+  body?: LocalBody | undefined;
 }
 
 /**
@@ -256,6 +259,9 @@ export function buildLocalView(
       values,
       unchanged,
       ...(rendered ? { rendered } : {}),
+      ...(chapter.parsed && !chapter.parsed.content
+        ? { body: { format: chapter.parsed.format, text: chapter.parsed.body } }
+        : {}),
     });
   }
   return view;

@@ -1,16 +1,15 @@
 import type { WireRecord } from "../api/wire.js";
-import { mergeLines } from "../tree/bodies/merge.js";
 import type { BodyCodec } from "../tree/bodies.js";
 import { type ChapterSlot, type CourseSlot, planLayout } from "../tree/layout.js";
 import { COURSE_FILE } from "../tree/scan.js";
 import { sha256 as sha } from "../util/hash.js";
+import { contentMerger } from "./content-merge.js";
 import {
   asFields,
   type ChapterValues,
   type CourseValues,
   chapterFileText,
   chapterValuesOfRecord,
-  contentKey,
   courseFileText,
   courseValuesOfRecord,
   fieldsEqual,
@@ -104,11 +103,6 @@ export function planPull(input: PullInput): PullPlan {
   const modeChanged = (snapshot?.body ?? "html") !== bodies.mode;
   next.body = bodies.mode;
   const cacheTexts: string[] = [];
-  const mergeText = (field: string, b: unknown, l: unknown, r: unknown) => {
-    if (field !== "content" || typeof l !== "string" || typeof r !== "string") return undefined;
-    const baseText = typeof b === "string" ? b : input.baseTexts.get(contentKey(b) ?? "");
-    return baseText === undefined ? undefined : mergeLines(baseText, l, r);
-  };
 
   // ---- courses ----
   const courseIds = new Set<number>();
@@ -183,6 +177,7 @@ export function planPull(input: PullInput): PullPlan {
       remote: remote ? asFields(chapterValuesOfRecord(remote)) : undefined,
       remoteKnown: true,
     };
+    const mergeText = contentMerger(bodies, input.baseTexts, mine?.body);
     chapterPlans.set(id, reconcileEntity(entityInput, { equal: fieldsEqual, mergeText, winner }));
   }
 

@@ -179,7 +179,8 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
   });
   for (const warning of scan.warnings) options.onWarning?.(warning);
   const cache = new ContentCache(state.cache, fs);
-  const local = buildLocalView(scan, snapshot, bodies, await baseTextsFor(scan, snapshot, cache));
+  const baseTexts = await baseTextsFor(scan, snapshot, cache);
+  const local = buildLocalView(scan, snapshot, bodies, baseTexts);
   const problems = [
     ...scan.problems,
     ...local.problems,
@@ -246,7 +247,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     options.onChange?.(change);
   };
 
-  const known: Known = { snapshot, local, force: options.force === true, bodies };
+  const known: Known = { snapshot, local, force: options.force === true, bodies, baseTexts };
   // The plan is checked against the site before anything is asked: conflicts stop it here, and
   // --force shows the site's values it overwrites.
   let early: Change[] = [];

@@ -1,5 +1,6 @@
 import type { WireRecord } from "../../api/wire.js";
 import type { BodyCodec } from "../../tree/bodies.js";
+import { contentMerger } from "../content-merge.js";
 import { asFields, type ChapterValues, type CourseValues, fieldsEqual, valuesOfRecord } from "../entities.js";
 import { chapterValuesAgainst, type LocalChapter, type LocalView } from "../local-view.js";
 import type { PushOp } from "../push-plan.js";
@@ -35,6 +36,8 @@ export interface Known {
   /** The local side wins conflicts. */
   force: boolean;
   bodies: BodyCodec;
+  /** The last sync's chapter texts by hash: the base of a body merge. */
+  baseTexts?: ReadonlyMap<string, string>;
 }
 
 /** The conflict a write met, as a change to report. */
@@ -78,7 +81,19 @@ export function decideWrite(op: TargetOp, record: WireRecord | undefined, known:
       remote: record ? asFields(valuesOfRecord(op.kind, record)) : undefined,
       remoteKnown: true,
     },
-    { equal: fieldsEqual, winner: known.force ? "local" : undefined },
+    {
+      equal: fieldsEqual,
+      winner: known.force ? "local" : undefined,
+      // A body edited on both sides merges (in Markdown, for a Markdown file) as pull merges it.
+      mergeText:
+        op.kind === "chapter"
+          ? contentMerger(
+              known.bodies,
+              known.baseTexts ?? new Map(),
+              (mine as LocalChapter | undefined)?.body,
+            )
+          : undefined,
+    },
   );
   if (plan.conflict) return { conflict: conflictChange(op, plan.conflict) };
   return {

@@ -1,0 +1,81 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { manualClock, useEmulators } from "../helpers/emulator.js";
+import { edit, pulledSite, recordPatches } from "../helpers/site.js";
+import { cleanupTestdirs } from "../helpers/testdir.js";
+
+const start = useEmulators();
+afterEach(cleanupTestdirs);
+
+// As rich-text editors save it: one line, so the site's HTML never lines up with the HTML the
+// local Markdown renders to (a merge on HTML could only conflict).
+const HTML =
+  "<h1>Getting started</h1><p>Install the tools first. Then open a terminal.</p><p>Some middle text.</p><p>Last paragraph here.</p>";
+const FILE = "courses/web/01-intro.md";
+
+/** A Markdown chapter, pulled; the local author retitles the heading, the site edits the last paragraph. */
+async function setup() {
+  const s = await pulledSite(start, {
+    body: "markdown",
+    options: { now: manualClock().now },
+    courses: [{ title: "Web" }],
+    chapters: [{ course_id: 1, title: "Intro", ordinal: 1, content: HTML }],
+  });
+  expect(await s.read(FILE)).toContain("# Getting started\n");
+  await s.replace(FILE, "# Getting started", "# Getting started quickly");
+  edit(s.emulator, "chapters", 1, {
+    content: HTML.replace("Last paragraph here.", "Last paragraph, edited on the site."),
+  });
+  return s;
+}
+
+describe("Markdown bodies edited on both sides merge on Markdown", () => {
+  it("pull merges an edit here at the top with one on the site at the bottom; push then sends the merge", async () => {
+    const s = await setup();
+    const pull = await s.cli("pull");
+    expect(pull.code, pull.stdout + pull.stderr).toBe(0);
+    const text = await s.read(FILE);
+    expect(text).toContain("# Getting started quickly\n");
+    expect(text).toContain("Last paragraph, edited on the site.");
+    expect(pull.stdout).not.toMatch(/conflict/);
+
+    const patches = recordPatches(s.emulator);
+    expect((await s.cli("push", "--yes")).code).toBe(0);
+    expect(patches).toHaveLength(1);
+    const sent = (patches[0]!.body as { chapter: { content: string } }).chapter.content;
+    expect(sent).toContain("<h1>Getting started quickly</h1>");
+    expect(sent).toContain("<p>Last paragraph, edited on the site.</p>");
+    expect((await s.cli("status", "--exit-code")).code).toBe(0);
+  });
+
+  it("push merges the same way when the site changed the body since the last sync", async () => {
+    const s = await setup();
+    const patches = recordPatches(s.emulator);
+    const push = await s.cli("push", "--yes");
+    expect(push.code, push.stdout + push.stderr).toBe(0);
+    const sent = (patches[0]!.body as { chapter: { content: string } }).chapter.content;
+    expect(sent).toContain("<h1>Getting started quickly</h1>");
+    expect(sent).toContain("<p>Last paragraph, edited on the site.</p>");
+    const text = await s.read(FILE);
+    expect(text).toContain("# Getting started quickly\n");
+    expect(text).toContain("Last paragraph, edited on the site.");
+  });
+
+  it("two edits in different sentences of one paragraph merge by words", async () => {
+    const s = await setup();
+    await s.replace(FILE, "# Getting started quickly", "# Getting started");
+    await s.replace(FILE, "Install the tools first.", "Install the latest tools first.");
+    edit(s.emulator, "chapters", 1, { content: HTML.replace("Then open a terminal.", "Then open a shell.") });
+    const pull = await s.cli("pull");
+    expect(pull.code, pull.stdout).toBe(0);
+    expect(await s.read(FILE)).toContain("Install the latest tools first. Then open a shell.");
+  });
+
+  it("edits to the same words are still a conflict, and neither side is lost", async () => {
+    const s = await setup();
+    await s.replace(FILE, "Last paragraph here.", "Last paragraph, mine.");
+    const pull = await s.cli("pull");
+    expect(pull.code).toBe(3);
+    expect(await s.read(FILE)).toContain("Last paragraph, mine.");
+    expect(await s.read("courses/web/01-intro.remote.md")).toContain("Last paragraph, edited on the site.");
+  });
+});
