@@ -17,6 +17,7 @@ import {
   snapshotRecord,
 } from "./entities.js";
 import { chapterValuesAgainst, type LocalView } from "./local-view.js";
+import { bodyConflict } from "./pull/markers.js";
 import { type EntityInput, type EntityPlan, jsonEqual, reconcileEntity, type Winner } from "./reconcile.js";
 import type { Change } from "./report.js";
 import type { Snapshot, SnapshotEntry } from "./snapshot.js";
@@ -407,6 +408,29 @@ export function planPull(input: PullInput): PullPlan {
     const entry = base.chapters[id];
     const current = mine ? translate(mine.file) : undefined;
     const target = layout.chapterFile.get(id);
+    const marked = bodyConflict(plan, { id, mine, entry, remote, baseTexts: input.baseTexts, bodies });
+    if (marked && current && remote && entry) {
+      // Both sides are in the file; the site's version becomes the base, as after a git merge.
+      ops.push({ op: "write", path: current, text: marked });
+      const rendered = renderChapter(id, chapterValuesOfRecord(remote), bodies);
+      next.chapters[id] = {
+        path: current,
+        hash: rendered.hash,
+        body: rendered.body,
+        record: snapshotRecord(remote),
+      };
+      cacheTexts.push(String(remote.content));
+      changes.push({
+        kind: "chapter",
+        id,
+        path: current,
+        outcome: "conflict",
+        reason:
+          "changed here and on the site: content; both sides are in the file between conflict markers: keep what you want, remove the markers, then push",
+        fields: ["content"],
+      });
+      continue;
+    }
     if (plan.conflict || unplaceable.has(id)) {
       const where = current ?? target ?? (entry ? translate(entry.path) : undefined);
       const copyPath = where ? conflictCopyPath(where) : undefined;

@@ -70,12 +70,34 @@ describe("Markdown bodies edited on both sides merge on Markdown", () => {
     expect(await s.read(FILE)).toContain("Install the latest tools first. Then open a shell.");
   });
 
-  it("edits to the same words are still a conflict, and neither side is lost", async () => {
+  it("edits to the same words are a conflict shown in the file with markers; resolving it and pushing sends that", async () => {
     const s = await setup();
     await s.replace(FILE, "Last paragraph here.", "Last paragraph, mine.");
     const pull = await s.cli("pull");
     expect(pull.code).toBe(3);
-    expect(await s.read(FILE)).toContain("Last paragraph, mine.");
-    expect(await s.read("courses/web/01-intro.remote.md")).toContain("Last paragraph, edited on the site.");
+    expect(pull.stdout).toContain("both sides are in the file between conflict markers");
+    const text = await s.read(FILE);
+    // The heading edited here came in cleanly; only the overlapping paragraph is marked.
+    expect(text).toContain("# Getting started quickly\n");
+    expect(text).toContain(
+      "<<<<<<< local\nLast paragraph, mine.\n=======\nLast paragraph, edited on the site.\n>>>>>>> site\n",
+    );
+    expect(await s.tree()).not.toHaveProperty(["courses/web/01-intro.remote.md"]);
+
+    // Push refuses the markers; the author resolves them in any editor, and pushes.
+    const refused = await s.cli("push", "--yes");
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/01-intro\.md:\d+: holds conflict markers/);
+    await s.write(
+      FILE,
+      text.replace(/<<<<<<< local\n.*\n=======\n.*\n>>>>>>> site\n/, "Last paragraph, both of ours.\n"),
+    );
+    const patches = recordPatches(s.emulator);
+    const push = await s.cli("push", "--yes");
+    expect(push.code, push.stdout + push.stderr).toBe(0);
+    const sent = (patches[0]!.body as { chapter: { content: string } }).chapter.content;
+    expect(sent).toContain("<h1>Getting started quickly</h1>");
+    expect(sent).toContain("<p>Last paragraph, both of ours.</p>");
+    expect((await s.cli("status", "--exit-code")).code).toBe(0);
   });
 });

@@ -1,0 +1,76 @@
+import type { WireRecord } from "../../api/wire.js";
+import { mergeBody } from "../../tree/bodies/merge.js";
+import type { BodyCodec } from "../../tree/bodies.js";
+import { serializeChapterFile } from "../../tree/chapter-file.js";
+import { fieldsEqual } from "../entities.js";
+import type { LocalChapter } from "../local-view.js";
+import type { EntityPlan } from "../reconcile.js";
+import type { SnapshotEntry } from "../snapshot.js";
+
+/** What a chapter whose body both sides changed is made of. */
+export interface BodyConflict {
+  id: number;
+  mine: LocalChapter;
+  /** The last sync's record and its content's text. */
+  base: { record: WireRecord; html: string };
+  remote: WireRecord;
+  bodies: BodyCodec;
+}
+
+/**
+ * A body conflict shown where it is (DESIGN 4): the file with git-style markers around just
+ * the overlapping part (`<<<<<<< local` / `=======` / `>>>>>>> site`), the non-overlapping parts
+ * of both sides merged around them, and the other fields merged (each side's change kept).
+ * The merge runs in the form the file is written in: Markdown for a Markdown file, lines of
+ * HTML for a raw-HTML one. Undefined when it cannot be shown so (a side that is not in that
+ * form): the caller writes the site's version beside the file instead.
+ */
+export function bodyConflictText(conflict: BodyConflict): string | undefined {
+  const { mine, base, remote, bodies } = conflict;
+  const body = mine.body;
+  if (!body || typeof remote.content !== "string") return undefined;
+  let merged: ReturnType<typeof mergeBody>;
+  if (body.format === "markdown") {
+    const baseMd = bodies.fromHtml(base.html);
+    const remoteMd = bodies.fromHtml(remote.content);
+    if (baseMd.format !== "markdown" || remoteMd.format !== "markdown") return undefined;
+    merged = mergeBody(baseMd.body, body.text, remoteMd.body);
+  } else if (body.format === "html") {
+    merged = mergeBody(base.html, body.text, remote.content, { words: false });
+  } else return undefined;
+  if (merged.kind !== "conflict") return undefined;
+  // Each other field: the local value where it changed here, else the site's.
+  const pick = (field: "title" | "ordinal") =>
+    fieldsEqual(field, mine.values[field], base.record[field]) ? remote[field] : mine.values[field];
+  return serializeChapterFile({
+    id: conflict.id,
+    title: pick("title"),
+    ordinal: pick("ordinal"),
+    format: body.format,
+    body: merged.text,
+  });
+}
+
+/**
+ * The file with conflict markers for a chapter whose body alone both sides changed, when it can
+ * be shown so (see `bodyConflictText`) and the last sync's text is at hand.
+ */
+export function bodyConflict(
+  plan: EntityPlan,
+  at: {
+    id: number;
+    mine: LocalChapter | undefined;
+    entry: SnapshotEntry | undefined;
+    remote: WireRecord | undefined;
+    baseTexts: ReadonlyMap<string, string>;
+    bodies: BodyCodec;
+  },
+): string | undefined {
+  const c = plan.conflict;
+  const { id, mine, entry, remote } = at;
+  if (!c || c.reason !== "both-changed" || c.fields.join() !== "content" || !mine || !entry || !remote)
+    return undefined;
+  const html = at.baseTexts.get(String(entry.record.content_sha256));
+  if (html === undefined) return undefined;
+  return bodyConflictText({ id, mine, base: { record: entry.record, html }, remote, bodies: at.bodies });
+}
