@@ -1,7 +1,7 @@
 import type { WireRecord } from "../api/wire.js";
 import type { BodyCodec } from "../tree/bodies.js";
 import { type ChapterFile, serializeChapterFile } from "../tree/chapter-file.js";
-import { type CourseFile, serializeCourseFile } from "../tree/course-file.js";
+import { COURSE_KEYS, type CourseFile, serializeCourseFile } from "../tree/course-file.js";
 import { sha256 } from "../util/hash.js";
 import { type Fields, jsonEqual } from "./reconcile.js";
 
@@ -49,15 +49,9 @@ export interface ChapterValues {
 }
 
 /** The keys of CourseValues, in course.yaml order. */
-const COURSE_FIELDS = [
-  "title",
-  "status",
-  "excerpt",
-  "free",
-  "questions_enabled",
-  "scheduled_at",
-  "published_at",
-] as const;
+const COURSE_FIELDS = COURSE_KEYS.filter(
+  (key): key is Exclude<(typeof COURSE_KEYS)[number], "id"> => key !== "id",
+);
 
 /** A course record's editable fields, as the site sent them (a field it left out is null). */
 export function courseValuesOfRecord(record: WireRecord): CourseValues {

@@ -47,14 +47,19 @@ async function tempFiles(root: string): Promise<string[]> {
   return all.filter((file) => /\.tmp|\.moving/.test(file));
 }
 
+/** `coursesync init school --url <url>` in a new folder: the tree and the CLI environment. */
+async function initSchool(url: string) {
+  const dir = await testdir();
+  const env = cliEnv(dir);
+  expect((await runBin(["init", "school", "--url", url], { cwd: dir, env })).code).toBe(0);
+  return { env, root: path.join(dir, "school") };
+}
+
 describe("a pull asked to stop", () => {
   it("on Ctrl-C: stops starting requests, writes nothing, exits 130; the next pull completes", async () => {
     const emulator = await startBinEmulator(["--latency", "60", "--page-size", "1"]);
     try {
-      const dir = await testdir();
-      const env = cliEnv(dir);
-      const root = path.join(dir, "school");
-      expect((await runBin(["init", "school", "--url", emulator.url], { cwd: dir, env })).code).toBe(0);
+      const { env, root } = await initSchool(emulator.url);
       const before = await readTree(root);
 
       const pull = startBin(["pull", "-v"], root, env);
@@ -83,10 +88,7 @@ describe("a pull asked to stop", () => {
   it("on SIGTERM (a CI cancel): exits 143 with the tree as it was; a second signal exits at once", async () => {
     const emulator = await startBinEmulator(["--latency", "60", "--page-size", "1"]);
     try {
-      const dir = await testdir();
-      const env = cliEnv(dir);
-      const root = path.join(dir, "school");
-      expect((await runBin(["init", "school", "--url", emulator.url], { cwd: dir, env })).code).toBe(0);
+      const { env, root } = await initSchool(emulator.url);
       const before = await readTree(root);
 
       const terminated = startBin(["pull", "-v"], root, env);
@@ -117,10 +119,7 @@ describe("a push asked to stop", () => {
   it("on Ctrl-C: writes in flight finish, none starts, exit 130; the next push sends the rest, none twice", async () => {
     const emulator = await startBinEmulator(["--admin", "--latency", "60"]);
     try {
-      const dir = await testdir();
-      const env = cliEnv(dir);
-      const root = path.join(dir, "school");
-      expect((await runBin(["init", "school", "--url", emulator.url], { cwd: dir, env })).code).toBe(0);
+      const { env, root } = await initSchool(emulator.url);
       expect((await runBin(["pull"], { cwd: root, env })).code).toBe(0);
       const files = (await readdir(path.join(root, "courses"), { recursive: true }))
         .filter((f) => f.endsWith(".md"))
