@@ -1,5 +1,5 @@
 import type { BodyCodec } from "../tree/bodies.js";
-import { scanTree } from "../tree/scan.js";
+import { ConflictMarkers, scanTree } from "../tree/scan.js";
 import { DEFAULT_LIMITS, type Limits } from "../tree/schema.js";
 import type { StatCache } from "../tree/stat-cache.js";
 import { copyBeside, inPaths, planLocalChanges } from "./local-plan.js";
@@ -59,12 +59,16 @@ export async function treeStatus(options: {
   const values = valueProblems(scan, local, snapshot, options.limits ?? DEFAULT_LIMITS);
   for (const problem of [...scan.problems, ...local.problems, ...values]) {
     if (!inPaths(problem.file, paths)) continue;
+    // Markers are a merge waiting for its author: a conflict, with what resolves it.
+    const markers = problem instanceof ConflictMarkers;
     entries.push({
-      state: "invalid",
+      state: markers ? "conflict" : "invalid",
       kind: "file",
       id: undefined,
       path: problem.file,
-      message: `${problem.line === undefined ? "" : `line ${problem.line}: `}${problem.problem}`,
+      message: `${problem.line === undefined ? "" : `line ${problem.line}: `}${
+        markers ? "conflict markers: keep what you want, remove the markers, then push" : problem.problem
+      }`,
     });
   }
   const copies = new Set(scan.copies);

@@ -58,16 +58,21 @@ export interface ScanResult {
   isIgnored?: (relPath: string) => boolean;
 }
 
+/** A file holding conflict markers: a merge (pull's, or git's) waiting for its author. */
+export class ConflictMarkers extends FileProblem {
+  constructor(file: string, line: number) {
+    super(
+      file,
+      line,
+      "holds conflict markers (<<<<<<< ... >>>>>>>)",
+      "Finish the merge: keep the lines you want and remove the markers.",
+    );
+  }
+}
+
 function markerProblem(file: string, text: string): FileProblem | undefined {
   const line = conflictMarkerLine(text);
-  return line === undefined
-    ? undefined
-    : new FileProblem(
-        file,
-        line,
-        "holds conflict markers (<<<<<<< ... >>>>>>>)",
-        "Finish the merge: keep the lines you want and remove the markers.",
-      );
+  return line === undefined ? undefined : new ConflictMarkers(file, line);
 }
 
 /** Whether a file name is one of coursesync's conflict copies. */

@@ -84,6 +84,12 @@ describe("Markdown bodies edited on both sides merge on Markdown", () => {
     );
     expect(await s.tree()).not.toHaveProperty(["courses/web/01-intro.remote.md"]);
 
+    const status = await s.cli("status");
+    expect(status.stdout).toMatch(
+      /conflict +courses\/web\/01-intro\.md {2}\(line \d+: conflict markers: keep what you want, remove the markers, then push\)/,
+    );
+    expect(status.stdout).not.toMatch(/(invalid|modified|deleted) +courses\/web\/01-intro\.md/);
+
     // Push refuses the markers; the author resolves them in any editor, and pushes.
     const refused = await s.cli("push", "--yes");
     expect(refused.code).toBe(1);
