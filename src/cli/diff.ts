@@ -10,15 +10,16 @@ import {
   courseValuesOfRecord,
 } from "../sync/entities.js";
 import { courseFileOf, planLocalChanges } from "../sync/local-plan.js";
-import { baseTextsFor, buildLocalView, knownHashes } from "../sync/local-view.js";
+import { baseTextsFor, buildLocalView, knownHashes, type LocalView } from "../sync/local-view.js";
+import { remotePairs } from "../sync/remote-diff.js";
 import { ContentCache, statePaths } from "../sync/snapshot.js";
 import { bodyCodec } from "../tree/codecs.js";
 import { abs } from "../tree/fs-ops.js";
 import { scanTree } from "../tree/scan.js";
 import { StatCache } from "../tree/stat-cache.js";
 import { guardedFs } from "../tree/tree-fs.js";
-import { openTree } from "./context.js";
-import type { CliRun } from "./io.js";
+import { connect, openTree, type TreeContext } from "./context.js";
+import type { CliRun, GlobalOptions } from "./io.js";
 import { globalsOf } from "./main.js";
 import { Output } from "./output.js";
 import { knownTreePaths } from "./paths.js";
@@ -32,13 +33,59 @@ async function readOrEmpty(file: string): Promise<string> {
   }
 }
 
+/** A unified diff of two texts, coloured on a terminal. */
+function printPatch(out: Output, oldName: string, newName: string, before: string, after: string): void {
+  const patch = createTwoFilesPatch(oldName, newName, before, after, undefined, undefined, { context: 3 });
+  for (const line of patch.split("\n").slice(1)) {
+    if (line === "") continue;
+    const style =
+      line.startsWith("+") && !line.startsWith("+++")
+        ? "green"
+        : line.startsWith("-") && !line.startsWith("---")
+          ? "red"
+          : line.startsWith("@@")
+            ? "cyan"
+            : undefined;
+    out.result(style ? out.paint(style, line) : line);
+  }
+}
+
+/** `diff --remote`: each file against the site's current version of its record. */
+async function printRemoteDiff(
+  run: CliRun,
+  globals: GlobalOptions,
+  tree: TreeContext,
+  local: LocalView,
+  cache: ContentCache,
+  paths: readonly string[] | undefined,
+  out: Output,
+): Promise<void> {
+  const { client } = await connect(run, globals, tree.config);
+  try {
+    const bodies = bodyCodec(tree.config.body);
+    const pairs = await remotePairs(tree.root, local, { bodies, client, cache, paths });
+    if (pairs.length === 0) out.result("No difference: the tree matches the site.");
+    for (const pair of pairs) {
+      const what =
+        pair.here === "" ? "on the site, not here" : pair.site === "" ? "not on the site" : "differs";
+      out.result(out.paint("bold", `${pair.kind} ${pair.id ?? "(new)"}: ${what}`));
+      const siteName = pair.site === "" ? "/dev/null" : `site/${pair.path}`;
+      const hereName = pair.here === "" ? "/dev/null" : `b/${pair.path}`;
+      printPatch(out, siteName, hereName, pair.site, pair.here);
+    }
+  } finally {
+    client.close();
+  }
+}
+
 /** `coursesync diff [paths...]`: field changes and a unified diff of each file against the last sync. */
 export function registerDiff(program: Command, run: CliRun): void {
   program
     .command("diff")
     .description("show local changes as unified diffs against the last sync (offline)")
     .argument("[paths...]", "limit to these files or folders")
-    .action(async (paths: string[], _flags: unknown, command: Command) => {
+    .option("--remote", "compare with the site's current version instead (reads the site)")
+    .action(async (paths: string[], flags: { remote?: boolean }, command: Command) => {
       const globals = globalsOf(command);
       const out = new Output(run, globals.quiet);
       const tree = await openTree(run, globals);
@@ -59,11 +106,13 @@ export function registerDiff(program: Command, run: CliRun): void {
       const bodies = bodyCodec(tree.config.body);
       const cache = new ContentCache(state.cache);
       const local = buildLocalView(scan, snapshot, bodies, await baseTextsFor(scan, snapshot, cache));
-      const changes = planLocalChanges(
-        snapshot,
-        local,
-        paths.length ? knownTreePaths(run, tree.root, paths, snapshot) : undefined,
-      );
+      const scope = paths.length ? knownTreePaths(run, tree.root, paths, snapshot) : undefined;
+      if (flags.remote) {
+        await printRemoteDiff(run, globals, tree, local, cache, scope, out);
+        await statCache.save();
+        return;
+      }
+      const changes = planLocalChanges(snapshot, local, scope);
       for (const { plan, path: where, from } of changes) {
         if (plan.remote.type === "none" && !from) continue;
         const isCourse = plan.kind === "course";
@@ -96,27 +145,13 @@ export function registerDiff(program: Command, run: CliRun): void {
           );
           continue;
         }
-        const patch = createTwoFilesPatch(
+        printPatch(
+          out,
           oldName === "/dev/null" ? oldName : `a/${oldName}`,
           newName === "/dev/null" ? newName : `b/${newName}`,
           before,
           after,
-          undefined,
-          undefined,
-          { context: 3 },
         );
-        for (const line of patch.split("\n").slice(1)) {
-          if (line === "") continue;
-          const style =
-            line.startsWith("+") && !line.startsWith("+++")
-              ? "green"
-              : line.startsWith("-") && !line.startsWith("---")
-                ? "red"
-                : line.startsWith("@@")
-                  ? "cyan"
-                  : undefined;
-          out.result(style ? out.paint(style, line) : line);
-        }
       }
       await statCache.save();
     });

@@ -106,4 +106,21 @@ describe("Markdown bodies edited on both sides merge on Markdown", () => {
     expect(sent).toContain("<p>Last paragraph, both of ours.</p>");
     expect((await s.cli("status", "--exit-code")).code).toBe(0);
   });
+
+  it("diff --remote shows the file against the site's current version", async () => {
+    const s = await setup();
+    const diff = await s.cli("diff", "--remote", FILE);
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stdout).toContain("chapter 1: differs");
+    expect(diff.stdout).toContain(`--- site/${FILE}`);
+    expect(diff.stdout).toContain(`+++ b/${FILE}`);
+    expect(diff.stdout).toContain("-# Getting started\n+# Getting started quickly");
+    expect(diff.stdout).toContain("-Last paragraph, edited on the site.\n+Last paragraph here.");
+    // Only reads: the list pages.
+    expect(s.emulator.state.requests.filter((r) => r.method !== "GET" && r.path !== "/api/login")).toEqual(
+      [],
+    );
+    const same = await s.cli("diff", "--remote", "courses/web/course.yaml");
+    expect(same.stdout).toContain("No difference: the tree matches the site.");
+  });
 });

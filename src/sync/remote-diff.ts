@@ -1,0 +1,98 @@
+import { readFile } from "node:fs/promises";
+import type { Listing, ListOptions } from "../api/client.js";
+import type { WireRecord } from "../api/wire.js";
+import type { BodyCodec } from "../tree/bodies.js";
+import { abs } from "../tree/fs-ops.js";
+import { chapterFileText, chapterValuesOfRecord, courseFileText, courseValuesOfRecord } from "./entities.js";
+import { inPaths } from "./local-plan.js";
+import type { LocalView } from "./local-view.js";
+import { completeSummaries, type RecordReader } from "./pull/complete.js";
+import type { ContentCache } from "./snapshot.js";
+
+/** One file as the site has it now against the tree: `site` and `here` empty where it has none. */
+export interface RemotePair {
+  kind: "course" | "chapter";
+  id: number | undefined;
+  path: string;
+  site: string;
+  here: string;
+}
+
+/** The part of the API client a diff against the site reads with. */
+export interface SiteReader extends RecordReader {
+  listAll(path: string, options?: ListOptions): Promise<Listing>;
+}
+
+/**
+ * Each file of the tree (within `paths`) against the file the site's current record would be
+ * written as, for `diff --remote`: the list pages only (a summary list's records read one by
+ * one). Records the site has and the tree does not come as files with no local side; files
+ * whose record the site no longer has, with no site side. Equal pairs are left out.
+ */
+export async function remotePairs(
+  root: string,
+  local: LocalView,
+  context: {
+    bodies: BodyCodec;
+    client: SiteReader;
+    cache: ContentCache;
+    paths?: readonly string[] | undefined;
+  },
+): Promise<RemotePair[]> {
+  const { bodies, client, paths } = context;
+  const complete = { snapshot: undefined, cache: context.cache, reader: client };
+  const [courses, chapters] = await Promise.all(
+    (["courses", "chapters"] as const).map(async (resource) => {
+      const listed = await client.listAll(resource);
+      return (await completeSummaries(resource, listed.records, complete)).records;
+    }),
+  );
+  const pairs: RemotePair[] = [];
+  const add = async (
+    kind: "course" | "chapter",
+    id: number | undefined,
+    file: string | undefined,
+    record?: WireRecord,
+  ) => {
+    if (file === undefined || !inPaths(file, paths)) return;
+    const here = await readFile(abs(root, file), "utf8").catch(() => "");
+    const site =
+      record === undefined
+        ? ""
+        : kind === "course"
+          ? courseFileText(record.id, courseValuesOfRecord(record))
+          : chapterFileText(record.id, chapterValuesOfRecord(record), bodies);
+    if (site !== here) pairs.push({ kind, id, path: file, site, here });
+  };
+  const siteCourses = new Map((courses ?? []).map((r) => [r.id, r]));
+  const siteChapters = new Map((chapters ?? []).map((r) => [r.id, r]));
+  for (const course of local.courses.values()) {
+    await add(
+      "course",
+      course.id,
+      course.file,
+      course.id === undefined ? undefined : siteCourses.get(course.id),
+    );
+    if (course.id !== undefined) siteCourses.delete(course.id);
+  }
+  for (const chapter of local.chapters.values()) {
+    await add(
+      "chapter",
+      chapter.id,
+      chapter.file,
+      chapter.id === undefined ? undefined : siteChapters.get(chapter.id),
+    );
+    if (chapter.id !== undefined) siteChapters.delete(chapter.id);
+  }
+  // On the site, not in the tree (the whole tree asked for only): named by the record.
+  if (paths !== undefined) return pairs;
+  for (const record of siteCourses.values()) {
+    const site = courseFileText(record.id, courseValuesOfRecord(record));
+    pairs.push({ kind: "course", id: record.id, path: `site:courses/${record.id}`, site, here: "" });
+  }
+  for (const record of siteChapters.values()) {
+    const site = chapterFileText(record.id, chapterValuesOfRecord(record), bodies);
+    pairs.push({ kind: "chapter", id: record.id, path: `site:chapters/${record.id}`, site, here: "" });
+  }
+  return pairs;
+}
