@@ -68,7 +68,7 @@ export function bodyConflict(
 ): string | undefined {
   const c = plan.conflict;
   const { id, mine, entry, remote } = at;
-  if (!c || c.reason !== "both-changed" || c.fields.join() !== "content" || !mine || !entry || !remote)
+  if (c?.reason !== "both-changed" || c.fields.join() !== "content" || !mine || !entry || !remote)
     return undefined;
   const html = at.baseTexts.get(String(entry.record.content_sha256));
   if (html === undefined) return undefined;
