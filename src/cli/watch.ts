@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { ExitCode } from "../errors.js";
+import { ExitCode, type StopSignal } from "../errors.js";
 import type { PushPlan } from "../sync/push-plan.js";
 import { type WatchEvent, watchTree } from "../sync/watch.js";
 import { connect, openTree, syncTarget } from "./context.js";
@@ -57,6 +57,10 @@ export async function runWatch(run: CliRun, command: Command, flags: WatchFlags)
     if (flags.json) run.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...event })}\n`);
     else if (!globals.quiet || event.type === "invalid") out.result(watchLine(event, out, deletes));
   };
+  let stoppedBy: StopSignal | undefined;
+  void run.interrupted.then((signal) => {
+    stoppedBy = signal;
+  });
   try {
     const started = await watchTree(
       {
@@ -85,6 +89,8 @@ export async function runWatch(run: CliRun, command: Command, flags: WatchFlags)
       client,
     );
     if (!started) run.exitCode = Math.max(run.exitCode, ExitCode.stopped);
+    // Stopped by a signal, as watch always is: the shell's code for it (130 Ctrl-C, 143 SIGTERM).
+    else if (stoppedBy) run.exitCode = stoppedBy === "SIGTERM" ? ExitCode.terminated : ExitCode.interrupted;
   } finally {
     client.close();
   }

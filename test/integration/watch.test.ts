@@ -94,7 +94,7 @@ describe("watch", () => {
     // Give the watcher every chance to echo: nothing more may be sent.
     await new Promise((resolve) => setTimeout(resolve, 800));
     expect(writes(emulator, "PATCH")).toHaveLength(1);
-    expect(await watch.stop()).toBe(0);
+    expect(await watch.stop()).toBe(130); // stopped with Ctrl-C
     expect(watch.output()).toMatch(/updated\s+courses\/course\/01-chapter-1\.md \[content\]/);
     expect(watch.output()).toContain("stopped; the snapshot is saved");
     const status = await runCli(["status", "--exit-code"], { cwd: tree, env });
@@ -263,7 +263,7 @@ describe("watch", () => {
     expect(emulator.state.get("chapters", 1)?.content).toContain("<p>offline edit</p>");
     expect(emulator.faults.pending.resetNext).toBe(0);
     // Stopping waits for that push to finish: its snapshot is saved, nothing is left to push.
-    expect(await watch.stop()).toBe(0);
+    expect(await watch.stop()).toBe(130); // stopped with Ctrl-C
     expect((await runCli(["status"], { cwd: tree, env })).stdout).toContain("Nothing to push");
     expect(writes(emulator, "PATCH")).toHaveLength(1);
   });
@@ -279,7 +279,7 @@ describe("watch", () => {
     await eventually(() => watch.output().split("waiting").length === 3);
     await eventually(() => emulator.state.get("chapters", 2)?.content.includes("edit B") === true);
     await eventually(() => emulator.state.get("chapters", 1)?.content.includes("edit A") === true);
-    expect(await watch.stop()).toBe(0);
+    expect(await watch.stop()).toBe(130); // stopped with Ctrl-C
     expect((await runCli(["status"], { cwd: tree, env })).stdout).toContain("Nothing to push");
   });
 
@@ -291,7 +291,7 @@ describe("watch", () => {
     onNextChapterUpdate(emulator, () => appendFileSync(file, "<p>second</p>\n"));
     await appendFile(file, "<p>first</p>\n");
     await eventually(() => state.get("chapters", 1)?.content.includes("<p>second</p>") === true);
-    expect(await watch.stop()).toBe(0);
+    expect(await watch.stop()).toBe(130); // stopped with Ctrl-C
     expect((await runCli(["status"], { cwd: tree, env })).stdout).toContain("Nothing to push");
   });
 
@@ -311,6 +311,31 @@ describe("watch", () => {
     await appendFile(path.join(folder, "02-chapter-2.md"), "<p>later</p>\n");
     await eventually(() => state.get("chapters", 2)?.content.includes("<p>later</p>") === true);
     expect(writes(emulator, "DELETE")).toHaveLength(0);
-    expect(await watch.stop()).toBe(0);
+    expect(await watch.stop()).toBe(130); // stopped with Ctrl-C
+  });
+});
+
+describe("watch with a body the site changed too", () => {
+  it("merges a save at the top with the site's edit at the bottom, and pushes the merge", async () => {
+    const html = "<h1>Start</h1><p>Middle text here.</p><p>Last paragraph here.</p>";
+    const { emulator, root, env } = await pulledSite(start, {
+      body: "markdown",
+      courses: [{ title: "Course" }],
+      chapters: [{ course_id: 1, title: "Intro", ordinal: 1, content: html }],
+    });
+    const file = path.join(root, "courses", "course", "01-intro.md");
+    expect(await readFile(file, "utf8")).toContain("# Start\n");
+    emulator.state.edit("chapters", 1, {
+      content: html.replace("Last paragraph here.", "Last, from the site."),
+    });
+    const watch = await startWatch(root, env);
+    emulator.state.clearRequests();
+    await writeFile(file, (await readFile(file, "utf8")).replace("# Start", "# Start here"));
+    await eventually(() => writes(emulator, "PATCH").length === 1);
+    const content = String(emulator.state.get("chapters", 1)?.content);
+    expect(content).toContain("<h1>Start here</h1>");
+    expect(content).toContain("<p>Last, from the site.</p>");
+    expect(await watch.stop()).toBe(130);
+    expect(await readFile(file, "utf8")).toContain("Last, from the site.");
   });
 });
