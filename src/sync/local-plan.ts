@@ -1,3 +1,4 @@
+import { conflictCopyPath } from "../tree/layout.js";
 import { COURSE_FILE } from "../tree/scan.js";
 import { asFields, chapterValuesOfRecord, courseValuesOfRecord, fieldsEqual } from "./entities.js";
 import type { LocalView } from "./local-view.js";
@@ -129,9 +130,7 @@ function ignoredHere(local: LocalView, file: string): boolean {
 
 /** The conflict copy beside a file, if the scan saw one. */
 export function copyBeside(file: string, copies: ReadonlySet<string>): string | undefined {
-  const copy = file.endsWith(".md")
-    ? file.replace(/\.md$/, ".remote.md")
-    : `${file.replace(/\/course\.yaml$/, "")}/course.remote.yaml`;
+  const copy = conflictCopyPath(file);
   return copies.has(copy) ? copy : undefined;
 }
 

@@ -1,6 +1,6 @@
 import type { WireRecord } from "../api/wire.js";
 import type { BodyCodec } from "../tree/bodies.js";
-import { type ChapterSlot, type CourseSlot, planLayout } from "../tree/layout.js";
+import { type ChapterSlot, type CourseSlot, conflictCopyPath, planLayout } from "../tree/layout.js";
 import { COURSE_FILE } from "../tree/scan.js";
 import { sha256 as sha } from "../util/hash.js";
 import { contentMerger } from "./content-merge.js";
@@ -62,12 +62,6 @@ export interface PullPlan {
 
 const NAME_FIELDS_COURSE = ["title"];
 const NAME_FIELDS_CHAPTER = ["title", "ordinal", "course_id"];
-
-function conflictCopyPath(file: string): string {
-  return file.endsWith(`/${COURSE_FILE}`)
-    ? file.replace(/course\.yaml$/, "course.remote.yaml")
-    : file.replace(/\.md$/, ".remote.md");
-}
 
 function reasonText(plan: EntityPlan): string {
   const c = plan.conflict;

@@ -7,6 +7,7 @@ import type { Resource, WireRecord } from "../api/wire.js";
 import { ExitCode, InterruptedError, UserError } from "../errors.js";
 import type { BodyCodec } from "../tree/bodies.js";
 import { abs, removeLeftoverTemps, removeTreeFile } from "../tree/fs-ops.js";
+import { conflictCopyPath } from "../tree/layout.js";
 import { scanTree } from "../tree/scan.js";
 import { DEFAULT_LIMITS, type Limits } from "../tree/schema.js";
 import { StatCache } from "../tree/stat-cache.js";
@@ -105,11 +106,6 @@ export interface PushResult {
   unchecked?: string;
   /** The run was asked to stop (Ctrl-C, SIGTERM) while it wrote: what was not sent waits. */
   interrupted?: InterruptedError;
-}
-
-/** Where pull writes the site's version of a conflicted record (`*.remote.md`, `course.remote.yaml`). */
-function conflictCopyOf(kind: "course" | "chapter", where: string): string {
-  return kind === "course" ? `${where}/course.remote.yaml` : where.replace(/\.md$/, ".remote.md");
 }
 
 /** Push local changes to the site: validate, plan, confirm; per write re-read, write, journal; snapshot. */
@@ -313,7 +309,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
       }
       done.push(line);
       // The site now has this side: a conflict copy pull left beside the file is settled.
-      await removeTreeFile(root, conflictCopyOf(op.kind, op.path), fs);
+      await removeTreeFile(root, conflictCopyPath(fileOf(op.kind, op.path)), fs);
       reportAt(index, doneChange(op, line, decision, ctx.adopted.has(op.key)));
     } catch (error) {
       if (error instanceof InterruptedError) {

@@ -1,4 +1,5 @@
 import type { BodyCodec } from "../tree/bodies.js";
+import { fileOfConflictCopy } from "../tree/layout.js";
 import { ConflictMarkers, scanTree } from "../tree/scan.js";
 import { DEFAULT_LIMITS, type Limits } from "../tree/schema.js";
 import type { StatCache } from "../tree/stat-cache.js";
@@ -75,10 +76,7 @@ export async function treeStatus(options: {
   const conflicted = new Set<string>();
   for (const copy of scan.copies) {
     if (!inPaths(copy, paths)) continue;
-    const file = copy.endsWith(".remote.md")
-      ? copy.replace(/\.remote\.md$/, ".md")
-      : copy.replace(/course\.remote\.yaml$/, "course.yaml");
-    conflicted.add(file);
+    conflicted.add(fileOfConflictCopy(copy));
   }
   for (const change of planLocalChanges(snapshot, local, paths)) {
     const { plan } = change;

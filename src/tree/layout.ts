@@ -1,6 +1,23 @@
 import { assignNames, chapterFileBase, courseFolderBase, ordinalNumber, ordinalWidth } from "./naming.js";
 import { COURSES_DIR } from "./scan.js";
 
+/**
+ * Where pull writes the site's version of a conflicted record beside its file: `01-intro.md` →
+ * `01-intro.remote.md`, `courses/x/course.yaml` → `courses/x/course.remote.yaml`.
+ */
+export function conflictCopyPath(file: string): string {
+  return file.endsWith(".md")
+    ? file.replace(/\.md$/, ".remote.md")
+    : file.replace(/course\.yaml$/, "course.remote.yaml");
+}
+
+/** The file a conflict copy stands beside (the reverse of `conflictCopyPath`). */
+export function fileOfConflictCopy(copy: string): string {
+  return copy.endsWith(".remote.md")
+    ? copy.replace(/\.remote\.md$/, ".md")
+    : copy.replace(/course\.remote\.yaml$/, "course.yaml");
+}
+
 /** A course that will have a folder after the sync. */
 export interface CourseSlot {
   /** Server id, or a negative stand-in for a local course not created yet. */
