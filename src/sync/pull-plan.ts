@@ -19,7 +19,7 @@ import {
 import { chapterValuesAgainst, type LocalView } from "./local-view.js";
 import { bodyConflict } from "./pull/markers.js";
 import { type EntityInput, type EntityPlan, jsonEqual, reconcileEntity, type Winner } from "./reconcile.js";
-import type { Change } from "./report.js";
+import { type Change, conflictReason } from "./report.js";
 import type { Snapshot, SnapshotEntry } from "./snapshot.js";
 
 /** Everything the pull planner reads: all data, no I/O. */
@@ -62,23 +62,6 @@ export interface PullPlan {
 
 const NAME_FIELDS_COURSE = ["title"];
 const NAME_FIELDS_CHAPTER = ["title", "ordinal", "course_id"];
-
-function reasonText(plan: EntityPlan): string {
-  const c = plan.conflict;
-  if (!c) return "";
-  switch (c.reason) {
-    case "both-changed":
-      return `changed here and on the site: ${c.fields.join(", ")}`;
-    case "deleted-remotely-edited-locally":
-      return "deleted on the site, edited here";
-    case "deleted-locally-edited-remotely":
-      return "deleted here, edited on the site";
-    case "no-base":
-      return `differs from the site and there is no snapshot to tell which side changed: ${c.fields.join(", ")}`;
-    case "unknown-id":
-      return "this id is not on the site";
-  }
-}
 
 /** Plan a pull: reconcile every entity, then lay out files and the next snapshot. Pure. */
 export function planPull(input: PullInput): PullPlan {
@@ -342,7 +325,7 @@ export function planPull(input: PullInput): PullPlan {
         id,
         path: mine ? (folder ?? mine.folder) : (entry?.path ?? ""),
         outcome: "conflict",
-        reason: reasonText(plan),
+        reason: plan.conflict ? conflictReason(plan.conflict) : "",
         fields: plan.conflict.fields,
         ...(remote ? { copy: copyPath } : {}),
       });
@@ -419,8 +402,7 @@ export function planPull(input: PullInput): PullPlan {
         id,
         path: current,
         outcome: "conflict",
-        reason:
-          "changed here and on the site: content; both sides are in the file between conflict markers: keep what you want, remove the markers, then push",
+        reason: `${conflictReason({ reason: "both-changed", fields: ["content"] })}; both sides are in the file between conflict markers: keep what you want, remove the markers, then push`,
         fields: ["content"],
       });
       continue;
@@ -437,7 +419,7 @@ export function planPull(input: PullInput): PullPlan {
         id,
         path: where ?? "",
         outcome: "conflict",
-        reason: plan.conflict ? reasonText(plan) : "its course has no folder here",
+        reason: plan.conflict ? conflictReason(plan.conflict) : "its course has no folder here",
         fields: plan.conflict?.fields ?? [],
         ...(remote && copyPath ? { copy: copyPath } : {}),
       });

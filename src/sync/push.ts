@@ -3,6 +3,7 @@ import path from "node:path";
 import PQueue from "p-queue";
 import type { CreateOptions, Listing, ListOptions } from "../api/client.js";
 import { ApiError, isTransient } from "../api/errors.js";
+import { realSleep } from "../api/gate.js";
 import type { Resource, WireRecord } from "../api/wire.js";
 import { ExitCode, InterruptedError, UserError } from "../errors.js";
 import type { BodyCodec } from "../tree/bodies.js";
@@ -83,6 +84,8 @@ export interface PushOptions {
   writeConcurrency?: number;
   /** Sizes refused before anything is sent. @default DEFAULT_LIMITS */
   limits?: Limits;
+  /** How push waits (for a file an editor is saving). @default a setTimeout promise */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** What a push did. */
@@ -266,6 +269,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     created: new Map(),
     adopter,
     adopted: new Set(),
+    sleep: options.sleep ?? realSleep,
     root,
     fs,
     bodies,

@@ -1,3 +1,5 @@
+import type { Conflict } from "./reconcile.js";
+
 /** The fixed set of outcomes an entity can end a run with (feeds the summary and --json). */
 export type Outcome =
   | "created"
@@ -47,4 +49,21 @@ export function countOutcomes(changes: readonly Change[]): Record<Outcome, numbe
 /** The delete guard of DESIGN section 4: 10, or a quarter of the site if that is lower (at least 1). */
 export function defaultMaxDelete(siteSize: number): number {
   return Math.max(1, Math.min(10, Math.floor(siteSize / 4)));
+}
+
+/** The words for a conflict, the same in pull, push, status and watch. */
+export function conflictReason(conflict: Conflict): string {
+  const fields = conflict.fields.join(", ");
+  switch (conflict.reason) {
+    case "both-changed":
+      return `changed here and on the site since the last sync: ${fields}`;
+    case "deleted-remotely-edited-locally":
+      return "deleted on the site, edited here";
+    case "deleted-locally-edited-remotely":
+      return "deleted here, changed on the site";
+    case "no-base":
+      return `differs from the site and there is no snapshot to tell which side changed: ${fields}`;
+    case "unknown-id":
+      return "this id is not on the site";
+  }
 }

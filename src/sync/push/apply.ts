@@ -72,6 +72,8 @@ export class Adopter {
 }
 
 export interface ApplyContext {
+  /** Waits for a file an editor is saving (injected: tests use fake time). */
+  sleep: (ms: number) => Promise<void>;
   client: PushClient;
   journal: Journal;
   local: LocalView;
@@ -285,14 +287,18 @@ const UNSETTLED = "unsettled";
  * for a moment (an editor that deletes and writes again to save) is waited for, up to a
  * second: its id must reach it.
  */
-async function readSettling(file: string, created: boolean): Promise<string | undefined> {
+async function readSettling(
+  file: string,
+  created: boolean,
+  sleep: (ms: number) => Promise<void>,
+): Promise<string | undefined> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await readFile(file, "utf8");
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
       if (!created || attempt >= 10) return undefined;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await sleep(100);
     }
   }
 }
@@ -313,7 +319,7 @@ async function settleFile(
     await ctx.cache.put(record.content);
   }
   const scanned = (kind === "course" ? ctx.local.courses : ctx.local.chapters).get(key)?.hash;
-  const text = await readSettling(abs(ctx.root, file), created);
+  const text = await readSettling(abs(ctx.root, file), created, ctx.sleep);
   if (text === undefined) {
     // Deleted while its write was under way: the record stands for no file (the next scan
     // sees it deleted here).

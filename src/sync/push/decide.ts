@@ -5,7 +5,7 @@ import { asFields, type ChapterValues, type CourseValues, fieldsEqual, valuesOfR
 import { chapterValuesAgainst, type LocalChapter, type LocalView } from "../local-view.js";
 import type { PushOp } from "../push-plan.js";
 import { type Conflict, reconcileEntity } from "../reconcile.js";
-import type { Change } from "../report.js";
+import { type Change, conflictReason } from "../report.js";
 import type { Snapshot } from "../snapshot.js";
 
 // What a record re-read from the site means for its write (pure): send these fields, create
@@ -48,12 +48,7 @@ export function conflictChange(op: TargetOp, conflict: Conflict): Change {
     path: op.path,
     outcome: "conflict",
     fields: conflict.fields,
-    reason:
-      conflict.reason === "both-changed"
-        ? `changed here and on the site since the last sync: ${conflict.fields.join(", ")}`
-        : conflict.reason === "deleted-remotely-edited-locally"
-          ? "deleted on the site, edited here"
-          : "deleted here, changed on the site",
+    reason: conflictReason(conflict),
   };
 }
 
