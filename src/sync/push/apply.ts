@@ -303,6 +303,12 @@ async function readSettling(
   }
 }
 
+/**
+ * Settle a written record's file with the site's answer, and say what the snapshot should hold
+ * for it: it stores the chapter's new content in the content cache, writes the file (a new
+ * record's id, fields the site filled in) unless it was saved again meanwhile, and returns the
+ * hashes the snapshot records.
+ */
 async function settleFile(
   kind: "course" | "chapter",
   key: string,
