@@ -116,43 +116,49 @@ describe("a pull asked to stop", () => {
 });
 
 describe("a push asked to stop", () => {
-  it("on Ctrl-C: writes in flight finish, none starts, exit 130; the next push sends the rest, none twice", async () => {
-    const emulator = await startBinEmulator(["--admin", "--latency", "60"]);
-    try {
-      const { env, root } = await initSchool(emulator.url);
-      expect((await runBin(["pull"], { cwd: root, env })).code).toBe(0);
-      const files = (await readdir(path.join(root, "courses"), { recursive: true }))
-        .filter((f) => f.endsWith(".md"))
-        .sort()
-        .slice(0, 10);
-      for (const [i, file] of files.entries())
-        await appendFile(path.join(root, "courses", file), `\nEdit number ${i}.\n`);
+  it.each([
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+  ] as const)(
+    "on %s: writes in flight finish, none starts, exit %i; the next push sends the rest, none twice",
+    async (signal, code) => {
+      const emulator = await startBinEmulator(["--admin", "--latency", "60"]);
+      try {
+        const { env, root } = await initSchool(emulator.url);
+        expect((await runBin(["pull"], { cwd: root, env })).code).toBe(0);
+        const files = (await readdir(path.join(root, "courses"), { recursive: true }))
+          .filter((f) => f.endsWith(".md"))
+          .sort()
+          .slice(0, 10);
+        for (const [i, file] of files.entries())
+          await appendFile(path.join(root, "courses", file), `\nEdit number ${i}.\n`);
 
-      const push = startBin(["push", "--yes", "-v"], root, env);
-      await push.printed(/PATCH \/api\/v1\/chapters\/\d+ 200/);
-      push.child.kill("SIGINT");
-      const stopped = await push.finished;
-      expect(stopped.code, stopped.stderr).toBe(130);
-      expect(stopped.stdout).toMatch(
-        /Push interrupted \(.*\d+ updated.*\): what was applied is saved; run `coursesync push` again/,
-      );
-      expect(stopped.stderr).not.toMatch(/internal error/);
-      expect(await tempFiles(root)).toEqual([]);
+        const push = startBin(["push", "--yes", "-v"], root, env);
+        await push.printed(/PATCH \/api\/v1\/chapters\/\d+ 200/);
+        push.child.kill(signal);
+        const stopped = await push.finished;
+        expect(stopped.code, stopped.stderr).toBe(code);
+        expect(stopped.stdout).toMatch(
+          /Push interrupted \(.*\d+ updated.*\): what was applied is saved; run `coursesync push` again/,
+        );
+        expect(stopped.stderr).not.toMatch(/internal error/);
+        expect(await tempFiles(root)).toEqual([]);
 
-      const rerun = await runBin(["push", "--yes"], { cwd: root, env });
-      expect(rerun.code, rerun.stderr).toBe(0);
-      const state = (await (await fetch(`${new URL(emulator.url).origin}/__admin/state`)).json()) as {
-        chapters: Array<{ content: string }>;
-      };
-      for (let i = 0; i < files.length; i++) {
-        const edited = state.chapters.filter((c) => c.content.includes(`Edit number ${i}.`));
-        expect(edited).toHaveLength(1);
-        expect(edited[0]!.content.split(`Edit number ${i}.`)).toHaveLength(2);
+        const rerun = await runBin(["push", "--yes"], { cwd: root, env });
+        expect(rerun.code, rerun.stderr).toBe(0);
+        const state = (await (await fetch(`${new URL(emulator.url).origin}/__admin/state`)).json()) as {
+          chapters: Array<{ content: string }>;
+        };
+        for (let i = 0; i < files.length; i++) {
+          const edited = state.chapters.filter((c) => c.content.includes(`Edit number ${i}.`));
+          expect(edited).toHaveLength(1);
+          expect(edited[0]!.content.split(`Edit number ${i}.`)).toHaveLength(2);
+        }
+        const status = await runBin(["status", "--exit-code"], { cwd: root, env });
+        expect(status.code, status.stdout).toBe(0);
+      } finally {
+        await emulator.stop();
       }
-      const status = await runBin(["status", "--exit-code"], { cwd: root, env });
-      expect(status.code, status.stdout).toBe(0);
-    } finally {
-      await emulator.stop();
-    }
-  });
+    },
+  );
 });
