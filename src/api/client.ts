@@ -2,7 +2,6 @@ import http, { type IncomingHttpHeaders } from "node:http";
 import https from "node:https";
 import got, { type Got, ReadError, TimeoutError } from "got";
 import { UserError } from "../errors.js";
-import { sortKeys } from "../util/stable-json.js";
 import {
   ApiError,
   CREDENTIALS_HINT,
@@ -15,13 +14,21 @@ import { RequestGate } from "./gate.js";
 import { loginUrlFor, parseBaseUrl, redactUrl, siteKey } from "./login-url.js";
 import { collectPages, type Page } from "./paging.js";
 import {
+  authToken,
+  idFromLocation,
+  itemIdentity,
+  pageItems,
+  pageRecords,
+  recordFromBody,
+} from "./responses.js";
+import {
   type BackoffPolicy,
   backoffDelay,
   defaultBackoffPolicy,
   parseRetryAfter,
   retryDelay,
 } from "./retry.js";
-import { asWireRecord, type JsonObject, type Resource, resourceKey, type WireRecord } from "./wire.js";
+import { type JsonObject, type Resource, resourceKey, type WireRecord } from "./wire.js";
 
 /** How the client proves who it is. A token wins; e-mail and password log in when needed. */
 export interface Credentials {
@@ -710,81 +717,4 @@ function recordPath(resource: Resource, id: number | string): string {
   return `${resource}/${encodeURIComponent(String(id))}`;
 }
 
-/** A show/create/update answer as a record: bare `{...}` or wrapped `{"course": {...}}`; else undefined. */
-export function recordFromBody(body: string, resource: Resource): WireRecord | undefined {
-  if (body.trim() === "") return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-  const bare = asWireRecord(parsed);
-  if (bare !== undefined) return bare;
-  if (parsed === null || typeof parsed !== "object") return undefined;
-  return asWireRecord((parsed as Record<string, unknown>)[resourceKey[resource]]);
-}
-
-function idFromLocation(location: string | undefined): number | undefined {
-  if (location === undefined) return undefined;
-  const match = /\/(\d+)\/?(?:[?#].*)?$/.exec(location);
-  return match?.[1] === undefined ? undefined : Number(match[1]);
-}
-
-function authToken(body: string): string | undefined {
-  try {
-    const parsed: unknown = JSON.parse(body);
-    if (parsed === null || typeof parsed !== "object") return undefined;
-    const token = (parsed as { auth_token?: unknown }).auth_token;
-    return typeof token === "string" && token !== "" ? token : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A list page's items: a JSON array of objects, else an error naming the URL. */
-function pageItems(exchange: Exchange): JsonObject[] {
-  const where = `GET ${redactUrl(exchange.url.href)}`;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(exchange.body);
-  } catch {
-    throw new UserError(`${where} did not answer with JSON (a list page must be a JSON array)`, {
-      hint: "Check the site URL: it must be the versioned API root ending in /api/v1.",
-    });
-  }
-  if (!Array.isArray(parsed)) {
-    const got = parsed === null ? "null" : typeof parsed === "object" ? "an object" : `a ${typeof parsed}`;
-    throw new UserError(`${where} answered ${got}, not a JSON array of records`, {
-      hint: "Check the site URL: it must be the versioned API root ending in /api/v1.",
-    });
-  }
-  for (const [index, item] of parsed.entries()) {
-    if (item === null || typeof item !== "object" || Array.isArray(item)) {
-      throw new UserError(`${where}: item ${index} of the list is not an object`, {
-        hint: "The site answered in a form coursesync does not know; please report it.",
-      });
-    }
-  }
-  return parsed as JsonObject[];
-}
-
-/** A list page's records: a JSON array of objects with ids, else an error naming the URL. */
-function pageRecords(exchange: Exchange): WireRecord[] {
-  return pageItems(exchange).map((item, index) => {
-    const record = asWireRecord(item);
-    if (record === undefined) {
-      throw new UserError(
-        `GET ${redactUrl(exchange.url.href)}: item ${index} of the list is not an object with an id`,
-        { hint: "The site answered in a form coursesync does not know; please report it." },
-      );
-    }
-    return record;
-  });
-}
-
-/** An item's identity in a listing: its id when it has one, else its whole JSON (keys sorted). */
-export function itemIdentity(item: JsonObject): unknown {
-  const record = asWireRecord(item);
-  return record ? record.id : `json:${JSON.stringify(sortKeys(item))}`;
-}
+export { itemIdentity, recordFromBody } from "./responses.js";

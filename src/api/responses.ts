@@ -1,0 +1,92 @@
+import { UserError } from "../errors.js";
+import { sortKeys } from "../util/stable-json.js";
+import { redactUrl } from "./login-url.js";
+import { asWireRecord, type JsonObject, type Resource, resourceKey, type WireRecord } from "./wire.js";
+
+// Reading the bodies the API leaves open (DESIGN 6): records bare or wrapped, list pages,
+// the login's token, a Location header's id.
+
+/** What a body is read from: its text and the URL it answered (errors name it, redacted). */
+export interface Answer {
+  body: string;
+  url: URL;
+}
+
+/** A show/create/update answer as a record: bare `{...}` or wrapped `{"course": {...}}`; else undefined. */
+export function recordFromBody(body: string, resource: Resource): WireRecord | undefined {
+  if (body.trim() === "") return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const bare = asWireRecord(parsed);
+  if (bare !== undefined) return bare;
+  if (parsed === null || typeof parsed !== "object") return undefined;
+  return asWireRecord((parsed as Record<string, unknown>)[resourceKey[resource]]);
+}
+
+export function idFromLocation(location: string | undefined): number | undefined {
+  if (location === undefined) return undefined;
+  const match = /\/(\d+)\/?(?:[?#].*)?$/.exec(location);
+  return match?.[1] === undefined ? undefined : Number(match[1]);
+}
+
+export function authToken(body: string): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (parsed === null || typeof parsed !== "object") return undefined;
+    const token = (parsed as { auth_token?: unknown }).auth_token;
+    return typeof token === "string" && token !== "" ? token : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A list page's items: a JSON array of objects, else an error naming the URL. */
+export function pageItems(exchange: Answer): JsonObject[] {
+  const where = `GET ${redactUrl(exchange.url.href)}`;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(exchange.body);
+  } catch {
+    throw new UserError(`${where} did not answer with JSON (a list page must be a JSON array)`, {
+      hint: "Check the site URL: it must be the versioned API root ending in /api/v1.",
+    });
+  }
+  if (!Array.isArray(parsed)) {
+    const got = parsed === null ? "null" : typeof parsed === "object" ? "an object" : `a ${typeof parsed}`;
+    throw new UserError(`${where} answered ${got}, not a JSON array of records`, {
+      hint: "Check the site URL: it must be the versioned API root ending in /api/v1.",
+    });
+  }
+  for (const [index, item] of parsed.entries()) {
+    if (item === null || typeof item !== "object" || Array.isArray(item)) {
+      throw new UserError(`${where}: item ${index} of the list is not an object`, {
+        hint: "The site answered in a form coursesync does not know; please report it.",
+      });
+    }
+  }
+  return parsed as JsonObject[];
+}
+
+/** A list page's records: a JSON array of objects with ids, else an error naming the URL. */
+export function pageRecords(exchange: Answer): WireRecord[] {
+  return pageItems(exchange).map((item, index) => {
+    const record = asWireRecord(item);
+    if (record === undefined) {
+      throw new UserError(
+        `GET ${redactUrl(exchange.url.href)}: item ${index} of the list is not an object with an id`,
+        { hint: "The site answered in a form coursesync does not know; please report it." },
+      );
+    }
+    return record;
+  });
+}
+
+/** An item's identity in a listing: its id when it has one, else its whole JSON (keys sorted). */
+export function itemIdentity(item: JsonObject): unknown {
+  const record = asWireRecord(item);
+  return record ? record.id : `json:${JSON.stringify(sortKeys(item))}`;
+}
