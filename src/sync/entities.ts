@@ -10,15 +10,7 @@ import { type Fields, jsonEqual } from "./reconcile.js";
  * sent, whatever its type (null when it sent none): mirrored faithfully, never coerced. Only a
  * value changed here must be of the API's type (checked before anything is sent).
  */
-export interface CourseValues {
-  title: unknown;
-  status: unknown;
-  excerpt: unknown;
-  free: unknown;
-  questions_enabled: unknown;
-  scheduled_at: unknown;
-  published_at: unknown;
-}
+export type CourseValues = Omit<CourseFile, "id">;
 
 /**
  * A chapter body known only by its hash: the snapshot's content when the cache does not hold

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import PQueue from "p-queue";
 import type { CreateOptions, Listing, ListOptions } from "../api/client.js";
-import { ApiError, isTransient } from "../api/errors.js";
+import { isTransient } from "../api/errors.js";
 import { realSleep } from "../api/gate.js";
 import type { Resource, WireRecord } from "../api/wire.js";
 import { ExitCode, InterruptedError, UserError } from "../errors.js";
@@ -19,9 +19,9 @@ import { type Done, Journal, type JournalLine, unconfirmedIntents } from "./jour
 import { inPaths, planLocalChanges } from "./local-plan.js";
 import { baseTextsFor, buildLocalView, knownHashes, type LocalView } from "./local-view.js";
 import { invalidFilesError } from "./pull.js";
-import { racedFields } from "./push/answers.js";
 import { Adopter, type ApplyContext, apply } from "./push/apply.js";
 import type { Decision, Known } from "./push/decide.js";
+import { doneChange, failureText } from "./push/outcome.js";
 import { checkPlan, followRecreatedCourses, listChapters, recheck } from "./push/recheck.js";
 import { type PushOp, type PushPlan, planPush } from "./push-plan.js";
 import { fileOf, foldJournal, restoreIds, unsettledCreates } from "./recovery.js";
@@ -452,50 +452,4 @@ async function runInPhases(
     for (const outcome of settled) if (outcome.status === "rejected") throw outcome.reason;
     start = end;
   }
-}
-
-/** The change a confirmed write reports, with another writer's change the answer shows. */
-function doneChange(op: PushOp, line: Done, decision: Decision | undefined, adopted = false): Change {
-  // An update re-read as already on the site sends nothing; one over a record the site
-  // deleted (--force) creates it again.
-  const sent = op.type === "update" ? (decision?.fields ?? op.fields) : [];
-  const outcome =
-    op.type === "create" || line.op === "create"
-      ? "created"
-      : op.type === "delete"
-        ? "deleted"
-        : sent.length > 0
-          ? "updated"
-          : "unchanged";
-  const remote = decision?.remote;
-  const raced =
-    outcome === "updated" && remote && line.record ? racedFields(op.kind, remote, line.record, sent) : [];
-  const reason = adopted
-    ? `the site already had an equal ${op.kind} that no sync knew (${op.kind} ${line.id}): adopted, not created again`
-    : raced.length > 0
-      ? `changed on the site while this push wrote it: ${raced.join(", ")} (kept, and brought into the file)`
-      : outcome === "unchanged"
-        ? "the site already had it"
-        : op.type === "update" && line.op === "create"
-          ? `deleted on the site; created again (it was ${op.kind} ${op.id})`
-          : undefined;
-  return {
-    kind: op.kind,
-    id: line.id,
-    path: op.path,
-    outcome,
-    ...(outcome === "updated" ? { fields: sent } : {}),
-    ...(reason === undefined ? {} : { reason }),
-    ...(raced.length > 0 ? { raced } : {}),
-  };
-}
-
-function failureText(error: UserError, file: string): string {
-  if (error instanceof ApiError && error.fieldErrors) {
-    const fields = Object.entries(error.fieldErrors)
-      .map(([field, messages]) => `${file}: ${field} ${messages.join(", ")}`)
-      .join("; ");
-    return `${error.message} (${fields})`;
-  }
-  return error.message;
 }

@@ -48,51 +48,30 @@ export async function remotePairs(
     }),
   );
   const pairs: RemotePair[] = [];
-  const add = async (
-    kind: "course" | "chapter",
-    id: number | undefined,
-    file: string | undefined,
-    record?: WireRecord,
-  ) => {
-    if (file === undefined || !inPaths(file, paths)) return;
-    const here = await readFile(abs(root, file), "utf8").catch(() => "");
-    const site =
-      record === undefined
-        ? ""
-        : kind === "course"
-          ? courseFileText(record.id, courseValuesOfRecord(record))
-          : chapterFileText(record.id, chapterValuesOfRecord(record), bodies);
-    if (site !== here) pairs.push({ kind, id, path: file, site, here });
-  };
-  const siteCourses = new Map((courses ?? []).map((r) => [r.id, r]));
-  const siteChapters = new Map((chapters ?? []).map((r) => [r.id, r]));
-  for (const course of local.courses.values()) {
-    await add(
-      "course",
-      course.id,
-      course.file,
-      course.id === undefined ? undefined : siteCourses.get(course.id),
-    );
-    if (course.id !== undefined) siteCourses.delete(course.id);
-  }
-  for (const chapter of local.chapters.values()) {
-    await add(
-      "chapter",
-      chapter.id,
-      chapter.file,
-      chapter.id === undefined ? undefined : siteChapters.get(chapter.id),
-    );
-    if (chapter.id !== undefined) siteChapters.delete(chapter.id);
-  }
-  // On the site, not in the tree (the whole tree asked for only): named by the record.
-  if (paths !== undefined) return pairs;
-  for (const record of siteCourses.values()) {
-    const site = courseFileText(record.id, courseValuesOfRecord(record));
-    pairs.push({ kind: "course", id: record.id, path: `site:courses/${record.id}`, site, here: "" });
-  }
-  for (const record of siteChapters.values()) {
-    const site = chapterFileText(record.id, chapterValuesOfRecord(record), bodies);
-    pairs.push({ kind: "chapter", id: record.id, path: `site:chapters/${record.id}`, site, here: "" });
+  const siteText = (kind: "course" | "chapter", record: WireRecord) =>
+    kind === "course"
+      ? courseFileText(record.id, courseValuesOfRecord(record))
+      : chapterFileText(record.id, chapterValuesOfRecord(record), bodies);
+  const sides = [
+    { kind: "course", listed: courses ?? [], files: local.courses.values() },
+    { kind: "chapter", listed: chapters ?? [], files: local.chapters.values() },
+  ] as const;
+  for (const { kind, listed, files } of sides) {
+    const onSite = new Map(listed.map((record) => [record.id, record]));
+    for (const { id, file } of files) {
+      const record = id === undefined ? undefined : onSite.get(id);
+      if (id !== undefined) onSite.delete(id);
+      if (file === undefined || !inPaths(file, paths)) continue;
+      const here = await readFile(abs(root, file), "utf8").catch(() => "");
+      const site = record === undefined ? "" : siteText(kind, record);
+      if (site !== here) pairs.push({ kind, id, path: file, site, here });
+    }
+    // On the site, not in the tree (the whole tree asked for only): named by the record.
+    if (paths !== undefined) continue;
+    for (const record of onSite.values()) {
+      const path = `site:${kind}s/${record.id}`;
+      pairs.push({ kind, id: record.id, path, site: siteText(kind, record), here: "" });
+    }
   }
   return pairs;
 }

@@ -2,11 +2,13 @@ import matter from "gray-matter";
 import {
   checkedId,
   checkedTitle,
+  checkKnownKeys,
   deferCheck,
   type FieldLines,
   type FieldProblem,
   FileProblem,
   parseYamlMapping,
+  strictly,
   stringifyYamlFields,
 } from "./yaml-text.js";
 
@@ -74,9 +76,8 @@ export function parseChapterFile(
   file: string,
   options: { strict?: boolean } = {},
 ): ChapterFile {
-  const { chapter, deferred } = parseChapterFileWithLines(text, file);
-  if (options.strict && deferred[0]) throw deferred[0];
-  return chapter;
+  const parsed = parseChapterFileWithLines(text, file);
+  return strictly(parsed, parsed.chapter, options.strict);
 }
 
 /**
@@ -89,17 +90,15 @@ export function parseChapterFileWithLines(
   file: string,
 ): { chapter: ChapterFile; lines: FieldLines; deferred: FieldProblem[] } {
   const { frontMatter, body, bodyLine } = splitFrontMatter(text, file);
-  const { values, lines } = parseYamlMapping(frontMatter, file, 2);
-  for (const key of Object.keys(values)) {
-    if (!(CHAPTER_KEYS as readonly string[]).includes(key)) {
-      throw new FileProblem(
-        file,
-        lines[key],
-        `unknown front matter key "${key}"`,
-        `A chapter's front matter holds only ${CHAPTER_KEYS.join(", ")}.`,
-      );
-    }
-  }
+  const mapping = parseYamlMapping(frontMatter, file, 2);
+  const { values, lines } = mapping;
+  checkKnownKeys(
+    mapping,
+    CHAPTER_KEYS,
+    file,
+    (key) => `unknown front matter key "${key}"`,
+    `A chapter's front matter holds only ${CHAPTER_KEYS.join(", ")}.`,
+  );
   const { format } = values;
   const id = checkedId(values.id, file, lines.id);
   const title = values.title ?? null;

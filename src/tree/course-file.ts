@@ -1,11 +1,13 @@
 import {
   checkedId,
   checkedTitle,
+  checkKnownKeys,
   deferCheck,
   type FieldLines,
   type FieldProblem,
   FileProblem,
   parseYamlMapping,
+  strictly,
   stringifyYamlFields,
 } from "./yaml-text.js";
 
@@ -65,9 +67,8 @@ function checkStatus(value: unknown, file: string, line?: number): void {
  * Throws FileProblem naming the file and line.
  */
 export function parseCourseFile(text: string, file: string, options: { strict?: boolean } = {}): CourseFile {
-  const { course, deferred } = parseCourseFileWithLines(text, file);
-  if (options.strict && deferred[0]) throw deferred[0];
-  return course;
+  const parsed = parseCourseFileWithLines(text, file);
+  return strictly(parsed, parsed.course, options.strict);
 }
 
 /**
@@ -79,17 +80,15 @@ export function parseCourseFileWithLines(
   file: string,
 ): { course: CourseFile; lines: FieldLines; deferred: FieldProblem[] } {
   const source = (text.startsWith("\uFEFF") ? text.slice(1) : text).replace(/\r\n/g, "\n");
-  const { values, lines } = parseYamlMapping(source, file);
-  for (const key of Object.keys(values)) {
-    if (!(COURSE_KEYS as readonly string[]).includes(key)) {
-      throw new FileProblem(
-        file,
-        lines[key],
-        `unknown key "${key}"`,
-        `course.yaml holds only ${COURSE_KEYS.join(", ")}.`,
-      );
-    }
-  }
+  const mapping = parseYamlMapping(source, file);
+  const { values, lines } = mapping;
+  checkKnownKeys(
+    mapping,
+    COURSE_KEYS,
+    file,
+    (key) => `unknown key "${key}"`,
+    `course.yaml holds only ${COURSE_KEYS.join(", ")}.`,
+  );
   const id = checkedId(values.id, file, lines.id);
   // A missing line is null, but a new course without `status` is a draft.
   const value = (key: string) => values[key] ?? (key === "status" && !("status" in values) ? "draft" : null);

@@ -163,3 +163,22 @@ export function checkedTitle(
   }
   return title;
 }
+
+/** Every key of a record file must be one it holds: the first that is not, named with its line. */
+export function checkKnownKeys(
+  parsed: ParsedMapping,
+  known: readonly string[],
+  file: string,
+  problem: (key: string) => string,
+  hint: string,
+): void {
+  for (const key of Object.keys(parsed.values)) {
+    if (!known.includes(key)) throw new FileProblem(file, parsed.lines[key], problem(key), hint);
+  }
+}
+
+/** A record file's parse, strict or not: strict, the first value of another type than the API's is an error. */
+export function strictly<T>(parsed: { deferred: readonly FieldProblem[] }, value: T, strict = false): T {
+  if (strict && parsed.deferred[0]) throw parsed.deferred[0];
+  return value;
+}

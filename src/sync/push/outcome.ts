@@ -1,0 +1,56 @@
+import { ApiError } from "../../api/errors.js";
+import type { UserError } from "../../errors.js";
+import type { Done } from "../journal.js";
+import type { PushOp } from "../push-plan.js";
+import type { Change } from "../report.js";
+import { racedFields } from "./answers.js";
+import type { Decision } from "./decide.js";
+
+// What one write of a push ends as: the change reported for it.
+
+/** The change a confirmed write reports, with another writer's change the answer shows. */
+export function doneChange(op: PushOp, line: Done, decision: Decision | undefined, adopted = false): Change {
+  // An update re-read as already on the site sends nothing; one over a record the site
+  // deleted (--force) creates it again.
+  const sent = op.type === "update" ? (decision?.fields ?? op.fields) : [];
+  const outcome =
+    op.type === "create" || line.op === "create"
+      ? "created"
+      : op.type === "delete"
+        ? "deleted"
+        : sent.length > 0
+          ? "updated"
+          : "unchanged";
+  const remote = decision?.remote;
+  const raced =
+    outcome === "updated" && remote && line.record ? racedFields(op.kind, remote, line.record, sent) : [];
+  const reason = adopted
+    ? `the site already had an equal ${op.kind} that no sync knew (${op.kind} ${line.id}): adopted, not created again`
+    : raced.length > 0
+      ? `changed on the site while this push wrote it: ${raced.join(", ")} (kept, and brought into the file)`
+      : outcome === "unchanged"
+        ? "the site already had it"
+        : op.type === "update" && line.op === "create"
+          ? `deleted on the site; created again (it was ${op.kind} ${op.id})`
+          : undefined;
+  return {
+    kind: op.kind,
+    id: line.id,
+    path: op.path,
+    outcome,
+    ...(outcome === "updated" ? { fields: sent } : {}),
+    ...(reason === undefined ? {} : { reason }),
+    ...(raced.length > 0 ? { raced } : {}),
+  };
+}
+
+/** A failed write's message, with the site's field messages next to the file. */
+export function failureText(error: UserError, file: string): string {
+  if (error instanceof ApiError && error.fieldErrors) {
+    const fields = Object.entries(error.fieldErrors)
+      .map(([field, messages]) => `${file}: ${field} ${messages.join(", ")}`)
+      .join("; ");
+    return `${error.message} (${fields})`;
+  }
+  return error.message;
+}
