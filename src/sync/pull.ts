@@ -5,26 +5,18 @@ import type { Resource } from "../api/wire.js";
 import { ExitCode, UserError } from "../errors.js";
 import type { BodyCodec } from "../tree/bodies.js";
 import { memoized } from "../tree/codecs.js";
-import {
-  hashTreeFile,
-  moveTreePath,
-  removeEmptyFolder,
-  removeLeftoverTemps,
-  removeTreeFile,
-  treePathExists,
-  writeTreeFile,
-} from "../tree/fs-ops.js";
+import { removeLeftoverTemps } from "../tree/fs-ops.js";
 import { convertMany, POOL_THRESHOLD } from "../tree/markdown/pool.js";
 import { scanTree } from "../tree/scan.js";
 import { StatCache } from "../tree/stat-cache.js";
 import { guardedFs, type TreeFs } from "../tree/tree-fs.js";
 import type { FileProblem } from "../tree/yaml-text.js";
-import { sha256 } from "../util/hash.js";
 import { snapshotRecord } from "./entities.js";
 import { Journal, unconfirmedIntents } from "./journal.js";
 import { baseTextsFor, buildLocalView, knownHashes } from "./local-view.js";
+import { applyOps, effectiveOps } from "./pull/apply.js";
 import { completeSummaries, type RecordReader } from "./pull/complete.js";
-import { type FileOp, planPull } from "./pull-plan.js";
+import { planPull } from "./pull-plan.js";
 import { jsonEqual } from "./reconcile.js";
 import { adoptIntents, foldJournal, restoreIds } from "./recovery.js";
 import { type Change, defaultMaxDelete } from "./report.js";
@@ -270,123 +262,6 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
   await journal.clear();
   await statCache.save();
   return result;
-}
-
-/** The ops that would change something on disk (writes of identical bytes are dropped). */
-async function effectiveOps(
-  root: string,
-  ops: readonly FileOp[],
-  existing: ReadonlySet<string>,
-): Promise<FileOp[]> {
-  const out: FileOp[] = [];
-  for (const op of ops) {
-    const inPlace = op.op === "copy" || (op.op === "write" && (!op.from || op.from === op.path));
-    if (inPlace && existing.has(op.path) && (await hashTreeFile(root, op.path)) === sha256(op.text)) continue;
-    if (op.op === "remove-folder-if-empty") continue;
-    out.push(op);
-  }
-  return out;
-}
-
-/**
- * Apply file operations in order. Every write is temp-then-rename; moves whose target is held by
- * another file still to move go through a temporary name first. Returns how many paths changed.
- */
-async function applyOps(
-  root: string,
-  ops: readonly FileOp[],
-  existing: ReadonlySet<string>,
-  fs: TreeFs,
-): Promise<number> {
-  let changed = 0;
-  const effective = await effectiveOps(root, ops, existing);
-  const folderMoves = effective.filter((op) => op.op === "move-folder");
-  const fileMoves = effective.filter(
-    (op) => op.op === "move" || (op.op === "write" && op.from && op.from !== op.path),
-  );
-  await twoPhaseMoves(
-    root,
-    folderMoves.map((op) => ({ from: (op as { from: string }).from, to: (op as { to: string }).to })),
-    (name, suffix) => `${name}-moving${suffix}`,
-    fs,
-  );
-  changed += folderMoves.length;
-  // Moves and rewrites that change a file's name: first park the sources whose name is taken.
-  const moves = fileMoves.map((op) =>
-    op.op === "move"
-      ? { from: op.from, to: op.to }
-      : { from: (op as { from: string }).from, to: (op as { path: string }).path },
-  );
-  await twoPhaseMoves(root, moves, (name, suffix) => name.replace(/\.md$/, `.moving${suffix}.md`), fs);
-  // Within one kind of operation the paths are distinct, so they run side by side; the kinds
-  // run in order (writes before deletes before removing emptied folders).
-  const queue = new PQueue({ concurrency: 16 });
-  let pending: Promise<unknown>[] = [];
-  let phase: FileOp["op"] | undefined;
-  for (const op of effective) {
-    if (op.op !== phase) {
-      await Promise.all(pending);
-      pending = [];
-      phase = op.op;
-    }
-    switch (op.op) {
-      case "move-folder":
-        break;
-      case "move":
-        changed++;
-        break;
-      case "write":
-      case "copy":
-        // A rewrite under a new name was moved there above; this replaces its bytes.
-        changed++;
-        pending.push(queue.add(() => writeTreeFile(root, op.path, op.text, fs)));
-        break;
-      case "delete":
-      case "remove-copy":
-        changed++;
-        pending.push(queue.add(() => removeTreeFile(root, op.path, fs)));
-        break;
-    }
-  }
-  await Promise.all(pending);
-  // Course folders emptied above go last, after conflict copies in them were removed too
-  // (effectiveOps leaves these out: removing an empty folder changes no file).
-  for (const op of ops) if (op.op === "remove-folder-if-empty") await removeEmptyFolder(root, op.path, fs);
-  return changed;
-}
-
-/**
- * Rename many paths where a target may be another rename's source (swapped names): sources
- * in the way are first moved to a temporary name. Rewrites (writes with a new name) only park
- * their source; the write itself lands the new file. Returns where parked sources went.
- */
-async function twoPhaseMoves(
-  root: string,
-  moves: ReadonlyArray<{ from: string; to: string }>,
-  park: (name: string, suffix: string) => string,
-  fs: TreeFs,
-): Promise<Map<string, string>> {
-  const sources = new Set(moves.map((m) => m.from));
-  const taken = new Set([...sources, ...moves.map((m) => m.to)]);
-  const parked = new Map<string, string>();
-  for (const move of moves) {
-    if (moves.some((other) => other !== move && other.to === move.from) && sources.has(move.from)) {
-      // A temporary name nothing uses: never one of these moves' paths, nor a file of the
-      // author's that happens to be called so.
-      let temp = park(move.from, "");
-      for (let n = 2; taken.has(temp) || (await treePathExists(root, temp)); n++) {
-        temp = park(move.from, `-${n}`);
-      }
-      taken.add(temp);
-      await moveTreePath(root, move.from, temp, fs);
-      parked.set(move.from, temp);
-    }
-  }
-  for (const move of moves) {
-    const from = parked.get(move.from) ?? move.from;
-    await moveTreePath(root, from, move.to, fs);
-  }
-  return parked;
 }
 
 async function saveIfChanged(

@@ -1,0 +1,129 @@
+import PQueue from "p-queue";
+import {
+  hashTreeFile,
+  moveTreePath,
+  removeEmptyFolder,
+  removeTreeFile,
+  treePathExists,
+  writeTreeFile,
+} from "../../tree/fs-ops.js";
+import type { TreeFs } from "../../tree/tree-fs.js";
+import { sha256 } from "../../util/hash.js";
+import type { FileOp } from "../pull-plan.js";
+
+/** The ops that would change something on disk (writes of identical bytes are dropped). */
+export async function effectiveOps(
+  root: string,
+  ops: readonly FileOp[],
+  existing: ReadonlySet<string>,
+): Promise<FileOp[]> {
+  const out: FileOp[] = [];
+  for (const op of ops) {
+    const inPlace = op.op === "copy" || (op.op === "write" && (!op.from || op.from === op.path));
+    if (inPlace && existing.has(op.path) && (await hashTreeFile(root, op.path)) === sha256(op.text)) continue;
+    if (op.op === "remove-folder-if-empty") continue;
+    out.push(op);
+  }
+  return out;
+}
+
+/**
+ * Apply file operations in order. Every write is temp-then-rename; moves whose target is held by
+ * another file still to move go through a temporary name first. Returns how many paths changed.
+ */
+export async function applyOps(
+  root: string,
+  ops: readonly FileOp[],
+  existing: ReadonlySet<string>,
+  fs: TreeFs,
+): Promise<number> {
+  let changed = 0;
+  const effective = await effectiveOps(root, ops, existing);
+  const folderMoves = effective.filter((op) => op.op === "move-folder");
+  const fileMoves = effective.filter(
+    (op) => op.op === "move" || (op.op === "write" && op.from && op.from !== op.path),
+  );
+  await twoPhaseMoves(
+    root,
+    folderMoves.map((op) => ({ from: (op as { from: string }).from, to: (op as { to: string }).to })),
+    (name, suffix) => `${name}-moving${suffix}`,
+    fs,
+  );
+  changed += folderMoves.length;
+  // Moves and rewrites that change a file's name: first park the sources whose name is taken.
+  const moves = fileMoves.map((op) =>
+    op.op === "move"
+      ? { from: op.from, to: op.to }
+      : { from: (op as { from: string }).from, to: (op as { path: string }).path },
+  );
+  await twoPhaseMoves(root, moves, (name, suffix) => name.replace(/\.md$/, `.moving${suffix}.md`), fs);
+  // Within one kind of operation the paths are distinct, so they run side by side; the kinds
+  // run in order (writes before deletes before removing emptied folders).
+  const queue = new PQueue({ concurrency: 16 });
+  let pending: Promise<unknown>[] = [];
+  let phase: FileOp["op"] | undefined;
+  for (const op of effective) {
+    if (op.op !== phase) {
+      await Promise.all(pending);
+      pending = [];
+      phase = op.op;
+    }
+    switch (op.op) {
+      case "move-folder":
+        break;
+      case "move":
+        changed++;
+        break;
+      case "write":
+      case "copy":
+        // A rewrite under a new name was moved there above; this replaces its bytes.
+        changed++;
+        pending.push(queue.add(() => writeTreeFile(root, op.path, op.text, fs)));
+        break;
+      case "delete":
+      case "remove-copy":
+        changed++;
+        pending.push(queue.add(() => removeTreeFile(root, op.path, fs)));
+        break;
+    }
+  }
+  await Promise.all(pending);
+  // Course folders emptied above go last, after conflict copies in them were removed too
+  // (effectiveOps leaves these out: removing an empty folder changes no file).
+  for (const op of ops) if (op.op === "remove-folder-if-empty") await removeEmptyFolder(root, op.path, fs);
+  return changed;
+}
+
+/**
+ * Rename many paths where a target may be another rename's source (swapped names): sources
+ * in the way are first moved to a temporary name. Rewrites (writes with a new name) only park
+ * their source; the write itself lands the new file. Returns where parked sources went.
+ */
+async function twoPhaseMoves(
+  root: string,
+  moves: ReadonlyArray<{ from: string; to: string }>,
+  park: (name: string, suffix: string) => string,
+  fs: TreeFs,
+): Promise<Map<string, string>> {
+  const sources = new Set(moves.map((m) => m.from));
+  const taken = new Set([...sources, ...moves.map((m) => m.to)]);
+  const parked = new Map<string, string>();
+  for (const move of moves) {
+    if (moves.some((other) => other !== move && other.to === move.from) && sources.has(move.from)) {
+      // A temporary name nothing uses: never one of these moves' paths, nor a file of the
+      // author's that happens to be called so.
+      let temp = park(move.from, "");
+      for (let n = 2; taken.has(temp) || (await treePathExists(root, temp)); n++) {
+        temp = park(move.from, `-${n}`);
+      }
+      taken.add(temp);
+      await moveTreePath(root, move.from, temp, fs);
+      parked.set(move.from, temp);
+    }
+  }
+  for (const move of moves) {
+    const from = parked.get(move.from) ?? move.from;
+    await moveTreePath(root, from, move.to, fs);
+  }
+  return parked;
+}
