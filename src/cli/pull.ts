@@ -6,14 +6,14 @@ import { ExitCode, InterruptedError, usageError } from "../errors.js";
 import { archiveEvents, EVENTS_FILE } from "../sync/events.js";
 import { acquireLock } from "../sync/lock.js";
 import { pull } from "../sync/pull.js";
-import { countOutcomes } from "../sync/report.js";
+import { countOutcomes, FIX_INVALID_FILES, invalidFilesMessage } from "../sync/report.js";
 import { connect, openTree, stopRequestsOnSignal, syncTarget } from "./context.js";
 import type { CliRun } from "./io.js";
 import { globalsOf } from "./main.js";
 import { Output } from "./output.js";
 import { maxDeleteFlag, treePaths } from "./paths.js";
 import { listingProgress } from "./progress.js";
-import { changeJson, changeLines, countsLine } from "./summary.js";
+import { changeJson, changeLines, countsLine, problemJson } from "./summary.js";
 
 /** Pull works on whole course folders: a file stands for its folder; anything else is an error. */
 function courseFolders(root: string, paths: readonly string[]): string[] {
@@ -112,6 +112,7 @@ export function registerPull(program: Command, run: CliRun): void {
             counts: countOutcomes(result.changes),
             changes: result.changes.filter((c) => c.outcome !== "unchanged").map(changeJson),
             conflicts: conflicts.map(changeJson),
+            invalid: result.invalid.map(problemJson),
             errors: [],
           });
         } else if (!globals.quiet) {
@@ -120,7 +121,9 @@ export function registerPull(program: Command, run: CliRun): void {
           out.result(
             `${result.dryRun ? "Dry run: " : ""}pulled ${result.counts.courses} courses and ${result.counts.chapters} chapters ` +
               `in ${result.requests} requests; ${countsLine(result.changes)}; ${verb} ${result.filesWritten} file${result.filesWritten === 1 ? "" : "s"}` +
-              (result.filesWritten === 0 && !result.dryRun ? " (already up to date)" : ""),
+              (result.filesWritten === 0 && !result.dryRun && !result.invalid.length
+                ? " (already up to date)"
+                : ""),
           );
           if (events) {
             out.result(
@@ -134,7 +137,18 @@ export function registerPull(program: Command, run: CliRun): void {
             );
           }
         }
-        // A dry run reports conflicts but, like push --dry-run, ends 0: it only shows.
+        if (result.invalid.length) {
+          // Said like an error (also with --quiet or --json): a scheduled pull must not hide it.
+          const left = result.dryRun
+            ? "they would be left as they are, the rest pulled"
+            : "they were left as they are, the rest was pulled";
+          run.stderr.write(
+            `coursesync: ${invalidFilesMessage(result.invalid, left)}\n${FIX_INVALID_FILES}\n`,
+          );
+          run.exitCode = Math.max(run.exitCode, ExitCode.failed);
+        }
+        // A dry run reports conflicts but, like push --dry-run, ends 0: it only shows. Conflicts
+        // (3) outrank invalid files (1): both need a person, and 3 says a merge waits.
         if (conflicts.length && !result.dryRun) run.exitCode = Math.max(run.exitCode, ExitCode.stopped);
       } finally {
         progress.stop();

@@ -1,4 +1,5 @@
 import { type Change, countOutcomes } from "../sync/report.js";
+import type { FileProblem } from "../tree/yaml-text.js";
 import type { Output } from "./output.js";
 
 const MARK: Record<Change["outcome"], string> = {
@@ -53,4 +54,14 @@ export function countsLine(changes: readonly Change[]): string {
 /** The --json form of a change (stable keys, no undefined). */
 export function changeJson(change: Change): Record<string, unknown> {
   return Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined));
+}
+
+/** The --json form of an invalid file's problem: its path, line, what is wrong and what to do. */
+export function problemJson(problem: FileProblem): Record<string, unknown> {
+  return {
+    path: problem.file,
+    ...(problem.line === undefined ? {} : { line: problem.line }),
+    message: problem.problem,
+    ...(problem.hint ? { hint: problem.hint } : {}),
+  };
 }

@@ -17,6 +17,7 @@ import {
   snapshotRecord,
 } from "./entities.js";
 import { chapterValuesAgainst, type LocalView } from "./local-view.js";
+import type { Held } from "./pull/held.js";
 import { bodyConflict } from "./pull/markers.js";
 import { type EntityInput, type EntityPlan, jsonEqual, reconcileEntity, type Winner } from "./reconcile.js";
 import { type Change, conflictReason } from "./report.js";
@@ -37,6 +38,8 @@ export interface PullInput {
   existingCopies: ReadonlySet<string>;
   /** Course ids and new-course keys in scope (pull [paths...]); undefined = everything. */
   inScope?: ((course: { id: number | undefined; folders: string[] }) => boolean) | undefined;
+  /** Records an invalid file holds back: not planned, their files and snapshot entries kept. */
+  held?: Held | undefined;
 }
 
 /** A file operation of the plan, relative paths with /. */
@@ -98,6 +101,7 @@ export function planPull(input: PullInput): PullPlan {
     const mine = local.courses.get(`course:${id}`);
     if (!scopeCourse(id, [entry?.path, mine?.folder])) continue;
     courseInScope.add(id);
+    if (input.held?.courses.has(id)) continue;
     const remote = remoteCourses.get(id);
     const plan = reconcileEntity(
       {
@@ -139,7 +143,7 @@ export function planPull(input: PullInput): PullPlan {
       courseInScope.has(Number(remoteChapters.get(id)?.course_id)) ||
       courseInScope.has(Number(base.chapters[id]?.record.course_id)) ||
       (mine && input.inScope({ id: undefined, folders: [mine.folder] }));
-    if (!inScope) continue;
+    if (!inScope || input.held?.chapters.has(id)) continue;
     const entry = base.chapters[id];
     const remote = remoteChapters.get(id);
     const entityInput: EntityInput = {

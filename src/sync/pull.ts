@@ -16,10 +16,11 @@ import { Journal, unconfirmedIntents } from "./journal.js";
 import { baseTextsFor, buildLocalView, knownHashes } from "./local-view.js";
 import { applyOps, effectiveOps } from "./pull/apply.js";
 import { completeSummaries, type RecordReader } from "./pull/complete.js";
+import { holdInvalid } from "./pull/held.js";
 import { planPull } from "./pull-plan.js";
 import { jsonEqual } from "./reconcile.js";
 import { adoptIntents, foldJournal, restoreIds } from "./recovery.js";
-import { type Change, defaultMaxDelete } from "./report.js";
+import { type Change, defaultMaxDelete, FIX_INVALID_FILES, invalidFilesMessage } from "./report.js";
 import {
   ContentCache,
   loadSnapshot,
@@ -64,6 +65,8 @@ export interface PullOptions {
 /** What a pull did (or, with --dry-run, would do). */
 export interface PullResult {
   changes: Change[];
+  /** The problems of the tree's invalid files: left as they are, the records behind them held. */
+  invalid: FileProblem[];
   /** Files created, rewritten, moved or removed in the tree. */
   filesWritten: number;
   snapshotWritten: boolean;
@@ -76,11 +79,7 @@ export interface PullResult {
 
 /** An error listing every invalid file, each with its line; nothing was written. */
 export function invalidFilesError(problems: readonly FileProblem[], verb: string): UserError {
-  const lines = problems.map((p) => `  ${p.message}${p.hint ? `\n    ${p.hint}` : ""}`);
-  const files = new Set(problems.map((p) => p.file)).size;
-  return new UserError(`${files} invalid file${files === 1 ? "" : "s"}; ${verb}:\n${lines.join("\n")}`, {
-    hint: "Fix the files above and run the command again.",
-  });
+  return new UserError(invalidFilesMessage(problems, verb), { hint: FIX_INVALID_FILES });
 }
 
 /** Pull the site into the tree: list, reconcile, write, save the snapshot last. */
@@ -153,7 +152,6 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
   const baseTexts = await baseTextsFor(scan, snapshot, cache);
   const local = buildLocalView(scan, snapshot, bodies, baseTexts);
   const problems = [...scan.problems, ...local.problems];
-  if (problems.length > 0) throw invalidFilesError(problems, "nothing was pulled");
 
   const [courses, chapters] = await listing;
   const known = Object.keys(snapshot?.courses ?? {}).length + Object.keys(snapshot?.chapters ?? {}).length;
@@ -194,23 +192,33 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
   }
 
   const scope = options.paths?.map((p) => p.replace(/\/+$/, ""));
+  const inScope = (file: string) =>
+    !scope || scope.some((p) => p === "." || p === "courses" || file === p || file.startsWith(`${p}/`));
+  // An invalid file stops nothing else: the records it holds back wait, the rest is pulled.
+  const hold = holdInvalid({
+    scan,
+    local,
+    problems,
+    snapshot,
+    remoteCourses: courses.records,
+    remoteChapters: chapters.records,
+    bodies,
+  });
   const plan = planPull({
     snapshot,
     site: options.siteUrl,
-    local,
+    local: hold.local,
+    held: hold.held,
     remoteCourses: courses.records,
     remoteChapters: chapters.records,
     baseTexts,
     bodies,
     winner: options.theirs ? "remote" : undefined,
     existingCopies: new Set(scan.copies),
-    inScope: scope
-      ? ({ folders }) =>
-          folders.some((folder) =>
-            scope.some((p) => p === "." || p === "courses" || folder === p || folder.startsWith(`${p}/`)),
-          )
-      : undefined,
+    inScope: scope ? ({ folders }) => folders.some(inScope) : undefined,
   });
+  plan.ops.push(...hold.ops.filter((op) => op.op === "copy" && inScope(op.path)));
+  plan.changes.push(...hold.changes.filter((change) => inScope(change.path)));
 
   const siteSize = courses.records.length + chapters.records.length;
   const maxDelete = options.maxDelete ?? defaultMaxDelete(Math.max(siteSize, known));
@@ -226,6 +234,7 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
 
   const result: PullResult = {
     changes: plan.changes,
+    invalid: problems.filter((problem) => inScope(problem.file)),
     filesWritten: 0,
     snapshotWritten: false,
     snapshotMissing: snapshot === undefined,

@@ -1,3 +1,4 @@
+import type { FileProblem } from "../tree/yaml-text.js";
 import type { Conflict } from "./reconcile.js";
 
 /** The fixed set of outcomes an entity can end a run with (feeds the summary and --json). */
@@ -66,4 +67,14 @@ export function conflictReason(conflict: Conflict): string {
     case "unknown-id":
       return "this id is not on the site";
   }
+}
+
+/** What to do about invalid files, said after their list. */
+export const FIX_INVALID_FILES = "Fix the files above and run the command again.";
+
+/** "2 invalid files; <what happened>:" and each problem with its file, line and hint. */
+export function invalidFilesMessage(problems: readonly FileProblem[], what: string): string {
+  const lines = problems.map((p) => `  ${p.message}${p.hint ? `\n    ${p.hint}` : ""}`);
+  const files = new Set(problems.map((p) => p.file)).size;
+  return `${files} invalid file${files === 1 ? "" : "s"}; ${what}:\n${lines.join("\n")}`;
 }

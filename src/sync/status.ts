@@ -72,6 +72,11 @@ export async function treeStatus(options: {
       }`,
     });
   }
+  // A record whose file is invalid is that: invalid, never deleted (DESIGN 4).
+  const invalid = new Set([...scan.problems, ...local.problems].map((problem) => problem.file));
+  const carried = new Set(
+    scan.chapters.filter((c) => invalid.has(c.file) && c.parsed?.id !== undefined).map((c) => c.parsed?.id),
+  );
   const copies = new Set(scan.copies);
   const conflicted = new Set<string>();
   for (const copy of scan.copies) {
@@ -90,8 +95,10 @@ export async function treeStatus(options: {
         state: "untracked",
         message: "not in the snapshot: run `coursesync pull` to adopt it",
       });
-    } else if (plan.remote.type === "delete") entries.push({ ...base, state: "deleted" });
-    else if (plan.remote.type === "update") {
+    } else if (plan.remote.type === "delete") {
+      if (!invalid.has(file) && !(plan.kind === "chapter" && carried.has(plan.id)))
+        entries.push({ ...base, state: "deleted" });
+    } else if (plan.remote.type === "update") {
       const moved = plan.remote.fields.includes("course_id");
       entries.push({
         ...base,

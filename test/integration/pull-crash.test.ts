@@ -85,3 +85,45 @@ describe("a pull killed at any moment is finished by the next pull", () => {
     }
   });
 });
+
+describe("a pull killed while it goes around an invalid file", () => {
+  it("is finished by the next pull: the invalid file untouched, the site's version of its record beside it", async () => {
+    const s = await pulledSite(start, {
+      body: "html",
+      courses: [{ title: "Web" }],
+      chapters: [
+        { course_id: 1, title: "Intro", ordinal: 1, content: "<p>intro</p>" },
+        { course_id: 1, title: "Tags", ordinal: 2, content: "<p>tags</p>" },
+        { course_id: 1, title: "Forms", ordinal: 3, content: "<p>forms</p>" },
+      ],
+    });
+    await s.replace("courses/web/02-tags.md", "ordinal: 2", "ordinal: two");
+    const broken = await s.read("courses/web/02-tags.md");
+    edit(s.emulator, "chapters", 2, { content: "<p>tags, edited</p>" });
+    edit(s.emulator, "chapters", 1, { title: "Welcome" });
+    edit(s.emulator, "chapters", 3, { content: "<p>forms, edited</p>" });
+    addChapter(s.emulator, { course_id: 1, title: "Canvas", ordinal: 4, content: "<p>canvas</p>" });
+
+    const points: Array<{ where: string; files: Record<string, string> }> = [];
+    capture = (where) => points.push({ where, files: treeNow(s.root) });
+    const first = await s.cli("pull");
+    capture = undefined;
+    expect(first.code, first.stderr).toBe(1);
+    expect(points.some((p) => p.where.includes("02-tags.remote.md"))).toBe(true);
+    const final = userFiles(treeNow(s.root));
+    expect(final["courses/web/02-tags.md"]).toBe(broken);
+    expect(final["courses/web/02-tags.remote.md"]).toContain("<p>tags, edited</p>");
+    const snapshot = treeNow(s.root)[".coursesync/production.json"];
+
+    for (const point of points) {
+      restoreTree(s.root, point.files);
+      const rerun = await s.cli("pull");
+      expect(rerun.code, `${point.where}: ${rerun.stderr}${rerun.stdout}`).toBe(1);
+      expect(rerun.stderr, point.where).toContain("courses/web/02-tags.md:4: ordinal must be a whole number");
+      expect(userFiles(treeNow(s.root)), point.where).toEqual(final);
+      expect(treeNow(s.root)[".coursesync/production.json"], point.where).toBe(snapshot);
+      const again = await s.cli("pull", "--json");
+      expect(JSON.parse(again.stdout), point.where).toMatchObject({ files_written: 0 });
+    }
+  });
+});

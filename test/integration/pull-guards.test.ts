@@ -163,7 +163,7 @@ describe("pull guards: cannot see it is not deleted", () => {
 });
 
 describe("pull with invalid local files", () => {
-  it("stops before changing anything and names each file and line", async () => {
+  it("pulls the other records, leaves the invalid file as it is and names it with its line", async () => {
     const { emulator, root, pull } = await setup();
     const [course] = seed(emulator, 1, 2);
     expect((await pull()).code).toBe(0);
@@ -174,9 +174,16 @@ describe("pull with invalid local files", () => {
     const before = await readTree(root);
     const result = await pull();
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/1 invalid file; nothing was pulled/);
+    expect(result.stderr).toMatch(/1 invalid file; they were left as they are, the rest was pulled/);
     expect(result.stderr).toMatch(/courses\/course-0\/01-chapter-0\.md:4: ordinal must be a whole number/);
-    expect(await readTree(root)).toEqual(before);
+    // The record the site deleted is kept with its invalid file; the other one is pulled.
+    expect(result.stdout).toMatch(
+      /\? skipped +courses\/course-0\/01-chapter-0\.md .*deleted on the site; kept here, as its file is invalid/,
+    );
+    const after = await readTree(root);
+    expect(after["courses/course-0/01-chapter-0.md"]).toBe(before["courses/course-0/01-chapter-0.md"]);
+    expect(after["courses/course-0/02-changed.md"]).toContain("title: Changed");
+    expect(after["courses/course-0/02-chapter-1.md"]).toBeUndefined();
   });
 });
 
@@ -387,11 +394,17 @@ describe("pull: one process at a time, atomic writes", () => {
     ok(emulator.state.edit("chapters", course!.chapters[0]!, { content: "<p>new</p>" }));
     ok(emulator.state.edit("chapters", course!.chapters[2]!, { title: "Renamed" }));
     ok(emulator.state.createChapter({ chapter: { course_id: course!.course, title: "Fourth", ordinal: 4 } }));
-    // Something in the way of the new chapter's file: the pull fails part-way.
+    // Something in the way of the new chapter's file, which the scan does not read (an invalid
+    // file there would keep its name): the pull fails part-way, at that write.
     const blocker = path.join(root, "courses/course-0/04-fourth.md");
     await mkdir(path.join(blocker, "in-the-way"), { recursive: true });
+    const config = path.join(root, "coursesync.yaml");
+    const configText = await readFile(config, "utf8");
+    await writeFile(config, configText.replace("ignore: []", "ignore: ['04-fourth.md']"));
     const failed = await pull();
     expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/courses\/course-0\/04-fourth\.md/);
+    await writeFile(config, configText);
     expect(await readFile(path.join(root, SNAPSHOT), "utf8")).toBe(snapshotBefore);
     expect(Object.keys(await readTree(root)).filter((f) => /\.tmp$|\.moving/.test(f))).toEqual([]);
 
