@@ -17,6 +17,7 @@ import {
   snapshotRecord,
 } from "./entities.js";
 import { chapterValuesAgainst, type LocalView } from "./local-view.js";
+import { keepCoursesWithChapters } from "./pull/course-deletes.js";
 import type { Held } from "./pull/held.js";
 import { bodyConflict } from "./pull/markers.js";
 import { type EntityInput, type EntityPlan, jsonEqual, reconcileEntity, type Winner } from "./reconcile.js";
@@ -124,16 +125,6 @@ export function planPull(input: PullInput): PullPlan {
   for (const id of remoteChapters.keys()) chapterIds.add(id);
   for (const chapter of local.chapters.values()) if (chapter.id !== undefined) chapterIds.add(chapter.id);
 
-  const courseOfChapter = (id: number): number | undefined => {
-    const mine = local.chapters.get(`chapter:${id}`);
-    const localCourse = mine ? local.courses.get(mine.courseKey)?.id : undefined;
-    return (
-      localCourse ??
-      (remoteChapters.get(id)?.course_id as number | undefined) ??
-      (base.chapters[id]?.record.course_id as number | undefined)
-    );
-  };
-
   const chapterPlans = new Map<number, EntityPlan>();
   for (const id of [...chapterIds].sort((a, b) => a - b)) {
     const mine = local.chapters.get(`chapter:${id}`);
@@ -163,35 +154,7 @@ export function planPull(input: PullInput): PullPlan {
     chapterPlans.set(id, reconcileEntity(entityInput, { equal: fieldsEqual, mergeText, winner }));
   }
 
-  // A course folder stays while any chapter file in it stays; a chapter cannot be placed in a
-  // course that has no folder here.
-  const chaptersStaying = new Map<number, number>();
-  for (const chapter of local.chapters.values()) {
-    if (chapter.id !== undefined && chapterPlans.has(chapter.id)) continue;
-    const course = local.courses.get(chapter.courseKey)?.id;
-    if (course !== undefined) chaptersStaying.set(course, (chaptersStaying.get(course) ?? 0) + 1);
-  }
-  for (const [id, plan] of chapterPlans) {
-    const mine = local.chapters.get(`chapter:${id}`);
-    const stays = (mine && plan.local.type !== "delete") || plan.local.type === "create";
-    if (!stays) continue;
-    // A chapter the site moved to another course leaves this folder.
-    const moved = plan.local.type === "write" && plan.local.fields.includes("course_id");
-    const course =
-      plan.local.type === "create" || moved
-        ? Number((plan.merged as unknown as ChapterValues).course_id)
-        : courseOfChapter(id);
-    if (course !== undefined) chaptersStaying.set(course, (chaptersStaying.get(course) ?? 0) + 1);
-  }
-  for (const [id, plan] of coursePlans) {
-    if (plan.local.type === "delete" && (chaptersStaying.get(id) ?? 0) > 0) {
-      coursePlans.set(id, {
-        ...plan,
-        local: { type: "none" },
-        conflict: { fields: [], reason: "deleted-remotely-edited-locally" },
-      });
-    }
-  }
+  keepCoursesWithChapters(coursePlans, chapterPlans, { local, remoteChapters, base });
 
   // ---- layout of what the tree holds after the pull ----
   const courseSlots: CourseSlot[] = [];
