@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { restoreTree, treeNow, userFiles } from "../helpers/crash.js";
 import { useEmulators } from "../helpers/emulator.js";
-import { addChapter, addCourse, edit, pulledSite } from "../helpers/site.js";
+import { addChapter, addCourse, edit, pulledSite, webSite } from "../helpers/site.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
 
 /** Called before and after each file operation pull makes (set by the test). */
@@ -88,12 +88,11 @@ describe("a pull killed at any moment is finished by the next pull", () => {
 
 describe("a pull killed while it goes around an invalid file", () => {
   it("is finished by the next pull: the invalid file untouched, the site's version of its record beside it", async () => {
+    const web = webSite();
     const s = await pulledSite(start, {
-      body: "html",
-      courses: [{ title: "Web" }],
+      ...web,
       chapters: [
-        { course_id: 1, title: "Intro", ordinal: 1, content: "<p>intro</p>" },
-        { course_id: 1, title: "Tags", ordinal: 2, content: "<p>tags</p>" },
+        ...(web.chapters ?? []),
         { course_id: 1, title: "Forms", ordinal: 3, content: "<p>forms</p>" },
       ],
     });

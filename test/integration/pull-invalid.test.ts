@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { manualClock, useEmulators } from "../helpers/emulator.js";
-import { addChapter, edit, type PulledSite, pulledSite, stamps } from "../helpers/site.js";
+import { useEmulators } from "../helpers/emulator.js";
+import { addChapter, edit, type PulledSite, pulledSite, stamps, webSite } from "../helpers/site.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
 
 const start = useEmulators();
@@ -10,15 +10,14 @@ const SNAPSHOT = ".coursesync/production.json";
 const TAGS = "courses/web/02-tags.md";
 const TAGS_COPY = "courses/web/02-tags.remote.md";
 
-/** Course Web (1): Intro (1), Tags (2), Forms (3); course Go (2): Tour (4). HTML bodies. */
+/** `webSite()` (Web (1): Intro (1), Tags (2)) with Forms (3) in Web, and Go (2): Tour (4). */
 function setup(): Promise<PulledSite> {
+  const web = webSite();
   return pulledSite(start, {
-    body: "html",
-    options: { now: manualClock().now },
-    courses: [{ title: "Web" }, { title: "Go" }],
+    ...web,
+    courses: [...(web.courses ?? []), { title: "Go" }],
     chapters: [
-      { course_id: 1, title: "Intro", ordinal: 1, content: "<p>intro</p>" },
-      { course_id: 1, title: "Tags", ordinal: 2, content: "<p>tags</p>" },
+      ...(web.chapters ?? []),
       { course_id: 1, title: "Forms", ordinal: 3, content: "<p>forms</p>" },
       { course_id: 2, title: "Tour", ordinal: 1, content: "<p>tour</p>" },
     ],
