@@ -85,7 +85,8 @@ export function holdInvalid(input: HoldInput): HoldPlan {
     course: new Map(input.remoteCourses.map((r) => [r.id, r])),
     chapter: new Map(input.remoteChapters.map((r) => [r.id, r])),
   };
-  const invalid = [...new Set(input.problems.map((p) => p.file))].sort();
+  const invalidFiles = new Set(input.problems.map((p) => p.file));
+  const invalid = [...invalidFiles].sort();
   const courseAt = new Map(Object.entries(base.courses).map(([id, e]) => [e.path, Number(id)]));
   const chapterAt = new Map(Object.entries(base.chapters).map(([id, e]) => [e.path, Number(id)]));
   const scanned = new Map(scan.chapters.map((c) => [c.file, c]));
@@ -138,7 +139,7 @@ export function holdInvalid(input: HoldInput): HoldPlan {
   const chapterHere = new Map<number, string>();
   for (const chapter of scan.chapters) {
     for (const id of chaptersOfFile(chapter.file)) {
-      if (!chapterHere.has(id) || invalid.includes(chapter.file)) chapterHere.set(id, chapter.file);
+      if (!chapterHere.has(id) || invalidFiles.has(chapter.file)) chapterHere.set(id, chapter.file);
     }
   }
   // A folder holding a held or invalid chapter file stays where it is while the file is so.
