@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from "commander";
 import { redactUrl } from "../api/login-url.js";
 import { ExitCode, UserError } from "../errors.js";
 import { fileSystemError } from "../tree/tree-fs.js";
+import { registerCheck } from "./commands/check.js";
 import { registerDiff } from "./diff.js";
 import { registerEmulator } from "./emulator.js";
 import { registerInit } from "./init.js";
@@ -41,6 +42,7 @@ export function buildProgram(io: CliRun): Command {
   registerDiff(program, io);
   registerPush(program, io);
   registerWatch(program, io);
+  registerCheck(program, io);
   registerEmulator(program, io);
   for (const command of program.commands) command.exitOverride();
   return program;

@@ -40,6 +40,7 @@ function assignIds<T>(entries: Array<SeedEntry<T>>, what: string): number[] {
         undefined,
         `${what} id ${entry.id} is also used by ${other}`,
         "Give each file its own id.",
+        { rule: "duplicate-id" },
       );
     }
     owners.set(entry.id, entry.file);

@@ -82,6 +82,23 @@ export interface LocalView {
   isIgnored?: ((relPath: string) => boolean) | undefined;
 }
 
+/** A file carrying the id another file carries too: named with that other file. */
+export class DuplicateId extends FileProblem {
+  constructor(
+    file: string,
+    line: number | undefined,
+    readonly other: string,
+  ) {
+    super(
+      file,
+      line,
+      `has the same id as ${other}`,
+      "Each record must have one file. Remove the id line from the copy to make it a new record.",
+      { rule: "duplicate-id" },
+    );
+  }
+}
+
 /** Paths the snapshot wrote, with their hashes: files whose bytes still match are not parsed. */
 export function knownHashes(snapshot: Snapshot | undefined): Map<string, string> {
   const known = new Map<string, string>();
@@ -129,20 +146,13 @@ export function buildLocalView(
   for (const [id, entry] of Object.entries(snapshot?.chapters ?? {}))
     chapterAtPath.set(entry.path, Number(id));
   const firstFile = new Map<string, string>();
-  const duplicate = (key: string, file: string): boolean => {
+  const duplicate = (key: string, file: string, line: number | undefined): boolean => {
     const other = firstFile.get(key);
     if (other === undefined) {
       firstFile.set(key, file);
       return false;
     }
-    view.problems.push(
-      new FileProblem(
-        file,
-        file.endsWith(".md") ? 2 : 1,
-        `has the same id as ${other}`,
-        "Each record must have one file. Remove the id line from the copy to make it a new record.",
-      ),
-    );
+    view.problems.push(new DuplicateId(file, line ?? (file.endsWith(".md") ? 2 : 1), other));
     return true;
   };
 
@@ -160,6 +170,7 @@ export function buildLocalView(
         kind === "chapter" ? 2 : 1,
         `has no id, but the last sync wrote ${kind} ${known} here: its id line was removed`,
         `Put back "id: ${known}"${kind === "chapter" ? " under the first ---" : " as the first line"}. To make a new ${kind} of it instead, ${kind === "chapter" ? "give the file another name" : "give the folder another name"}.`,
+        { rule: "removed-id" },
       ),
     );
     return true;
@@ -192,7 +203,7 @@ export function buildLocalView(
       unchanged = true;
     }
     const key = id === undefined ? `course:new:${course.folder}` : `course:${id}`;
-    if (duplicate(key, course.file)) continue;
+    if (duplicate(key, course.file, course.lines?.id)) continue;
     view.courses.set(key, {
       id,
       key,
@@ -248,7 +259,7 @@ export function buildLocalView(
       unchanged = true;
     }
     const key = id === undefined ? `chapter:new:${chapter.file}` : `chapter:${id}`;
-    if (duplicate(key, chapter.file)) continue;
+    if (duplicate(key, chapter.file, chapter.lines?.id)) continue;
     view.chapters.set(key, {
       id,
       key,
@@ -272,7 +283,7 @@ export function buildLocalView(
  * have (the site's own values are mirrored as they are, whatever their type). `local` gives a
  * field's value as reconcile sees it where the problem names another form (content).
  */
-function notTheSites(
+export function notTheSites(
   deferred: readonly FieldProblem[] | undefined,
   base: CourseValues | ChapterValues | undefined,
   local?: ChapterValues,

@@ -1,5 +1,5 @@
 import type { ChapterInput, CourseInput } from "../api/wire.js";
-import { FIELD_RULES } from "../tree/schema.js";
+import { FIELD_RULES, STATUS_VALUES, statusProblem } from "../tree/schema.js";
 import { FileProblem } from "../tree/yaml-text.js";
 import type { ChapterValues, CourseValues } from "./entities.js";
 import { chapterValuesOfRecord, courseValuesOfRecord } from "./entities.js";
@@ -37,7 +37,10 @@ export interface PushPlan {
   heldDeletes?: PushOp[];
 }
 
-const STATUS_INPUT: Record<string, 0 | 1> = { draft: 0, published: 1 };
+const STATUS_INPUT = Object.fromEntries(STATUS_VALUES.map((status, code) => [status, code])) as Record<
+  string,
+  number
+>;
 
 function isDateTime(field: string): boolean {
   return (FIELD_RULES.course as Record<string, { type: string }>)[field]?.type === "datetime";
@@ -98,17 +101,9 @@ export function planPush(changes: readonly LocalChange[], snapshot: Snapshot, lo
       const values = p.merged as unknown as CourseValues;
       const base = p.id === undefined ? undefined : snapshot.courses[p.id];
       const baseStatus = base ? courseValuesOfRecord(base.record).status : undefined;
-      if (values.status !== baseStatus && !(String(values.status) in STATUS_INPUT)) {
-        plan.problems.push(
-          new FileProblem(
-            file,
-            undefined,
-            `status must be draft or published, not ${JSON.stringify(values.status)}`,
-            typeof baseStatus === "string" && !(baseStatus in STATUS_INPUT)
-              ? `The site reported "${baseStatus}", which can be kept but not set.`
-              : undefined,
-          ),
-        );
+      const status = statusProblem(file, values.status, baseStatus, undefined);
+      if (status) {
+        plan.problems.push(status);
         continue;
       }
       // A yes/no the site requires, whose line was removed: sending null would be refused.
@@ -122,6 +117,7 @@ export function planPush(changes: readonly LocalChange[], snapshot: Snapshot, lo
             undefined,
             `${cleared.join(" and ")} ${cleared.length > 1 ? "are" : "is"} missing: the site takes only true or false`,
             `Put the line back, for example ${cleared[0]}: false.`,
+            { rule: "required" },
           ),
         );
         continue;
@@ -142,7 +138,9 @@ export function planPush(changes: readonly LocalChange[], snapshot: Snapshot, lo
           const courseId = local.courses.get(courseKey)?.id;
           if (courseId === undefined && !creatingCourse.has(courseKey)) {
             plan.problems.push(
-              new FileProblem(file, undefined, "its course folder has no course to create it in"),
+              new FileProblem(file, undefined, "its course folder has no course to create it in", undefined, {
+                rule: "outside-course",
+              }),
             );
             continue;
           }

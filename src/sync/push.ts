@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import PQueue from "p-queue";
 import type { CreateOptions, Listing, ListOptions } from "../api/client.js";
@@ -7,17 +6,17 @@ import { realSleep } from "../api/gate.js";
 import type { Resource, WireRecord } from "../api/wire.js";
 import { ExitCode, InterruptedError, UserError } from "../errors.js";
 import type { BodyCodec } from "../tree/bodies.js";
-import { abs, removeLeftoverTemps, removeTreeFile } from "../tree/fs-ops.js";
+import { removeLeftoverTemps, removeTreeFile } from "../tree/fs-ops.js";
 import { conflictCopyPath } from "../tree/layout.js";
 import { scanTree } from "../tree/scan.js";
 import { DEFAULT_LIMITS, type Limits } from "../tree/schema.js";
 import { StatCache } from "../tree/stat-cache.js";
 import { guardedFs, type TreeFs } from "../tree/tree-fs.js";
-import { FileProblem } from "../tree/yaml-text.js";
+import type { FileProblem } from "../tree/yaml-text.js";
 import { fieldsEqual, valuesOfRecord } from "./entities.js";
 import { type Done, Journal, type JournalLine, unconfirmedIntents } from "./journal.js";
 import { inPaths, planLocalChanges } from "./local-plan.js";
-import { baseTextsFor, buildLocalView, knownHashes, type LocalView } from "./local-view.js";
+import { baseTextsFor, buildLocalView, knownHashes } from "./local-view.js";
 import { invalidFilesError } from "./pull.js";
 import { Adopter, type ApplyContext, apply } from "./push/apply.js";
 import type { Decision, Known } from "./push/decide.js";
@@ -29,13 +28,12 @@ import { type Change, defaultMaxDelete } from "./report.js";
 import {
   ContentCache,
   loadSnapshot,
-  type Snapshot,
   saveSnapshot,
   snapshotBase,
   statePaths,
   stateTemps,
 } from "./snapshot.js";
-import { valueProblems } from "./value-checks.js";
+import { unknownIdProblems, valueProblems } from "./value-checks.js";
 
 /** The part of the API client push uses. */
 export interface PushClient {
@@ -151,7 +149,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     ...scan.problems,
     ...local.problems,
     ...valueProblems(scan, local, snapshot, options.limits ?? DEFAULT_LIMITS),
-    ...(await untrackedProblems(root, snapshot, local)),
+    ...unknownIdProblems(scan, local, snapshot),
   ];
   // Invalid files stop the push, unless they are outside the paths asked for or the caller
   // (watch) skips them; either way nothing they stand for (or hold, for a course) is touched.
@@ -393,33 +391,6 @@ function showSiteValues(plan: PushPlan, decisions: ReadonlyMap<string, Decision>
 function deletedChapters(lines: readonly JournalLine[]): Set<number> {
   const deletes = lines.filter((l): l is Done => l.t === "done" && l.op === "delete" && l.kind === "chapter");
   return new Set(deletes.map((l) => l.id));
-}
-
-/**
- * Files whose id the snapshot does not know (a record made elsewhere, or an id edited by
- * hand): pushing them would be guesswork, and the record the snapshot has at that path would
- * be taken for deleted here. They stop the push like an invalid file.
- */
-async function untrackedProblems(root: string, snapshot: Snapshot, local: LocalView): Promise<FileProblem[]> {
-  const out: FileProblem[] = [];
-  const entries = [
-    ...[...local.courses.values()].map((c) => ({ file: c.file, id: c.id, known: snapshot.courses })),
-    ...[...local.chapters.values()].map((c) => ({ file: c.file, id: c.id, known: snapshot.chapters })),
-  ];
-  for (const { file, id, known } of entries) {
-    if (id === undefined || known[id]) continue;
-    const text = await readFile(abs(root, file), "utf8").catch(() => "");
-    const at = text.split("\n").findIndex((line) => /^id:/.test(line));
-    out.push(
-      new FileProblem(
-        file,
-        at < 0 ? undefined : at + 1,
-        `has id ${id}, which the last sync does not know`,
-        "Run `coursesync pull` to adopt a record made elsewhere, or remove the id line to create the file as a new record.",
-      ),
-    );
-  }
-  return out;
 }
 
 /**

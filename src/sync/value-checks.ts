@@ -1,8 +1,14 @@
 import type { ChapterFile } from "../tree/chapter-file.js";
 import type { ScanResult } from "../tree/scan.js";
-import { FIELD_RULES, fieldProblems, type Limits } from "../tree/schema.js";
-import type { FieldLines, FileProblem } from "../tree/yaml-text.js";
-import { type CourseValues, chapterValuesOfRecord, courseValuesOfRecord, fieldsEqual } from "./entities.js";
+import { FIELD_RULES, fieldProblems, type Limits, statusProblem } from "../tree/schema.js";
+import { type FieldLines, FileProblem } from "../tree/yaml-text.js";
+import {
+  type ChapterValues,
+  type CourseValues,
+  chapterValuesOfRecord,
+  courseValuesOfRecord,
+  fieldsEqual,
+} from "./entities.js";
 import type { LocalChapter, LocalCourse, LocalView } from "./local-view.js";
 import type { Snapshot } from "./snapshot.js";
 
@@ -33,25 +39,60 @@ export function valueProblems(
   ];
 }
 
+/**
+ * Files whose id the snapshot does not know (a record made elsewhere, or an id edited by
+ * hand): pushing them would be guesswork, and the record the snapshot has at that path would
+ * be taken for deleted here. They stop a push like an invalid file.
+ */
+export function unknownIdProblems(scan: ScanResult, local: LocalView, snapshot: Snapshot): FileProblem[] {
+  const lines = new Map<string, FieldLines | undefined>([
+    ...scan.courses.map((c) => [c.file ?? c.folder, c.lines] as const),
+    ...scan.chapters.map((c) => [c.file, c.lines] as const),
+  ]);
+  const entries = [
+    ...[...local.courses.values()].map((c) => ({ file: c.file, id: c.id, known: snapshot.courses })),
+    ...[...local.chapters.values()].map((c) => ({ file: c.file, id: c.id, known: snapshot.chapters })),
+  ];
+  return entries
+    .filter(({ id, known }) => id !== undefined && !known[id])
+    .map(
+      ({ file, id }) =>
+        new FileProblem(
+          file,
+          lines.get(file)?.id,
+          `has id ${id}, which the last sync does not know`,
+          "Run `coursesync pull` to adopt a record made elsewhere, or remove the id line to create the file as a new record.",
+          { rule: "unknown-id" },
+        ),
+    );
+}
+
 /** The text values a course file changed, against the record the last sync left. */
-function courseProblems(
-  mine: LocalCourse,
+export function courseProblems(
+  mine: Pick<LocalCourse, "id" | "file" | "values">,
   lines: FieldLines | undefined,
   snapshot: Snapshot | undefined,
   limits: Limits,
 ): FileProblem[] {
   const entry = mine.id === undefined ? undefined : snapshot?.courses[mine.id];
   const base = entry ? courseValuesOfRecord(entry.record) : undefined;
-  return (Object.keys(FIELD_RULES.course) as Array<keyof CourseValues>).flatMap((field) => {
-    const value = mine.values[field];
-    if (typeof value !== "string" || (base && fieldsEqual(field, value, base[field]))) return [];
-    return fieldProblems(mine.file, "course", field, { text: value, line: lines?.[field] }, limits);
-  });
+  // A status that is not text is a problem of its type, found by parsing.
+  const { status } = mine.values;
+  const statusRefused =
+    typeof status === "string" ? statusProblem(mine.file, status, base?.status, lines?.status) : undefined;
+  return [
+    ...(statusRefused ? [statusRefused] : []),
+    ...(Object.keys(FIELD_RULES.course) as Array<keyof CourseValues>).flatMap((field) => {
+      const value = mine.values[field];
+      if (typeof value !== "string" || (base && fieldsEqual(field, value, base[field]))) return [];
+      return fieldProblems(mine.file, "course", field, { text: value, line: lines?.[field] }, limits);
+    }),
+  ];
 }
 
 /** A chapter file's changed title and body (the body as written, and the HTML sent for it). */
-function chapterProblems(
-  mine: LocalChapter,
+export function chapterProblems(
+  mine: Pick<LocalChapter, "id" | "file"> & { values: Pick<ChapterValues, "content"> },
   parsed: ChapterFile,
   lines: FieldLines | undefined,
   snapshot: Snapshot | undefined,

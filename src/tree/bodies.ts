@@ -40,5 +40,6 @@ export function readJsonBody(body: string, file: string): string {
     undefined,
     "the body of a `format: json` chapter must be one JSON string",
     "This format keeps HTML that UTF-8 cannot hold exact; edit it as a JSON string, or pull again.",
+    { rule: "type" },
   );
 }

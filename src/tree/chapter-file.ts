@@ -2,14 +2,14 @@ import matter from "gray-matter";
 import {
   checkedId,
   checkedTitle,
-  checkKnownKeys,
   deferCheck,
   type FieldLines,
   type FieldProblem,
   FileProblem,
-  parseYamlMapping,
+  readYamlMapping,
   strictly,
   stringifyYamlFields,
+  unknownKeys,
 } from "./yaml-text.js";
 
 /**
@@ -54,10 +54,18 @@ export function splitFrontMatter(
       file,
       1,
       "the file must start with front matter: a line '---', the fields, and another '---'",
+      undefined,
+      { rule: "front-matter" },
     );
   }
   if (!/\n---[ \t]*(\n|$)/.test(source.slice(3))) {
-    throw new FileProblem(file, 1, "the front matter is not closed: add a line '---' after the fields");
+    throw new FileProblem(
+      file,
+      1,
+      "the front matter is not closed: add a line '---' after the fields",
+      undefined,
+      { rule: "front-matter" },
+    );
   }
   const parsed = matter(source, splitOnly as unknown as Parameters<typeof matter>[1]);
   // The body is written with one trailing LF added; take exactly that one back off.
@@ -80,27 +88,54 @@ export function parseChapterFile(
   return strictly(parsed, parsed.chapter, options.strict);
 }
 
+/** A chapter file as read: its values (when the front matter parses) and every problem found. */
+export interface ReadChapterFile {
+  /** The values, even when `problems` holds some (for checking every problem at once). */
+  chapter: ChapterFile | undefined;
+  lines: FieldLines;
+  /** Problems of values that count only where the value is not the site's. */
+  deferred: FieldProblem[];
+  /** Problems that make the file invalid whatever the site has. */
+  problems: FileProblem[];
+}
+
+/** Run a check that throws a FileProblem; collect it into `problems` instead. */
+function collect<T>(problems: FileProblem[], check: () => T): T | undefined {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof FileProblem)) throw error;
+    problems.push(error);
+    return undefined;
+  }
+}
+
 /**
- * Parse a chapter file, with the line of each key it sets and of its body. A title or ordinal
- * of another type than the API's, and a `content:` line, are kept, each with its problem in
- * `deferred`: it counts only if the value is not the site's.
+ * Read a chapter file, collecting every problem instead of stopping at the first. A title or
+ * ordinal of another type than the API's, and a `content:` line, are kept, each with its
+ * problem in `deferred`: it counts only if the value is not the site's.
  */
-export function parseChapterFileWithLines(
-  text: string,
-  file: string,
-): { chapter: ChapterFile; lines: FieldLines; deferred: FieldProblem[] } {
-  const { frontMatter, body, bodyLine } = splitFrontMatter(text, file);
-  const mapping = parseYamlMapping(frontMatter, file, 2);
+export function readChapterFile(text: string, file: string): ReadChapterFile {
+  const problems: FileProblem[] = [];
+  const split = collect(problems, () => splitFrontMatter(text, file));
+  if (!split) return { chapter: undefined, lines: {}, deferred: [], problems };
+  const { frontMatter, body, bodyLine } = split;
+  const read = readYamlMapping(frontMatter, file, 2);
+  problems.push(...read.problems);
+  const { mapping } = read;
+  if (!mapping) return { chapter: undefined, lines: { body: bodyLine }, deferred: [], problems };
   const { values, lines } = mapping;
-  checkKnownKeys(
-    mapping,
-    CHAPTER_KEYS,
-    file,
-    (key) => `unknown front matter key "${key}"`,
-    `A chapter's front matter holds only ${CHAPTER_KEYS.join(", ")}.`,
+  problems.push(
+    ...unknownKeys(
+      mapping,
+      CHAPTER_KEYS,
+      file,
+      (key) => `unknown front matter key "${key}"`,
+      `A chapter's front matter holds only ${CHAPTER_KEYS.join(", ")}.`,
+    ),
   );
   const { format } = values;
-  const id = checkedId(values.id, file, lines.id);
+  const id = collect(problems, () => checkedId(values.id, file, lines.id));
   const title = values.title ?? null;
   const ordinal = values.ordinal ?? null;
   const deferred: FieldProblem[] = [];
@@ -111,11 +146,14 @@ export function parseChapterFileWithLines(
   const content = "content" in values ? { literal: values.content } : undefined;
   if (content) {
     if (body !== "") {
-      throw new FileProblem(
-        file,
-        lines.content,
-        "the file has both a body and a `content:` line",
-        "`content:` shows the site's content when it is not text. To send the body, remove the `content:` line; to keep the site's value, remove the body.",
+      problems.push(
+        new FileProblem(
+          file,
+          lines.content,
+          "the file has both a body and a `content:` line",
+          "`content:` shows the site's content when it is not text. To send the body, remove the `content:` line; to keep the site's value, remove the body.",
+          { rule: "content" },
+        ),
       );
     }
     deferCheck(deferred, "content", content, () => {
@@ -124,15 +162,20 @@ export function parseChapterFileWithLines(
         lines.content,
         `content: ${JSON.stringify(content.literal)} can only mirror what the site has; a chapter's content is its body`,
         "Remove the `content:` line and write the body below the front matter.",
+        { rule: "content" },
       );
     });
   }
   const formats: unknown[] = [undefined, null, "markdown", "html", "json"];
   if (!formats.includes(format)) {
-    throw new FileProblem(
-      file,
-      lines.format,
-      `format must be "html" or left out, not ${JSON.stringify(format)}`,
+    problems.push(
+      new FileProblem(
+        file,
+        lines.format,
+        `format must be "html" or left out, not ${JSON.stringify(format)}`,
+        undefined,
+        { rule: "type" },
+      ),
     );
   }
   const chapter: ChapterFile = {
@@ -143,7 +186,20 @@ export function parseChapterFileWithLines(
     body,
     ...(content ? { content } : {}),
   };
-  return { chapter, lines: { ...lines, body: bodyLine }, deferred };
+  return { chapter, lines: { ...lines, body: bodyLine }, deferred, problems };
+}
+
+/**
+ * Parse a chapter file, with the line of each key it sets and of its body (see
+ * `readChapterFile`). Throws the first problem that makes the file invalid.
+ */
+export function parseChapterFileWithLines(
+  text: string,
+  file: string,
+): { chapter: ChapterFile; lines: FieldLines; deferred: FieldProblem[] } {
+  const { chapter, lines, deferred, problems } = readChapterFile(text, file);
+  if (problems[0] || !chapter) throw problems[0];
+  return { chapter, lines, deferred };
 }
 
 function checkOrdinal(ordinal: unknown, file: string, line: number | undefined): void {
@@ -152,6 +208,8 @@ function checkOrdinal(ordinal: unknown, file: string, line: number | undefined):
       file,
       line ?? 2,
       `ordinal must be a whole number, not ${JSON.stringify(ordinal ?? null)}`,
+      undefined,
+      { rule: "type" },
     );
   }
   if (!Number.isSafeInteger(ordinal)) {
@@ -160,6 +218,7 @@ function checkOrdinal(ordinal: unknown, file: string, line: number | undefined):
       line,
       `ordinal ${ordinal} is too large to send exactly`,
       `Use a whole number up to ${Number.MAX_SAFE_INTEGER}.`,
+      { rule: "type" },
     );
   }
 }

@@ -1,14 +1,14 @@
 import {
   checkedId,
   checkedTitle,
-  checkKnownKeys,
   deferCheck,
   type FieldLines,
   type FieldProblem,
   FileProblem,
-  parseYamlMapping,
+  readYamlMapping,
   strictly,
   stringifyYamlFields,
+  unknownKeys,
 } from "./yaml-text.js";
 
 /**
@@ -46,19 +46,34 @@ function checkText(key: string, value: unknown, file: string, line?: number): vo
       line,
       `${key} must be text, not ${JSON.stringify(value)}`,
       "Quote the value.",
+      { rule: "type" },
     );
   }
 }
 
 function checkBoolean(key: string, value: unknown, file: string, line?: number): void {
   if (value !== null && typeof value !== "boolean") {
-    throw new FileProblem(file, line, `${key} must be true or false, not ${JSON.stringify(value)}`);
+    throw new FileProblem(
+      file,
+      line,
+      `${key} must be true or false, not ${JSON.stringify(value)}`,
+      undefined,
+      {
+        rule: "type",
+      },
+    );
   }
 }
 
 function checkStatus(value: unknown, file: string, line?: number): void {
   if (typeof value !== "string" || value === "") {
-    throw new FileProblem(file, line, `status must be draft or published, not ${JSON.stringify(value)}`);
+    throw new FileProblem(
+      file,
+      line,
+      `status must be draft or published, not ${JSON.stringify(value)}`,
+      undefined,
+      { rule: "status" },
+    );
   }
 }
 
@@ -71,25 +86,42 @@ export function parseCourseFile(text: string, file: string, options: { strict?: 
   return strictly(parsed, parsed.course, options.strict);
 }
 
+/** A course.yaml as read: its values (when the YAML parses) and every problem found. */
+export interface ReadCourseFile {
+  /** The values, even when `problems` holds some (for checking every problem at once). */
+  course: CourseFile | undefined;
+  lines: FieldLines;
+  /** Problems of values that count only where the value is not the site's. */
+  deferred: FieldProblem[];
+  /** Problems that make the file invalid whatever the site has. */
+  problems: FileProblem[];
+}
+
 /**
- * Parse a course.yaml, with the line of each key it sets. Values of another type than the API's
- * are kept, each with its problem in `deferred`: it counts only if the value is not the site's.
+ * Read a course.yaml, collecting every problem instead of stopping at the first. Values of
+ * another type than the API's are kept, each with its problem in `deferred`.
  */
-export function parseCourseFileWithLines(
-  text: string,
-  file: string,
-): { course: CourseFile; lines: FieldLines; deferred: FieldProblem[] } {
+export function readCourseFile(text: string, file: string): ReadCourseFile {
   const source = (text.startsWith("\uFEFF") ? text.slice(1) : text).replace(/\r\n/g, "\n");
-  const mapping = parseYamlMapping(source, file);
+  const { mapping, problems } = readYamlMapping(source, file);
+  if (!mapping) return { course: undefined, lines: {}, deferred: [], problems };
   const { values, lines } = mapping;
-  checkKnownKeys(
-    mapping,
-    COURSE_KEYS,
-    file,
-    (key) => `unknown key "${key}"`,
-    `course.yaml holds only ${COURSE_KEYS.join(", ")}.`,
+  problems.push(
+    ...unknownKeys(
+      mapping,
+      COURSE_KEYS,
+      file,
+      (key) => `unknown key "${key}"`,
+      `course.yaml holds only ${COURSE_KEYS.join(", ")}.`,
+    ),
   );
-  const id = checkedId(values.id, file, lines.id);
+  let id: number | undefined;
+  try {
+    id = checkedId(values.id, file, lines.id);
+  } catch (error) {
+    if (!(error instanceof FileProblem)) throw error;
+    problems.push(error);
+  }
   // A missing line is null, but a new course without `status` is a draft.
   const value = (key: string) => values[key] ?? (key === "status" && !("status" in values) ? "draft" : null);
   const course = { id } as CourseFile;
@@ -105,6 +137,20 @@ export function parseCourseFileWithLines(
       else checkText(key, v, file, lines[key]);
     });
   }
+  return { course, lines, deferred, problems };
+}
+
+/**
+ * Parse a course.yaml, with the line of each key it sets. Values of another type than the API's
+ * are kept, each with its problem in `deferred`: it counts only if the value is not the site's.
+ * Throws the first problem that makes the file invalid.
+ */
+export function parseCourseFileWithLines(
+  text: string,
+  file: string,
+): { course: CourseFile; lines: FieldLines; deferred: FieldProblem[] } {
+  const { course, lines, deferred, problems } = readCourseFile(text, file);
+  if (problems[0] || !course) throw problems[0];
   return { course, lines, deferred };
 }
 

@@ -2,8 +2,8 @@ import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { sha256 } from "../util/hash.js";
 import { conflictMarkerLine } from "./bodies/merge.js";
-import { type ChapterFile, parseChapterFileWithLines } from "./chapter-file.js";
-import { type CourseFile, parseCourseFileWithLines } from "./course-file.js";
+import { type ChapterFile, readChapterFile } from "./chapter-file.js";
+import { type CourseFile, readCourseFile } from "./course-file.js";
 import { readFolder } from "./folder-entries.js";
 import { tempFileOwner } from "./fs-ops.js";
 import { ignoreMatcher } from "./ignore-rules.js";
@@ -28,6 +28,8 @@ export interface ScannedCourse {
   lines?: FieldLines;
   /** Problems of values that count only where they are not the site's (see FieldProblem). */
   deferred?: FieldProblem[];
+  /** An invalid file's values as far as they were read (for reporting all its problems). */
+  partial?: CourseFile;
 }
 
 /** A chapter file as found on disk. */
@@ -40,6 +42,8 @@ export interface ScannedChapter {
   lines?: FieldLines;
   /** Problems of values that count only where they are not the site's (see FieldProblem). */
   deferred?: FieldProblem[];
+  /** An invalid file's values as far as they were read (for reporting all its problems). */
+  partial?: ChapterFile;
 }
 
 /** What a scan of the tree found. */
@@ -54,6 +58,11 @@ export interface ScanResult {
   temps: string[];
   /** What the scan skipped and the user should hear of: one message each, naming the path. */
   warnings: string[];
+  /**
+   * Files in a course folder named almost like a chapter or course.yaml (`.markdown`, `.MD`,
+   * `course.yml`), which coursesync does not read.
+   */
+  lookalikes: string[];
   /** Whether a tree path is ignored (built-in rules and `ignore:`): the scan did not read it. */
   isIgnored?: (relPath: string) => boolean;
 }
@@ -66,6 +75,7 @@ export class ConflictMarkers extends FileProblem {
       line,
       "holds conflict markers (<<<<<<< ... >>>>>>>)",
       "Finish the merge: keep the lines you want and remove the markers.",
+      { rule: "conflict-markers", column: 1 },
     );
   }
 }
@@ -73,6 +83,28 @@ export class ConflictMarkers extends FileProblem {
 function markerProblem(file: string, text: string): FileProblem | undefined {
   const line = conflictMarkerLine(text);
   return line === undefined ? undefined : new ConflictMarkers(file, line);
+}
+
+/**
+ * Every problem of one record file: its encoding, leftover conflict markers, and all its parse
+ * found. Markers break the YAML they stand in, so its syntax errors are theirs, not more.
+ */
+function fileProblems(
+  file: string,
+  text: string,
+  encoding: FileProblem | undefined,
+  parsed: readonly FileProblem[],
+): FileProblem[] {
+  const marker = markerProblem(file, text);
+  const broken = parsed.some((p) => p.rule === "yaml-syntax" || p.rule === "front-matter");
+  const rest = marker && broken ? [] : parsed;
+  return [encoding, marker, ...rest].filter((problem): problem is FileProblem => problem !== undefined);
+}
+
+/** A name read as nothing that looks like a chapter or course.yaml: `.markdown`, `.MD`, `course.yml`. */
+export function isLookalike(name: string): boolean {
+  if (/\.(md|markdown)$/i.test(name)) return !name.endsWith(".md");
+  return /^course\.ya?ml$/i.test(name) && name !== COURSE_FILE;
 }
 
 /** Whether a file name is one of coursesync's conflict copies. */
@@ -123,6 +155,7 @@ async function nestedChapters(
           undefined,
           "is in a subfolder of a course folder, where coursesync reads no chapters",
           "Move it up into the course folder, or add its folder to ignore: in coursesync.yaml.",
+          { rule: "outside-course" },
         ),
       );
     }
@@ -146,6 +179,7 @@ function oddNameProblem(shown: string): FileProblem {
     undefined,
     `${ODD_NAME}, so coursesync cannot tell which record it holds`,
     `Rename it to a UTF-8 name (in a shell: mv $'${shown}' <new name>), or add it to ignore: in coursesync.yaml.`,
+    { rule: "encoding" },
   );
 }
 
@@ -183,6 +217,7 @@ function utf8Problem(relPath: string, buffer: Buffer, text: string): FileProblem
     line,
     "is not valid UTF-8 text",
     "Save the file as UTF-8 (your editor's encoding setting) and run the command again.",
+    { rule: "encoding" },
   );
 }
 
@@ -196,6 +231,7 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
     copies: [],
     temps: [],
     warnings: [],
+    lookalikes: [],
     isIgnored: ignored,
   };
   let folders: string[];
@@ -222,6 +258,7 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
                 undefined,
                 "is not inside a course folder",
                 "Move it into courses/<course>/.",
+                { rule: "outside-course" },
               ),
             );
           }
@@ -294,6 +331,7 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
         .filter((entry) => entry.isFile() && !ignored(rel(folder, entry.name)))
         .map((entry) => entry.name)
         .sort();
+      for (const name of entries) if (isLookalike(name)) result.lookalikes.push(rel(folder, name));
       const course: ScannedCourse = { folder, file: undefined, hash: undefined, parsed: undefined };
       if (entries.includes(COURSE_FILE)) {
         const file = rel(folder, COURSE_FILE);
@@ -301,17 +339,14 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
         course.file = file;
         course.hash = hash;
         if (parse) {
-          try {
-            const marker = encoding ?? markerProblem(file, text);
-            if (marker) throw marker;
-            ({
-              course: course.parsed,
-              lines: course.lines,
-              deferred: course.deferred,
-            } = parseCourseFileWithLines(text, file));
-          } catch (error) {
-            if (!(error instanceof FileProblem)) throw error;
-            result.problems.push(error);
+          const read = readCourseFile(text, file);
+          const problems = fileProblems(file, text, encoding, read.problems);
+          course.lines = read.lines;
+          course.deferred = read.deferred;
+          if (problems.length === 0) course.parsed = read.course;
+          else {
+            result.problems.push(...problems);
+            if (read.course) course.partial = read.course;
           }
         }
       }
@@ -324,6 +359,7 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
             undefined,
             "holds chapter files but no course.yaml",
             "Add a course.yaml with at least a title, or move the chapters into a course folder.",
+            { rule: "outside-course" },
           ),
         );
       }
@@ -332,18 +368,15 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
         const { text, hash, parse, encoding } = await read(file);
         const chapter: ScannedChapter = { file, folder, hash, parsed: undefined };
         if (parse) {
-          try {
-            const marker = encoding ?? markerProblem(file, text);
-            if (marker) throw marker;
-            ({
-              chapter: chapter.parsed,
-              lines: chapter.lines,
-              deferred: chapter.deferred,
-            } = parseChapterFileWithLines(text, file));
-          } catch (error) {
-            if (!(error instanceof FileProblem)) throw error;
+          const read = readChapterFile(text, file);
+          const problems = fileProblems(file, text, encoding, read.problems);
+          chapter.lines = read.lines;
+          chapter.deferred = read.deferred;
+          if (problems.length === 0) chapter.parsed = read.chapter;
+          else {
             // Kept unparsed: the record it stands for is invalid here, never deleted.
-            result.problems.push(error);
+            result.problems.push(...problems);
+            if (read.chapter) chapter.partial = read.chapter;
           }
         }
         result.chapters.push(chapter);

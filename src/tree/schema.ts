@@ -50,6 +50,31 @@ export const FIELD_RULES = {
   },
 } as const satisfies Record<"course" | "chapter", Record<string, FieldRule>>;
 
+/** The statuses a course.yaml may set, in the order of the API's codes (draft = 0, published = 1). */
+export const STATUS_VALUES = ["draft", "published"] as const;
+
+/**
+ * A course status the API cannot take: any text but draft and published, unless it is the
+ * site's own (`base`, as the last sync saw it), which is kept but never set.
+ */
+export function statusProblem(
+  file: string,
+  status: unknown,
+  base: unknown,
+  line: number | undefined,
+): FileProblem | undefined {
+  if (status === base || (STATUS_VALUES as readonly unknown[]).includes(status)) return undefined;
+  return new FileProblem(
+    file,
+    line,
+    `status must be draft or published, not ${JSON.stringify(status)}`,
+    typeof base === "string" && !(STATUS_VALUES as readonly string[]).includes(base)
+      ? `The site reported "${base}", which can be kept but not set.`
+      : undefined,
+    { rule: "status" },
+  );
+}
+
 /** A date-time in the form the site writes its own (`created_at`). */
 export const DATETIME_EXAMPLE = "2026-03-01T09:00:00+01:00";
 
@@ -147,11 +172,13 @@ function charProblem(
     inText !== undefined ? value.text[inText] : inSent !== undefined ? value.sent?.[inSent] : undefined;
   if (char === undefined) return undefined;
   const isBody = rule.type === "body";
+  const inBody = isBody && inText !== undefined;
   return new FileProblem(
     file,
-    isBody && inText !== undefined ? lineWithin(value.text, inText, value.line) : value.line,
+    inBody ? lineWithin(value.text, inText, value.line) : value.line,
     `${isBody ? "the body" : field} holds the control character ${charName(char)}, which the site cannot store as text`,
     "Remove it (an editor may show it as a box or ^@; a quoted YAML escape such as \\0 or \\x01 makes one too). Only tab and line breaks are allowed.",
+    { rule: "control-char", column: inBody ? inText - value.text.lastIndexOf("\n", inText - 1) : undefined },
   );
 }
 
@@ -164,6 +191,7 @@ function dateProblem(file: string, field: string, value: FieldValue): FileProble
     value.line,
     `${field} ${JSON.stringify(value.text)} ${problem}: write it like ${DATETIME_EXAMPLE}`,
     "An ISO 8601 date and time with seconds and a UTC offset (+01:00, -05:00, or Z for UTC), or nothing after the colon for none.",
+    { rule: "datetime" },
   );
 }
 
@@ -181,7 +209,9 @@ export function fieldProblems(
   const size = sizeProblem(field, rule, value, limits);
   // A value holding a control character is no date either: that one problem says so.
   const date = rule.type === "datetime" && !char ? dateProblem(file, field, value) : undefined;
-  return [char, size && new FileProblem(file, value.line, size.problem, size.hint), date].filter(
-    (problem): problem is FileProblem => problem !== undefined,
-  );
+  return [
+    char,
+    size && new FileProblem(file, value.line, size.problem, size.hint, { rule: "size" }),
+    date,
+  ].filter((problem): problem is FileProblem => problem !== undefined);
 }

@@ -1,15 +1,54 @@
 import { Document, isMap, isScalar, LineCounter, parseDocument, type Scalar } from "yaml";
 
+/**
+ * What kind of problem a file has: a stable id that `coursesync check --json` reports and
+ * scripts may match on (see the README's list).
+ */
+export type Rule =
+  | "yaml-syntax"
+  | "front-matter"
+  | "unknown-key"
+  | "type"
+  | "required"
+  | "status"
+  | "datetime"
+  | "control-char"
+  | "size"
+  | "content"
+  | "id"
+  | "removed-id"
+  | "unknown-id"
+  | "duplicate-id"
+  | "conflict-markers"
+  | "outside-course"
+  | "ordinal-prefix"
+  | "ignored-extension"
+  | "encoding"
+  | "layout";
+
+/** Where in a file a problem is and what kind it is, beyond its line. */
+export interface ProblemDetail {
+  rule?: Rule;
+  /** The column (1-based) on `line`, when known. */
+  column?: number | undefined;
+}
+
 /** A problem in a file the user wrote: names the file, the line when known, and what to do. */
 export class FileProblem extends Error {
   override readonly name = "FileProblem";
+  /** The kind of problem; "layout" unless the maker says otherwise. */
+  readonly rule: Rule;
+  readonly column: number | undefined;
   constructor(
     readonly file: string,
     readonly line: number | undefined,
     readonly problem: string,
     readonly hint?: string,
+    detail: ProblemDetail = {},
   ) {
     super(`${file}${line === undefined ? "" : `:${line}`}: ${problem}`);
+    this.rule = detail.rule ?? "layout";
+    this.column = line === undefined ? undefined : detail.column;
   }
 }
 
@@ -23,7 +62,7 @@ export class FieldProblem extends FileProblem {
     readonly field: string,
     readonly value: unknown,
   ) {
-    super(problem.file, problem.line, problem.problem, problem.hint);
+    super(problem.file, problem.line, problem.problem, problem.hint, problem);
   }
 }
 
@@ -44,47 +83,81 @@ export type FieldLines = Record<string, number>;
 export interface ParsedMapping {
   values: Record<string, unknown>;
   lines: FieldLines;
+  /** The column each key starts at. */
+  columns: FieldLines;
 }
+
+/** A YAML parser error as a FileProblem at its line and column (shifted by `firstLine`). */
+function syntaxProblem(
+  error: { message: string; linePos?: [{ line: number; col: number }, ...unknown[]] },
+  file: string,
+  firstLine: number,
+  hint?: string,
+): FileProblem {
+  const at = error.linePos?.[0];
+  return new FileProblem(
+    file,
+    at === undefined ? undefined : at.line + firstLine - 1,
+    `YAML does not parse: ${error.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "")}`,
+    hint,
+    { rule: "yaml-syntax", column: at?.col },
+  );
+}
+
+const SYNTAX_HINT = "Fix the YAML syntax (quote values that hold ': ' or start with a special character).";
 
 /**
  * Parse YAML text as one mapping with the YAML 1.2 core schema, so datetimes stay strings
- * byte for byte. `firstLine` is the file line the text starts on, for error positions.
+ * byte for byte. `firstLine` is the file line the text starts on, for error positions. Every
+ * problem is collected: the mapping is undefined when the text does not parse as one.
  */
-export function parseYamlMapping(text: string, file: string, firstLine = 1): ParsedMapping {
+export function readYamlMapping(
+  text: string,
+  file: string,
+  firstLine = 1,
+): { mapping: ParsedMapping | undefined; problems: FileProblem[] } {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { schema: "core", lineCounter, uniqueKeys: true });
-  const error = doc.errors[0];
-  if (error) {
-    const line = error.linePos?.[0]?.line;
-    throw new FileProblem(
-      file,
-      line === undefined ? undefined : line + firstLine - 1,
-      `YAML does not parse: ${error.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "")}`,
-      "Fix the YAML syntax (quote values that hold ': ' or start with a special character).",
-    );
+  if (doc.errors.length > 0) {
+    return {
+      mapping: undefined,
+      problems: doc.errors.map((error) => syntaxProblem(error, file, firstLine, SYNTAX_HINT)),
+    };
   }
   const values: Record<string, unknown> = {};
   const lines: Record<string, number> = {};
-  if (doc.contents === null) return { values, lines };
+  const columns: Record<string, number> = {};
+  if (doc.contents === null) return { mapping: { values, lines, columns }, problems: [] };
   if (!isMap(doc.contents)) {
-    throw new FileProblem(file, firstLine, "expected a mapping of keys to values");
+    const problem = new FileProblem(file, firstLine, "expected a mapping of keys to values", undefined, {
+      rule: "yaml-syntax",
+    });
+    return { mapping: undefined, problems: [problem] };
   }
+  const problems: FileProblem[] = [];
+  const where = (pos: number | undefined) => {
+    if (pos === undefined) return { line: undefined, column: undefined };
+    const { line, col } = lineCounter.linePos(pos);
+    return { line: line + firstLine - 1, column: col };
+  };
   for (const pair of doc.contents.items) {
     const key = isScalar(pair.key) ? (pair.key as Scalar).value : undefined;
+    const at = where(isScalar(pair.key) ? (pair.key as Scalar).range?.[0] : undefined);
     if (typeof key !== "string") {
-      const pos = pair.key && isScalar(pair.key) ? (pair.key as Scalar).range?.[0] : undefined;
-      throw new FileProblem(
-        file,
-        pos === undefined ? undefined : lineCounter.linePos(pos).line + firstLine - 1,
-        "every key must be a plain string",
+      problems.push(
+        new FileProblem(file, at.line, "every key must be a plain string", undefined, {
+          rule: "unknown-key",
+          column: at.column,
+        }),
       );
+      continue;
     }
-    const start = (pair.key as Scalar).range?.[0];
-    lines[key] = start === undefined ? firstLine : lineCounter.linePos(start).line + firstLine - 1;
+    lines[key] = at.line ?? firstLine;
+    columns[key] = at.column ?? 1;
     const node = doc.get(key, true);
     values[key] = node === undefined || node === null ? null : (node as { toJSON(): unknown }).toJSON();
   }
-  return { values, lines };
+  return { mapping: { values, lines, columns }, problems };
 }
 
 /**
@@ -108,13 +181,7 @@ export function parseYamlDocument(text: string, file: string): ParsedYaml {
   const source = (text.startsWith("\uFEFF") ? text.slice(1) : text).replace(/\r\n/g, "\n");
   const doc = parseDocument(source, { schema: "core", lineCounter, uniqueKeys: true });
   const error = doc.errors[0];
-  if (error) {
-    throw new FileProblem(
-      file,
-      error.linePos?.[0]?.line,
-      `YAML does not parse: ${error.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "")}`,
-    );
-  }
+  if (error) throw syntaxProblem(error, file, 1);
   return {
     value: doc.toJS(),
     lineOf(path) {
@@ -134,7 +201,15 @@ export function parseYamlDocument(text: string, file: string): ParsedYaml {
 export function checkedId(id: unknown, file: string, line: number | undefined): number | undefined {
   if (id === undefined || id === null) return undefined;
   if (!(Number.isInteger(id) && (id as number) > 0)) {
-    throw new FileProblem(file, line, `id must be a positive whole number, not ${JSON.stringify(id)}`);
+    throw new FileProblem(
+      file,
+      line,
+      `id must be a positive whole number, not ${JSON.stringify(id)}`,
+      undefined,
+      {
+        rule: "id",
+      },
+    );
   }
   return id as number;
 }
@@ -156,25 +231,32 @@ export function checkedTitle(
       line,
       `title must be text, not the ${typeof title} ${title}`,
       `Quote it: title: "${title}"`,
+      { rule: "type" },
     );
   }
   if (typeof title !== "string" || title.trim() === "") {
-    throw new FileProblem(file, line ?? missingLine, "title is missing or blank", hint);
+    throw new FileProblem(file, line ?? missingLine, "title is missing or blank", hint, { rule: "required" });
   }
   return title;
 }
 
-/** Every key of a record file must be one it holds: the first that is not, named with its line. */
-export function checkKnownKeys(
+/** Every key of a record file must be one it holds: each that is not, named with its line. */
+export function unknownKeys(
   parsed: ParsedMapping,
   known: readonly string[],
   file: string,
   problem: (key: string) => string,
   hint: string,
-): void {
-  for (const key of Object.keys(parsed.values)) {
-    if (!known.includes(key)) throw new FileProblem(file, parsed.lines[key], problem(key), hint);
-  }
+): FileProblem[] {
+  return Object.keys(parsed.values)
+    .filter((key) => !known.includes(key))
+    .map(
+      (key) =>
+        new FileProblem(file, parsed.lines[key], problem(key), hint, {
+          rule: "unknown-key",
+          column: parsed.columns[key],
+        }),
+    );
 }
 
 /** A record file's parse, strict or not: strict, the first value of another type than the API's is an error. */

@@ -116,7 +116,7 @@ const CASES: Array<[string, Record<string, string | Buffer | null>, Array<string
   [
     "course: a status the API cannot set",
     course("status: published", "status: archived"),
-    [`${WEB}: status must be draft or published, not "archived"`],
+    [`${WEB}:3: status must be draft or published, not "archived"`],
   ],
   [
     "course: a number for excerpt",

@@ -43,7 +43,15 @@ function scanOf(files: Files, snapshot: Snapshot | undefined): ScanResult {
   for (const entry of Object.values(snapshot?.courses ?? {}))
     known.set(`${entry.path}/${COURSE_FILE}`, entry.hash);
   for (const entry of Object.values(snapshot?.chapters ?? {})) known.set(entry.path, entry.hash);
-  const result: ScanResult = { courses: [], chapters: [], problems: [], copies: [], temps: [], warnings: [] };
+  const result: ScanResult = {
+    courses: [],
+    chapters: [],
+    problems: [],
+    copies: [],
+    temps: [],
+    warnings: [],
+    lookalikes: [],
+  };
   const folders = new Set<string>();
   for (const file of Object.keys(files)) {
     const [top, name, leaf, ...rest] = file.split("/");
