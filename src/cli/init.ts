@@ -5,6 +5,7 @@ import type { Command } from "commander";
 import { parseBaseUrl } from "../api/login-url.js";
 import { CONFIG_FILE, SITE_NAME } from "../config/config.js";
 import { usageError } from "../errors.js";
+import { jsonSchemas, schemaText } from "../tree/json-schema.js";
 import { stringifyYamlFields } from "../tree/yaml-text.js";
 import type { CliRun } from "./io.js";
 import { globalsOf } from "./main.js";
@@ -14,6 +15,7 @@ import { Output } from "./output.js";
 export const GITIGNORE_BLOCK = `# coursesync: transient files (the snapshot .coursesync/<site>.json is committed)
 .coursesync/*
 !.coursesync/*.json
+!.coursesync/schemas/
 *.remote.md
 course.remote.yaml
 `;
@@ -26,9 +28,13 @@ courses/** -text
 events.ndjson -text
 `;
 
-/** The text of a fresh coursesync.yaml. */
+/** Where init writes the JSON Schemas editors validate the tree's files with (committed). */
+export const SCHEMAS_DIR = ".coursesync/schemas";
+
+/** The text of a fresh coursesync.yaml: its first line points YAML editors at its schema. */
 export function configText(site: string, url: string): string {
-  return `${stringifyYamlFields([
+  return `# yaml-language-server: $schema=${SCHEMAS_DIR}/coursesync.schema.json
+${stringifyYamlFields([
     ["site", site],
     ["sites", { [site]: { url } }],
     ["body", "markdown"],
@@ -36,6 +42,29 @@ export function configText(site: string, url: string): string {
   ])}# requests_per_second: 5   # optional cap on requests started per second
 ignore: []
 `;
+}
+
+/** VS Code's YAML extension: each course.yaml validated with its schema. */
+export const VSCODE_SETTINGS = `${JSON.stringify(
+  { "yaml.schemas": { [`./${SCHEMAS_DIR}/course.schema.json`]: "courses/*/course.yaml" } },
+  null,
+  2,
+)}\n`;
+
+/**
+ * Write the JSON Schemas into the tree, and VS Code settings that use them unless the tree
+ * has its own (those are left alone: said, with what to add).
+ */
+async function writeSchemas(root: string): Promise<"created" | "kept"> {
+  await mkdir(path.join(root, SCHEMAS_DIR), { recursive: true });
+  for (const [name, schema] of Object.entries(jsonSchemas())) {
+    await writeFile(path.join(root, SCHEMAS_DIR, name), schemaText(schema));
+  }
+  const settings = path.join(root, ".vscode", "settings.json");
+  if (existsSync(settings)) return "kept";
+  await mkdir(path.dirname(settings), { recursive: true });
+  await writeFile(settings, VSCODE_SETTINGS);
+  return "created";
 }
 
 async function appendBlock(file: string, block: string): Promise<"created" | "updated" | "unchanged"> {
@@ -77,8 +106,13 @@ export function registerInit(program: Command, run: CliRun): void {
       await writeFile(configFile, configText(site, url), { flag: "wx" });
       const ignore = await appendBlock(path.join(root, ".gitignore"), GITIGNORE_BLOCK);
       const attributes = await appendBlock(path.join(root, ".gitattributes"), GITATTRIBUTES_BLOCK);
+      const settings = await writeSchemas(root);
       out.info(`Initialised ${root} for site "${site}" (${url}).`);
       out.info(`  ${CONFIG_FILE}: created; .gitignore: ${ignore}; .gitattributes: ${attributes}`);
+      out.info(`  ${SCHEMAS_DIR}/: JSON Schemas for editors; .vscode/settings.json: ${settings}`);
+      if (settings === "kept") {
+        out.info(`  To validate course.yaml files in VS Code, add to .vscode/settings.json:\n${VSCODE_SETTINGS}`);
+      }
       out.info("Next: `coursesync login`, then `coursesync pull`.");
     });
 }

@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parseBaseUrl } from "../api/login-url.js";
 import { ExitCode, UserError, usageError } from "../errors.js";
-import { DEFAULT_LIMITS, LIMIT_KEYS, type Limits } from "../tree/schema.js";
+import { CONFIG_FIELDS, DEFAULT_LIMITS, LIMIT_KEYS, type Limits } from "../tree/schema.js";
 import { FileProblem, type ParsedYaml, parseYamlDocument } from "../tree/yaml-text.js";
 
 /** The name of the file that marks a coursesync tree. */
@@ -34,7 +34,8 @@ export interface Config {
   limits: Limits;
 }
 
-const KNOWN_KEYS = ["site", "sites", "body", "concurrency", "requests_per_second", "ignore", "limits"];
+const KNOWN_KEYS = Object.keys(CONFIG_FIELDS);
+const { body: BODY, concurrency: CONCURRENCY, requests_per_second: RATE } = CONFIG_FIELDS;
 /** A site's name: it names files under .coursesync/, so it holds no path separator or dot-dot. */
 export const SITE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
@@ -133,23 +134,31 @@ export function parseConfig(text: string, root: string, displayPath = CONFIG_FIL
     throw problem(
       displayPath,
       lineOf(["body"]),
-      `body must be markdown or html, not ${JSON.stringify(body)}`,
+      `body must be ${BODY.values.join(" or ")}, not ${JSON.stringify(body)}`,
     );
   }
   const concurrency = raw.concurrency ?? 4;
-  if (!Number.isInteger(concurrency) || (concurrency as number) < 1 || (concurrency as number) > 64) {
-    throw problem(displayPath, lineOf(["concurrency"]), `concurrency must be a whole number from 1 to 64`);
+  if (
+    !Number.isInteger(concurrency) ||
+    (concurrency as number) < CONCURRENCY.min ||
+    (concurrency as number) > CONCURRENCY.max
+  ) {
+    throw problem(
+      displayPath,
+      lineOf(["concurrency"]),
+      `concurrency must be a whole number from ${CONCURRENCY.min} to ${CONCURRENCY.max}`,
+    );
   }
   const rps = raw.requests_per_second ?? undefined;
   if (
     rps !== undefined &&
     rps !== null &&
-    !(typeof rps === "number" && Number.isFinite(rps) && rps >= 0.1 && rps <= 10_000)
+    !(typeof rps === "number" && Number.isFinite(rps) && rps >= RATE.min && rps <= RATE.max)
   ) {
     throw problem(
       displayPath,
       lineOf(["requests_per_second"]),
-      `requests_per_second must be a number from 0.1 to 10000, not ${typeof rps === "number" ? String(rps) : JSON.stringify(rps)}`,
+      `requests_per_second must be a number from ${RATE.min} to ${RATE.max}, not ${typeof rps === "number" ? String(rps) : JSON.stringify(rps)}`,
     );
   }
   const ignore = raw.ignore ?? [];

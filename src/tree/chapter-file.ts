@@ -1,4 +1,5 @@
 import matter from "gray-matter";
+import { CHAPTER_FIELDS } from "./schema.js";
 import {
   checkedId,
   checkedTitle,
@@ -33,7 +34,8 @@ export interface ChapterFile {
   content?: { literal: unknown } | undefined;
 }
 
-const CHAPTER_KEYS = ["id", "title", "ordinal", "format", "content"] as const;
+/** The front matter keys, in the order they are written (from the one field definition). */
+const CHAPTER_KEYS = Object.keys(CHAPTER_FIELDS);
 
 // gray-matter splits the file; the YAML is parsed by the `yaml` package (core schema) so
 // datetimes and numbers-as-text stay what they were, and errors carry file lines.
@@ -166,8 +168,7 @@ export function readChapterFile(text: string, file: string): ReadChapterFile {
       );
     });
   }
-  const formats: unknown[] = [undefined, null, "markdown", "html", "json"];
-  if (!formats.includes(format)) {
+  if (format !== undefined && !(CHAPTER_FIELDS.format.values as readonly unknown[]).includes(format)) {
     problems.push(
       new FileProblem(
         file,

@@ -1,3 +1,4 @@
+import { COURSE_FIELDS } from "./schema.js";
 import {
   checkedId,
   checkedTitle,
@@ -27,17 +28,8 @@ export interface CourseFile {
   published_at: unknown;
 }
 
-/** The keys of course.yaml, in the order they are written. */
-export const COURSE_KEYS = [
-  "id",
-  "title",
-  "status",
-  "excerpt",
-  "free",
-  "questions_enabled",
-  "scheduled_at",
-  "published_at",
-] as const;
+/** The keys of course.yaml, in the order they are written (from the one field definition). */
+export const COURSE_KEYS = Object.keys(COURSE_FIELDS) as ReadonlyArray<keyof typeof COURSE_FIELDS>;
 
 function checkText(key: string, value: unknown, file: string, line?: number): void {
   if (value !== null && typeof value !== "string") {
@@ -130,10 +122,11 @@ export function readCourseFile(text: string, file: string): ReadCourseFile {
     if (key === "id") continue;
     const v = value(key);
     course[key] = v;
+    const def = COURSE_FIELDS[key];
     deferCheck(deferred, key, v, () => {
-      if (key === "title") checkedTitle(v, file, lines.title, 1, "Give the course a title.");
-      else if (key === "status") checkStatus(v, file, lines.status);
-      else if (key === "free" || key === "questions_enabled") checkBoolean(key, v, file, lines[key]);
+      if (def.type === "text" && "required" in def) checkedTitle(v, file, lines[key], 1, `Give the course a ${key}.`);
+      else if (def.type === "enum") checkStatus(v, file, lines[key]);
+      else if (def.type === "boolean") checkBoolean(key, v, file, lines[key]);
       else checkText(key, v, file, lines[key]);
     });
   }

@@ -1,9 +1,10 @@
 import { FileProblem } from "./yaml-text.js";
 
 /**
- * The one definition of what a record file's values may be, beyond their YAML types: the
- * form of dates, the characters text may hold, and how long it may be. Push, watch and status
- * check the values a file sets (and the site has not) against it before anything is sent.
+ * The one definition of the fields of coursesync.yaml, course.yaml and a chapter's front
+ * matter: their keys in order, types, allowed values and limits. Parsing takes its known keys
+ * and type checks from it, push, watch, status and check judge values by it, and the JSON
+ * Schemas editors validate with are generated from it (json-schema.ts).
  */
 
 /** Sizes the site is unlikely to accept, from `limits:` in coursesync.yaml. */
@@ -30,28 +31,111 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
 /** The keys `limits:` takes. */
 export const LIMIT_KEYS = Object.keys(DEFAULT_LIMITS) as ReadonlyArray<keyof Limits>;
 
-/** How a text value is checked. */
+/** What one field holds. `nullable`: pull may write null there (the site sent none). */
+export type FieldType =
+  | { type: "id" }
+  | { type: "text"; required?: true; nullable?: true; limit?: "title_chars" | "excerpt_chars" }
+  | { type: "boolean"; nullable?: true }
+  | { type: "datetime" }
+  | { type: "enum"; values: readonly (string | null)[] }
+  | { type: "integer"; min?: number; max?: number; required?: true }
+  | { type: "number"; min: number; max: number; nullable?: true }
+  | { type: "mirror" }
+  | { type: "sites" }
+  | { type: "patterns" }
+  | { type: "limits" };
+
+/** One field: what it holds, and what it means (shown by editors). */
+export type FieldDef = FieldType & { description: string };
+
+/** The statuses a course.yaml may set, in the order of the API's codes (draft = 0, published = 1). */
+export const STATUS_VALUES = ["draft", "published"] as const;
+
+/** The fields of course.yaml, in the order pull writes them. */
+export const COURSE_FIELDS = {
+  id: { type: "id", description: "The course's id on the site. Leave it out for a new course: push writes it." },
+  title: { type: "text", required: true, limit: "title_chars", description: "The course's title." },
+  status: {
+    type: "enum",
+    values: STATUS_VALUES,
+    description: "draft or published (a new course without it is a draft). Another status the site reported is kept but cannot be set.",
+  },
+  excerpt: { type: "text", nullable: true, limit: "excerpt_chars", description: "A short summary of the course." },
+  free: { type: "boolean", nullable: true, description: "Whether the course is free." },
+  questions_enabled: { type: "boolean", nullable: true, description: "Whether students may ask questions." },
+  scheduled_at: { type: "datetime", description: "When the course is published, e.g. 2026-03-01T09:00:00+01:00." },
+  published_at: { type: "datetime", description: "When the course was published, e.g. 2026-03-01T09:00:00+01:00." },
+} as const satisfies Record<string, FieldDef>;
+
+/** The front matter fields of a chapter file, in the order pull writes them. */
+export const CHAPTER_FIELDS = {
+  id: { type: "id", description: "The chapter's id on the site. Leave it out for a new chapter: push writes it." },
+  title: { type: "text", required: true, limit: "title_chars", description: "The chapter's title." },
+  ordinal: {
+    type: "integer",
+    required: true,
+    description: "The chapter's place in its course; the file name's number prefix says the same.",
+  },
+  format: {
+    type: "enum",
+    values: ["markdown", "html", "json", null],
+    description: "How the body is kept: Markdown (left out), the site's HTML verbatim (html), or HTML that UTF-8 cannot hold as one JSON string (json).",
+  },
+  content: {
+    type: "mirror",
+    description: "The site's content when it is not text (null, a number), mirrored as it is. Remove the line to write a body.",
+  },
+} as const satisfies Record<string, FieldDef>;
+
+/** The fields of coursesync.yaml. */
+export const CONFIG_FIELDS = {
+  site: { type: "text", description: "The default site: one of the names under sites." },
+  sites: { type: "sites", description: "The sites this tree syncs with, by name, each with the url of its API." },
+  body: {
+    type: "enum",
+    values: ["markdown", "html"],
+    description: "How chapter bodies are kept: markdown (where lossless) or html (the site's HTML verbatim).",
+  },
+  concurrency: { type: "integer", min: 1, max: 64, description: "Requests in flight at once (default 4)." },
+  requests_per_second: {
+    type: "number",
+    min: 0.1,
+    max: 10_000,
+    nullable: true,
+    description: "A cap on requests started per second; unset, only the server's 429s slow coursesync down.",
+  },
+  ignore: { type: "patterns", description: "gitignore-style patterns of files to leave alone, on top of editor junk." },
+  limits: { type: "limits", description: "What push refuses to send; each key optional." },
+} as const satisfies Record<string, FieldDef>;
+
+/** What each `limits:` key means. */
+export const LIMIT_DESCRIPTIONS: Record<keyof Limits, string> = {
+  title_chars: "A course's or chapter's title, in characters.",
+  excerpt_chars: "A course's excerpt, in characters.",
+  body_bytes: "A chapter body, in bytes of the HTML sent (UTF-8).",
+};
+
+/** How a value push sends is checked beyond its type. */
 type FieldRule =
   | { type: "text"; limit?: "title_chars" | "excerpt_chars" }
   | { type: "datetime" }
   | { type: "body" };
 
-/** The text fields of course.yaml and of a chapter file, and their rules. */
-export const FIELD_RULES = {
-  course: {
-    title: { type: "text", limit: "title_chars" },
-    excerpt: { type: "text", limit: "excerpt_chars" },
-    scheduled_at: { type: "datetime" },
-    published_at: { type: "datetime" },
-  },
-  chapter: {
-    title: { type: "text", limit: "title_chars" },
-    body: { type: "body" },
-  },
-} as const satisfies Record<"course" | "chapter", Record<string, FieldRule>>;
+/** The text fields of a record file, with their rules: those of type text or datetime. */
+function textRules(fields: Record<string, FieldDef>): Record<string, FieldRule> {
+  const rules: Record<string, FieldRule> = {};
+  for (const [key, def] of Object.entries(fields)) {
+    if (def.type === "text") rules[key] = def.limit ? { type: "text", limit: def.limit } : { type: "text" };
+    else if (def.type === "datetime") rules[key] = { type: "datetime" };
+  }
+  return rules;
+}
 
-/** The statuses a course.yaml may set, in the order of the API's codes (draft = 0, published = 1). */
-export const STATUS_VALUES = ["draft", "published"] as const;
+/** The text fields of course.yaml and of a chapter file (and its body), and their rules. */
+export const FIELD_RULES: Record<"course" | "chapter", Record<string, FieldRule>> = {
+  course: textRules(COURSE_FIELDS),
+  chapter: { ...textRules(CHAPTER_FIELDS), body: { type: "body" } },
+};
 
 /**
  * A course status the API cannot take: any text but draft and published, unless it is the
@@ -78,7 +162,8 @@ export function statusProblem(
 /** A date-time in the form the site writes its own (`created_at`). */
 export const DATETIME_EXAMPLE = "2026-03-01T09:00:00+01:00";
 
-const DATETIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-](\d{2}):(\d{2}))$/;
+/** The form of a date-time the site takes (see `dateTimeProblem` for the calendar's rules). */
+export const DATETIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-](\d{2}):(\d{2}))$/;
 
 function daysIn(year: number, month: number): number {
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
@@ -106,13 +191,16 @@ export function dateTimeProblem(text: string): string | undefined {
   return undefined;
 }
 
+/** The characters no text sent may hold: C0 controls but tab, LF and CR, and DEL. */
+export const REFUSED_CHAR = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
 /**
  * Where a text holds a character the site cannot store as text: a C0 control other than
  * tab, LF and CR, or DEL. None has a meaning in a title or in HTML (the HTML parser reports
  * each as an error), none shows in an editor, and NUL ends strings in C and in PostgreSQL.
  */
 export function refusedCharAt(text: string): number | undefined {
-  const at = text.search(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/);
+  const at = text.search(REFUSED_CHAR);
   return at < 0 ? undefined : at;
 }
 
@@ -203,7 +291,7 @@ export function fieldProblems(
   value: FieldValue,
   limits: Limits,
 ): FileProblem[] {
-  const rule: FieldRule | undefined = (FIELD_RULES[kind] as Record<string, FieldRule>)[field];
+  const rule: FieldRule | undefined = FIELD_RULES[kind][field];
   if (!rule) return [];
   const char = charProblem(file, field, rule, value);
   const size = sizeProblem(field, rule, value, limits);
