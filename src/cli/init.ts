@@ -35,11 +35,11 @@ export const SCHEMAS_DIR = ".coursesync/schemas";
 export function configText(site: string, url: string): string {
   return `# yaml-language-server: $schema=${SCHEMAS_DIR}/coursesync.schema.json
 ${stringifyYamlFields([
-    ["site", site],
-    ["sites", { [site]: { url } }],
-    ["body", "markdown"],
-    ["concurrency", 4],
-  ])}# requests_per_second: 5   # optional cap on requests started per second
+  ["site", site],
+  ["sites", { [site]: { url } }],
+  ["body", "markdown"],
+  ["concurrency", 4],
+])}# requests_per_second: 5   # optional cap on requests started per second
 ignore: []
 `;
 }
@@ -111,7 +111,9 @@ export function registerInit(program: Command, run: CliRun): void {
       out.info(`  ${CONFIG_FILE}: created; .gitignore: ${ignore}; .gitattributes: ${attributes}`);
       out.info(`  ${SCHEMAS_DIR}/: JSON Schemas for editors; .vscode/settings.json: ${settings}`);
       if (settings === "kept") {
-        out.info(`  To validate course.yaml files in VS Code, add to .vscode/settings.json:\n${VSCODE_SETTINGS}`);
+        out.info(
+          `  To validate course.yaml files in VS Code, add to .vscode/settings.json:\n${VSCODE_SETTINGS}`,
+        );
       }
       out.info("Next: `coursesync login`, then `coursesync pull`.");
     });

@@ -124,7 +124,8 @@ export function readCourseFile(text: string, file: string): ReadCourseFile {
     course[key] = v;
     const def = COURSE_FIELDS[key];
     deferCheck(deferred, key, v, () => {
-      if (def.type === "text" && "required" in def) checkedTitle(v, file, lines[key], 1, `Give the course a ${key}.`);
+      if (def.type === "text" && "required" in def)
+        checkedTitle(v, file, lines[key], 1, `Give the course a ${key}.`);
       else if (def.type === "enum") checkStatus(v, file, lines[key]);
       else if (def.type === "boolean") checkBoolean(key, v, file, lines[key]);
       else checkText(key, v, file, lines[key]);

@@ -93,7 +93,11 @@ function fieldSchema(def: FieldDef): JsonSchema {
 }
 
 /** The schema of a mapping of fields: no other key, the required ones required. */
-function objectSchema(title: string, fields: Record<string, FieldDef>, required: readonly string[]): JsonSchema {
+function objectSchema(
+  title: string,
+  fields: Record<string, FieldDef>,
+  required: readonly string[],
+): JsonSchema {
   return {
     $schema: DRAFT,
     title,

@@ -53,23 +53,41 @@ export const STATUS_VALUES = ["draft", "published"] as const;
 
 /** The fields of course.yaml, in the order pull writes them. */
 export const COURSE_FIELDS = {
-  id: { type: "id", description: "The course's id on the site. Leave it out for a new course: push writes it." },
+  id: {
+    type: "id",
+    description: "The course's id on the site. Leave it out for a new course: push writes it.",
+  },
   title: { type: "text", required: true, limit: "title_chars", description: "The course's title." },
   status: {
     type: "enum",
     values: STATUS_VALUES,
-    description: "draft or published (a new course without it is a draft). Another status the site reported is kept but cannot be set.",
+    description:
+      "draft or published (a new course without it is a draft). Another status the site reported is kept but cannot be set.",
   },
-  excerpt: { type: "text", nullable: true, limit: "excerpt_chars", description: "A short summary of the course." },
+  excerpt: {
+    type: "text",
+    nullable: true,
+    limit: "excerpt_chars",
+    description: "A short summary of the course.",
+  },
   free: { type: "boolean", nullable: true, description: "Whether the course is free." },
   questions_enabled: { type: "boolean", nullable: true, description: "Whether students may ask questions." },
-  scheduled_at: { type: "datetime", description: "When the course is published, e.g. 2026-03-01T09:00:00+01:00." },
-  published_at: { type: "datetime", description: "When the course was published, e.g. 2026-03-01T09:00:00+01:00." },
+  scheduled_at: {
+    type: "datetime",
+    description: "When the course is published, e.g. 2026-03-01T09:00:00+01:00.",
+  },
+  published_at: {
+    type: "datetime",
+    description: "When the course was published, e.g. 2026-03-01T09:00:00+01:00.",
+  },
 } as const satisfies Record<string, FieldDef>;
 
 /** The front matter fields of a chapter file, in the order pull writes them. */
 export const CHAPTER_FIELDS = {
-  id: { type: "id", description: "The chapter's id on the site. Leave it out for a new chapter: push writes it." },
+  id: {
+    type: "id",
+    description: "The chapter's id on the site. Leave it out for a new chapter: push writes it.",
+  },
   title: { type: "text", required: true, limit: "title_chars", description: "The chapter's title." },
   ordinal: {
     type: "integer",
@@ -79,18 +97,23 @@ export const CHAPTER_FIELDS = {
   format: {
     type: "enum",
     values: ["markdown", "html", "json", null],
-    description: "How the body is kept: Markdown (left out), the site's HTML verbatim (html), or HTML that UTF-8 cannot hold as one JSON string (json).",
+    description:
+      "How the body is kept: Markdown (left out), the site's HTML verbatim (html), or HTML that UTF-8 cannot hold as one JSON string (json).",
   },
   content: {
     type: "mirror",
-    description: "The site's content when it is not text (null, a number), mirrored as it is. Remove the line to write a body.",
+    description:
+      "The site's content when it is not text (null, a number), mirrored as it is. Remove the line to write a body.",
   },
 } as const satisfies Record<string, FieldDef>;
 
 /** The fields of coursesync.yaml. */
 export const CONFIG_FIELDS = {
   site: { type: "text", description: "The default site: one of the names under sites." },
-  sites: { type: "sites", description: "The sites this tree syncs with, by name, each with the url of its API." },
+  sites: {
+    type: "sites",
+    description: "The sites this tree syncs with, by name, each with the url of its API.",
+  },
   body: {
     type: "enum",
     values: ["markdown", "html"],
@@ -104,7 +127,10 @@ export const CONFIG_FIELDS = {
     nullable: true,
     description: "A cap on requests started per second; unset, only the server's 429s slow coursesync down.",
   },
-  ignore: { type: "patterns", description: "gitignore-style patterns of files to leave alone, on top of editor junk." },
+  ignore: {
+    type: "patterns",
+    description: "gitignore-style patterns of files to leave alone, on top of editor junk.",
+  },
   limits: { type: "limits", description: "What push refuses to send; each key optional." },
 } as const satisfies Record<string, FieldDef>;
 

@@ -41,7 +41,7 @@ export function validate(schema: Record<string, unknown>, value: unknown, at = "
     if (s.maximum !== undefined && value > s.maximum) errors.push(`${at}: above ${s.maximum}`);
   }
   if (Array.isArray(value) && s.items)
-    value.forEach((item, i) => errors.push(...validate(s.items!, item, `${at}[${i}]`)));
+    for (const [i, item] of value.entries()) errors.push(...validate(s.items, item, `${at}[${i}]`));
   if (typeOf(value) === "object") {
     const object = value as Record<string, unknown>;
     const keys = Object.keys(object);
