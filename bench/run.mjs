@@ -1,6 +1,6 @@
 // npm run bench [-- case...]: the performance figures the issues ask for, measured against
 // the built-in emulator over real HTTP on 127.0.0.1. Cases: list, pull, push, watch, markdown,
-// merge.
+// merge, check.
 import { spawn } from "node:child_process";
 import {
   appendFileSync,
@@ -229,6 +229,37 @@ if (run("watch")) {
   } finally {
     child?.kill("SIGINT");
     await new Promise((resolve) => setTimeout(resolve, 300));
+    rmSync(work, { recursive: true, force: true });
+    await emulator.close();
+  }
+}
+
+if (run("check")) {
+  // Issue 12: `check` on a 20,000-file tree (2,000 courses x 9 chapters, Markdown bodies): clean
+  // with the committed snapshot, with 50 files edited, and with no snapshot (every body rendered).
+  const emulator = await startEmulator({ seedDir: null, pageSize: 100 });
+  seedLargeSite(emulator.state, { courses: 2000, chapters: 9 });
+  const { work, tree, env } = benchFolder();
+  try {
+    await cli(["init", tree, "--url", emulator.baseUrl], work, env);
+    await cli(["pull"], tree, env);
+    const { files } = treeStats(path.join(tree, "courses"));
+    const report = (label, result) =>
+      console.log(
+        `check (${files} files, ${label}): exit ${result.code}; ${(result.ms / 1000).toFixed(2)} s; ` +
+          `${countRequests(emulator)} requests; peak RSS ${(result.maxRssKb / 1024).toFixed(0)} MB`,
+      );
+    emulator.state.clearRequests();
+    report("clean, with the snapshot", await cli(["check"], tree, env));
+    const chapters = readdirSync(path.join(tree, "courses"), { recursive: true })
+      .filter((f) => String(f).endsWith(".md"))
+      .sort()
+      .slice(0, 50);
+    for (const file of chapters) appendFileSync(path.join(tree, "courses", String(file)), "\nAn edit.\n");
+    report("50 chapters edited", await cli(["check"], tree, env));
+    rmSync(path.join(tree, ".coursesync"), { recursive: true, force: true });
+    report("no snapshot: every value checked", await cli(["check"], tree, env));
+  } finally {
     rmSync(work, { recursive: true, force: true });
     await emulator.close();
   }
