@@ -51,7 +51,13 @@ export async function checkTree(options: CheckOptions): Promise<CheckResult> {
     ? await baseTextsFor(scan, snapshot, new ContentCache(statePaths(root, site).cache))
     : new Map<string, string>();
   const local = buildLocalView(scan, snapshot, options.bodies, baseTexts);
-  const problems = treeProblems(scan, local, snapshot, options.bodies, options.limits).filter(
+  const problems = treeProblems({
+    scan,
+    local,
+    snapshot,
+    bodies: options.bodies,
+    limits: options.limits,
+  }).filter(
     (problem) =>
       inPaths(problem.file, paths) || (problem instanceof DuplicateId && inPaths(problem.other, paths)),
   );
@@ -61,17 +67,21 @@ export async function checkTree(options: CheckOptions): Promise<CheckResult> {
   return { problems, files, snapshot: snapshot !== undefined, warnings: scan.warnings };
 }
 
+/** A tree as read for a check: the scan, the local view built from it, and what judges it. */
+export interface ReadTree {
+  scan: ScanResult;
+  local: LocalView;
+  snapshot: Snapshot | undefined;
+  bodies: BodyCodec;
+  limits: Limits;
+}
+
 /**
  * Every problem of a scanned tree, sorted by file, line and column. Values the snapshot holds
  * as the site's own are judged as push judges them; without a snapshot every value is.
  */
-export function treeProblems(
-  scan: ScanResult,
-  local: LocalView,
-  snapshot: Snapshot | undefined,
-  bodies: BodyCodec,
-  limits: Limits,
-): FileProblem[] {
+export function treeProblems(tree: ReadTree): FileProblem[] {
+  const { scan, local, snapshot, limits } = tree;
   const all = [
     ...scan.problems,
     // Duplicates are looked for across every file below, valid or not.
@@ -81,7 +91,7 @@ export function treeProblems(
     // Without a snapshot every id is unknown: push refuses such a tree until a pull anyway.
     ...(snapshot ? unknownIdProblems(scan, local, snapshot) : []),
     ...(snapshot ? clearedProblems(scan, local, snapshot) : []),
-    ...unviewedProblems(scan, local, snapshot, bodies, limits),
+    ...unviewedProblems(tree),
     ...prefixProblems(scan),
     ...lookalikeProblems(scan),
   ];
@@ -134,13 +144,7 @@ function duplicateIdProblems(scan: ScanResult): FileProblem[] {
  * The rest of the problems of files the local view did not read (invalid for another reason,
  * or in a course folder whose course.yaml is): their values' types, dates, characters, sizes.
  */
-function unviewedProblems(
-  scan: ScanResult,
-  local: LocalView,
-  snapshot: Snapshot | undefined,
-  bodies: BodyCodec,
-  limits: Limits,
-): FileProblem[] {
+function unviewedProblems({ scan, local, snapshot, bodies, limits }: ReadTree): FileProblem[] {
   const out: FileProblem[] = [];
   const viewed = new Set([
     ...[...local.courses.values()].map((c) => c.file),

@@ -86,8 +86,8 @@ export function parseChapterFile(
   file: string,
   options: { strict?: boolean } = {},
 ): ChapterFile {
-  const parsed = parseChapterFileWithLines(text, file);
-  return strictly(parsed, parsed.chapter, options.strict);
+  const read = readChapterFile(text, file);
+  return strictly(read, read.chapter, options.strict);
 }
 
 /** A chapter file as read: its values (when the front matter parses) and every problem found. */
@@ -188,19 +188,6 @@ export function readChapterFile(text: string, file: string): ReadChapterFile {
     ...(content ? { content } : {}),
   };
   return { chapter, lines: { ...lines, body: bodyLine }, deferred, problems };
-}
-
-/**
- * Parse a chapter file, with the line of each key it sets and of its body (see
- * `readChapterFile`). Throws the first problem that makes the file invalid.
- */
-export function parseChapterFileWithLines(
-  text: string,
-  file: string,
-): { chapter: ChapterFile; lines: FieldLines; deferred: FieldProblem[] } {
-  const { chapter, lines, deferred, problems } = readChapterFile(text, file);
-  if (problems[0] || !chapter) throw problems[0];
-  return { chapter, lines, deferred };
 }
 
 function checkOrdinal(ordinal: unknown, file: string, line: number | undefined): void {

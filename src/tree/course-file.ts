@@ -74,8 +74,8 @@ function checkStatus(value: unknown, file: string, line?: number): void {
  * Throws FileProblem naming the file and line.
  */
 export function parseCourseFile(text: string, file: string, options: { strict?: boolean } = {}): CourseFile {
-  const parsed = parseCourseFileWithLines(text, file);
-  return strictly(parsed, parsed.course, options.strict);
+  const read = readCourseFile(text, file);
+  return strictly(read, read.course, options.strict);
 }
 
 /** A course.yaml as read: its values (when the YAML parses) and every problem found. */
@@ -132,20 +132,6 @@ export function readCourseFile(text: string, file: string): ReadCourseFile {
     });
   }
   return { course, lines, deferred, problems };
-}
-
-/**
- * Parse a course.yaml, with the line of each key it sets. Values of another type than the API's
- * are kept, each with its problem in `deferred`: it counts only if the value is not the site's.
- * Throws the first problem that makes the file invalid.
- */
-export function parseCourseFileWithLines(
-  text: string,
-  file: string,
-): { course: CourseFile; lines: FieldLines; deferred: FieldProblem[] } {
-  const { course, lines, deferred, problems } = readCourseFile(text, file);
-  if (problems[0] || !course) throw problems[0];
-  return { course, lines, deferred };
 }
 
 /** Serialize a course.yaml: keys in the fixed order, LF, a trailing newline. */

@@ -101,6 +101,27 @@ function fileProblems(
   return [encoding, marker, ...rest].filter((problem): problem is FileProblem => problem !== undefined);
 }
 
+/**
+ * Keep what reading a record file found: its values when it has no problem; else its problems,
+ * and its values as far as they were read (an invalid file stands for a record that is
+ * invalid here, never deleted).
+ */
+function keepRead<T>(
+  entry: { parsed: T | undefined; partial?: T; lines?: FieldLines; deferred?: FieldProblem[] },
+  read: { lines: FieldLines; deferred: FieldProblem[] },
+  value: T | undefined,
+  problems: FileProblem[],
+  result: ScanResult,
+): void {
+  entry.lines = read.lines;
+  entry.deferred = read.deferred;
+  if (problems.length === 0) entry.parsed = value;
+  else {
+    result.problems.push(...problems);
+    if (value) entry.partial = value;
+  }
+}
+
 /** A name read as nothing that looks like a chapter or course.yaml: `.markdown`, `.MD`, `course.yml`. */
 export function isLookalike(name: string): boolean {
   if (/\.(md|markdown)$/i.test(name)) return !name.endsWith(".md");
@@ -340,14 +361,7 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
         course.hash = hash;
         if (parse) {
           const read = readCourseFile(text, file);
-          const problems = fileProblems(file, text, encoding, read.problems);
-          course.lines = read.lines;
-          course.deferred = read.deferred;
-          if (problems.length === 0) course.parsed = read.course;
-          else {
-            result.problems.push(...problems);
-            if (read.course) course.partial = read.course;
-          }
+          keepRead(course, read, read.course, fileProblems(file, text, encoding, read.problems), result);
         }
       }
       result.courses.push(course);
@@ -369,15 +383,7 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
         const chapter: ScannedChapter = { file, folder, hash, parsed: undefined };
         if (parse) {
           const read = readChapterFile(text, file);
-          const problems = fileProblems(file, text, encoding, read.problems);
-          chapter.lines = read.lines;
-          chapter.deferred = read.deferred;
-          if (problems.length === 0) chapter.parsed = read.chapter;
-          else {
-            // Kept unparsed: the record it stands for is invalid here, never deleted.
-            result.problems.push(...problems);
-            if (read.chapter) chapter.partial = read.chapter;
-          }
+          keepRead(chapter, read, read.chapter, fileProblems(file, text, encoding, read.problems), result);
         }
         result.chapters.push(chapter);
       }

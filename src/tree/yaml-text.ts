@@ -259,8 +259,16 @@ export function unknownKeys(
     );
 }
 
-/** A record file's parse, strict or not: strict, the first value of another type than the API's is an error. */
-export function strictly<T>(parsed: { deferred: readonly FieldProblem[] }, value: T, strict = false): T {
-  if (strict && parsed.deferred[0]) throw parsed.deferred[0];
+/**
+ * A record file's values, or its first problem thrown; strict, a value of another type than
+ * the API's is a problem too.
+ */
+export function strictly<T>(
+  read: { problems: readonly FileProblem[]; deferred: readonly FieldProblem[] },
+  value: T | undefined,
+  strict = false,
+): T {
+  const problem = read.problems[0] ?? (strict ? read.deferred[0] : undefined);
+  if (problem || value === undefined) throw problem;
   return value;
 }

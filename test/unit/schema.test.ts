@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseChapterFileWithLines } from "../../src/tree/chapter-file.js";
-import { parseCourseFileWithLines } from "../../src/tree/course-file.js";
+import { readChapterFile } from "../../src/tree/chapter-file.js";
+import { readCourseFile } from "../../src/tree/course-file.js";
 import {
   DEFAULT_LIMITS,
   dateTimeProblem,
@@ -140,14 +140,14 @@ describe("the problems of one value", () => {
 describe("the lines of a record file's fields", () => {
   it("gives each key's line, and the line a chapter body starts on (BOM and CRLF too)", () => {
     const chapter = "\uFEFF---\r\nid: 3\r\ntitle: T\r\nordinal: 2\r\n---\r\nbody\r\nmore\r\n";
-    expect(parseChapterFileWithLines(chapter, "c.md").lines).toEqual({
+    expect(readChapterFile(chapter, "c.md").lines).toEqual({
       id: 2,
       title: 3,
       ordinal: 4,
       body: 6,
     });
-    expect(parseChapterFileWithLines("---\ntitle: T\nordinal: 1\n---\n", "c.md").lines.body).toBe(5);
-    const course = parseCourseFileWithLines("id: 1\ntitle: Web\n\nscheduled_at: x\n", "course.yaml");
+    expect(readChapterFile("---\ntitle: T\nordinal: 1\n---\n", "c.md").lines.body).toBe(5);
+    const course = readCourseFile("id: 1\ntitle: Web\n\nscheduled_at: x\n", "course.yaml");
     expect(course.lines).toEqual({ id: 1, title: 2, scheduled_at: 4 });
   });
 });
