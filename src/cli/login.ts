@@ -8,12 +8,19 @@ import type { CliRun } from "./io.js";
 import { globalsOf } from "./main.js";
 import { Output } from "./output.js";
 
-/** `coursesync login [--site <name>]`: log in and store the token outside the tree. */
+/**
+ * `coursesync login [--site <name>] [--print-token]`: log in and store the token outside the
+ * tree; with --print-token, print it on stdout instead (for a CI secret) and store nothing.
+ */
 export function registerLogin(program: Command, run: CliRun): void {
   program
     .command("login")
     .description("log in to the site and store its token in your config folder (never in the tree)")
-    .action(async (_options: unknown, command: Command) => {
+    .option(
+      "--print-token",
+      "print the token alone on stdout (for a CI secret such as COURSESYNC_TOKEN) and store nothing",
+    )
+    .action(async (options: { printToken?: boolean }, command: Command) => {
       const globals = globalsOf(command);
       const out = new Output(run, globals.quiet);
       const tree = await maybeOpenTree(run, globals);
@@ -35,6 +42,15 @@ export function registerLogin(program: Command, run: CliRun): void {
         log: globals.verbose ? (line) => out.info(line) : undefined,
       });
       const token = await client.login();
+      if (options.printToken) {
+        // Only the token goes to stdout, so `coursesync login --print-token | gh secret set ...` works.
+        run.stdout.write(`${token}\n`);
+        out.info(
+          `Logged in to ${site.url} as ${login.email}; the token is printed above, not stored. ` +
+            "How long it stays valid the API does not say: when jobs fail with 401, print a new one.",
+        );
+        return;
+      }
       const store = new CredentialStore(configDir(run.env));
       await store.set(site.url, { token, email: login.email, saved_at: new Date().toISOString() });
       out.info(`Logged in to ${site.url} as ${login.email}. Token stored in ${store.file}.`);

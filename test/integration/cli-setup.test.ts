@@ -79,6 +79,24 @@ describe("login and logout", () => {
     expect(JSON.parse(await readFile(file, "utf8").catch(() => '{"tokens":{}}')).tokens).toEqual({});
   });
 
+  it("login --print-token prints the token alone on stdout, stores nothing, and the token works", async () => {
+    const { emulator, dir, configDir, env } = await setup();
+    const result = await runCli(["login", "--print-token", "--url", emulator.baseUrl, "-v"], {
+      cwd: dir,
+      env: { ...env, ...LOGIN },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^[^\s]+\n$/);
+    const token = result.stdout.trim();
+    expect(emulator.state.checkToken(token)).toBeTruthy();
+    // -v logs the login request on stderr, with neither the password nor the token.
+    expect(result.stderr).toMatch(/POST \S*\/api\/login/);
+    expect(result.stderr).not.toContain(token);
+    expect(result.stderr).not.toContain(LOGIN.COURSESYNC_PASSWORD);
+    expect(result.stderr).toContain("not stored");
+    await expect(stat(path.join(configDir, "credentials.json"))).rejects.toThrow(/ENOENT/);
+  });
+
   it("asks on a terminal, hiding nothing but the password from the prompts", async () => {
     const { emulator, dir, env } = await setup();
     const asked: string[] = [];
