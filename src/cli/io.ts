@@ -1,4 +1,5 @@
 import type { StopSignal } from "../errors.js";
+import type { GitRunner } from "../sync/ci/git.js";
 import type { TreeFs } from "../tree/tree-fs.js";
 
 /** Where a command reads and writes: injected so tests run the CLI in-process. */
@@ -16,6 +17,8 @@ export interface CliIO {
   apiRetries?: number;
   /** The file system writes to the tree go through (default: Node's); tests make it fail. */
   fs?: TreeFs;
+  /** How `coursesync ci` runs git (default: the git on PATH); tests wrap it to stage a race. */
+  git?: GitRunner;
 }
 
 /** The questions the CLI may ask a person at a terminal. */

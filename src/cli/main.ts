@@ -3,6 +3,7 @@ import { redactUrl } from "../api/login-url.js";
 import { ExitCode, UserError } from "../errors.js";
 import { fileSystemError } from "../tree/tree-fs.js";
 import { registerCheck } from "./commands/check.js";
+import { registerCi } from "./commands/ci.js";
 import { registerDiff } from "./diff.js";
 import { registerEmulator } from "./emulator.js";
 import { registerInit } from "./init.js";
@@ -44,6 +45,7 @@ export function buildProgram(io: CliRun): Command {
   registerWatch(program, io);
   registerCheck(program, io);
   registerEmulator(program, io);
+  registerCi(program, io);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -1,6 +1,7 @@
 import type { Prompts } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import type { StopSignal } from "../../src/errors.js";
+import type { GitRunner } from "../../src/sync/ci/git.js";
 import type { TreeFs } from "../../src/tree/tree-fs.js";
 
 /** What one in-process run of the CLI printed and returned. */
@@ -21,6 +22,8 @@ export interface RunOptions {
   apiRetries?: number;
   /** The file system writes to the tree go through (default: Node's). */
   fs?: TreeFs;
+  /** How `coursesync ci` runs git (default: the git on PATH). */
+  git?: GitRunner;
 }
 
 const noPrompts: Prompts = {
@@ -43,6 +46,7 @@ export async function runCli(args: string[], options: RunOptions): Promise<CliRe
     prompts: { ...noPrompts, ...options.prompts },
     ...(options.apiRetries === undefined ? {} : { apiRetries: options.apiRetries }),
     ...(options.fs ? { fs: options.fs } : {}),
+    ...(options.git ? { git: options.git } : {}),
   });
   return { code, stdout, stderr };
 }

@@ -1,0 +1,215 @@
+import { existsSync, realpathSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { type Command, Option } from "commander";
+import { resolveSite } from "../../config/config.js";
+import { usageError } from "../../errors.js";
+import { processGit, Repo } from "../../sync/ci/git.js";
+import { relativeTree, runJob, type Verdict } from "../../sync/ci/job.js";
+import { backupMessage, backupVerdict, PUBLISH_MESSAGE, publishVerdict } from "../../sync/ci/verdicts.js";
+import {
+  GENERATED_MARK,
+  githubWorkflows,
+  gitlabJobs,
+  type RecipeFile,
+  type RecipeOptions,
+} from "../../sync/ci/workflows.js";
+import { statePaths } from "../../sync/snapshot.js";
+import { openTree } from "../context.js";
+import type { CliRun, GlobalOptions } from "../io.js";
+import { globalsOf, main } from "../main.js";
+import { Output } from "../output.js";
+import { VERSION } from "../version.js";
+
+/** The default schedule of the backup: daily at 04:17 UTC (off the hour, when runners are busy). */
+const BACKUP_CRON = "17 4 * * *";
+
+/** The tree of a command and the git repository holding it. */
+async function treeInRepo(run: CliRun, globals: GlobalOptions) {
+  const tree = await openTree(run, globals);
+  const git = run.git ?? processGit(run.env);
+  const repo = await Repo.at(git, tree.root);
+  return { tree, git, repo, rel: relativeTree(repo.top, realpathSync(tree.root)) };
+}
+
+/** Write the recipe files at the repository's top; refuse to overwrite any unless `force`. */
+async function writeRecipes(top: string, files: readonly RecipeFile[], force: boolean): Promise<void> {
+  const existing = files.filter((file) => existsSync(path.join(top, file.path)));
+  if (existing.length > 0 && !force) {
+    throw usageError(
+      `${existing.map((file) => file.path).join(", ")} already exist${existing.length === 1 ? "s" : ""}`,
+      `Pass --force to write over ${existing.length === 1 ? "it" : "them"} (edits there are lost), or move ${existing.length === 1 ? "it" : "them"} away first.`,
+    );
+  }
+  for (const file of files) {
+    await mkdir(path.dirname(path.join(top, file.path)), { recursive: true });
+    await writeFile(path.join(top, file.path), file.text);
+  }
+}
+
+interface RecipeFlags {
+  force?: boolean;
+  branch?: string;
+  cron: string;
+}
+
+/** `ci github` and `ci gitlab`: write the recipes for the tree's repository. */
+function registerRecipes(ci: Command, run: CliRun): void {
+  const recipe = (name: "github" | "gitlab", description: string) =>
+    ci
+      .command(name)
+      .description(description)
+      .option("--force", "write over the files if they exist")
+      .option("--branch <name>", "the branch merges land on (default: the checked-out branch, else main)")
+      .option("--cron <schedule>", "when the backup runs (cron syntax, UTC)", BACKUP_CRON);
+  const prepare = async (flags: RecipeFlags, command: Command) => {
+    const globals = globalsOf(command);
+    const { repo, rel } = await treeInRepo(run, globals);
+    const options: RecipeOptions = {
+      version: VERSION,
+      tree: rel,
+      branch: flags.branch ?? (await repo.currentBranch()) ?? "main",
+      cron: flags.cron,
+    };
+    return { out: new Output(run, globals.quiet), top: repo.top, options };
+  };
+  recipe(
+    "github",
+    "write GitHub Actions workflows: check pull requests, publish merges, back up daily",
+  ).action(async (flags: RecipeFlags, command: Command) => {
+    const { out, top, options } = await prepare(flags, command);
+    const files = githubWorkflows(options);
+    await writeRecipes(top, files, Boolean(flags.force));
+    for (const file of files) out.result(`wrote ${file.path}`);
+    out.info(
+      "Next: add the repository secret COURSESYNC_TOKEN (`coursesync login --print-token` prints one), " +
+        "then commit and push these files. See README, `Content as code`.",
+    );
+  });
+  recipe(
+    "gitlab",
+    "write GitLab CI jobs: check merge requests, publish merges, back up on a schedule",
+  ).action(async (flags: RecipeFlags, command: Command) => {
+    const { out, top, options } = await prepare(flags, command);
+    const main = path.join(top, ".gitlab-ci.yml");
+    // A pipeline of the project's own is left alone: our jobs go beside it, to be included.
+    const theirs = existsSync(main) && !(await readFile(main, "utf8")).includes(GENERATED_MARK);
+    const file = gitlabJobs(options, theirs ? ".gitlab/coursesync.gitlab-ci.yml" : ".gitlab-ci.yml");
+    await writeRecipes(top, [file], Boolean(flags.force));
+    out.result(`wrote ${file.path}`);
+    if (theirs) {
+      out.result(
+        `.gitlab-ci.yml is your own: add to it\n\ninclude:\n  - local: ${file.path}\n\n` +
+          "(its jobs use the stages test and deploy).",
+      );
+    }
+    out.info(
+      "Next: add the CI/CD variables COURSESYNC_TOKEN and COURSESYNC_GIT_TOKEN (masked), a pipeline " +
+        "schedule for the backup, then commit and push. See README, `Content as code`.",
+    );
+  });
+}
+
+interface JobFlags {
+  branch?: string;
+  remote: string;
+  attempts: string;
+  events?: boolean;
+}
+
+/** The global options to hand on to the command a job runs in this process. */
+function forwarded(globals: GlobalOptions, root: string): string[] {
+  return [
+    "-C",
+    root,
+    ...(globals.site ? ["--site", globals.site] : []),
+    ...(globals.url ? ["--url", globals.url] : []),
+    ...(globals.verbose ? ["--verbose"] : []),
+    ...(globals.quiet ? ["--quiet"] : []),
+    "--no-progress",
+  ];
+}
+
+/** Run a publish or backup job from its flags. */
+async function job(
+  run: CliRun,
+  command: Command,
+  flags: JobFlags,
+  spec: {
+    args: readonly string[];
+    verdict: (code: number, snapshotChanged: boolean) => Verdict;
+    message: (site: string) => string;
+  },
+) {
+  const attempts = Number(flags.attempts);
+  if (!Number.isSafeInteger(attempts) || attempts < 1) {
+    throw usageError(`--attempts ${flags.attempts}: give a whole number of 1 or more`);
+  }
+  const globals = globalsOf(command);
+  const out = new Output(run, globals.quiet);
+  const { tree, git, repo, rel } = await treeInRepo(run, globals);
+  const site = resolveSite(tree.config, globals).name;
+  await runJob(
+    {
+      git,
+      treeRoot: tree.root,
+      remote: flags.remote,
+      branch: flags.branch,
+      attempts,
+      command: spec.args,
+      runCommand: (args) => main([...forwarded(globals, tree.root), ...args], run),
+      verdict: spec.verdict,
+      snapshot: path.relative(tree.root, statePaths(tree.root, site).snapshot).split(path.sep).join("/"),
+      message: spec.message(site),
+      env: run.env,
+      say: (line) => out.info(`coursesync ci: ${line}`),
+    },
+    { rel, repo },
+  );
+}
+
+/** The options publish and backup share. */
+function jobCommand(ci: Command, name: string, description: string): Command {
+  return ci
+    .command(name)
+    .description(description)
+    .option("--branch <name>", "the branch to work on (default: the checked-out branch)")
+    .option("--remote <name>", "the git remote to fetch from and push to", "origin")
+    .addOption(
+      new Option("--attempts <n>", "how often to start again when the branch moves before the push").default(
+        "5",
+      ),
+    );
+}
+
+/** `coursesync ci github|gitlab|publish|backup` */
+export function registerCi(program: Command, run: CliRun): void {
+  const ci = program
+    .command("ci")
+    .description("CI recipes: write the workflow files, and the publish and backup steps they run");
+  registerRecipes(ci, run);
+  jobCommand(
+    ci,
+    "publish",
+    "for CI: push --yes the tip of the branch, commit the ids and the snapshot back, push (retries a race)",
+  ).action((flags: JobFlags, command: Command) =>
+    job(run, command, flags, {
+      args: ["push", "--yes"],
+      verdict: (code) => publishVerdict(code),
+      message: () => PUBLISH_MESSAGE,
+    }),
+  );
+  jobCommand(
+    ci,
+    "backup",
+    "for CI: pull the site into the tip of the branch and commit and push only what changed",
+  )
+    .option("--no-events", "do not archive the site's events in events.ndjson")
+    .action((flags: JobFlags, command: Command) =>
+      job(run, command, flags, {
+        args: ["pull", ...(flags.events === false ? [] : ["--events"])],
+        verdict: backupVerdict,
+        message: backupMessage,
+      }),
+    );
+}

@@ -1,0 +1,81 @@
+import { ExitCode, UserError } from "../../errors.js";
+import type { Verdict } from "./job.js";
+
+/** The subject of the commit a publish makes: `[skip ci]` keeps it from starting the workflow again. */
+export const PUBLISH_MESSAGE = "coursesync: ids and snapshot after publish [skip ci]";
+
+/** The subject of a backup's commit. */
+export function backupMessage(site: string): string {
+  return `coursesync: backup of ${site} [skip ci]`;
+}
+
+/**
+ * What a publish does after `push --yes` exited with `code`: commit the ids and the snapshot on
+ * success; on anything else commit nothing (the next run adopts what was sent) and fail.
+ */
+export function publishVerdict(code: number): Verdict {
+  if (code === ExitCode.ok) return { commit: true };
+  if (code === ExitCode.stopped) {
+    return {
+      commit: false,
+      error: new UserError(
+        "publish stopped: the site changed records this merge changes too (see above); nothing was committed",
+        {
+          hint:
+            "Run `coursesync pull` in a clone of this branch, resolve the conflicts (`coursesync status` lists them), " +
+            "commit, and merge the fix: the next publish sends it.",
+          exitCode: ExitCode.stopped,
+        },
+      ),
+    };
+  }
+  return {
+    commit: false,
+    error: new UserError(`publish failed: push exited ${code} (see above); nothing was committed`, {
+      hint: "Fix the cause and run the job again: it sends what is left and adopts what was already created.",
+      exitCode: code === ExitCode.usage || code >= 128 ? (code as ExitCode) : ExitCode.failed,
+    }),
+  };
+}
+
+/**
+ * What a backup does after `pull` exited with `code`. 0: commit what changed. 1 with the snapshot
+ * rewritten: pull finished its writes but left some files out (invalid local files): commit what
+ * it pulled, then fail. 3 (conflicts, whose markers must never reach the branch; or the delete
+ * guard), and every other failure: commit nothing, and fail.
+ */
+export function backupVerdict(code: number, snapshotChanged: boolean): Verdict {
+  if (code === ExitCode.ok) return { commit: true };
+  if (code === ExitCode.failed && snapshotChanged) {
+    return {
+      commit: true,
+      error: new UserError(
+        "backup incomplete: pull left some records out (see above); what it pulled is committed",
+        {
+          hint: "Fix the files pull names (`coursesync status` lists them), commit, and run the backup again.",
+        },
+      ),
+    };
+  }
+  if (code === ExitCode.stopped) {
+    return {
+      commit: false,
+      error: new UserError(
+        "backup stopped: pull met conflicts or its delete guard (see above); nothing was committed",
+        {
+          hint:
+            "Run `coursesync pull` in a clone of this branch, resolve what it reports, commit and push; " +
+            "the next backup goes on from there.",
+          exitCode: ExitCode.stopped,
+        },
+      ),
+    };
+  }
+  return {
+    commit: false,
+    error: new UserError(`backup failed: pull exited ${code} (see above); nothing was committed`, {
+      hint: "Fix the cause and run the job again.",
+      exitCode: code === ExitCode.usage || code >= 128 ? (code as ExitCode) : ExitCode.failed,
+    }),
+  };
+}
