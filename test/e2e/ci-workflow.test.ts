@@ -245,8 +245,13 @@ describe("the CI workflow with real git (origin, two authors, the emulator as th
     );
     expect(await w.head()).toBe(headBefore);
     expect(writeRequests(site)).toEqual([]);
+    // A backup meanwhile meets the same conflict: it commits nothing (no conflict copy, no marker).
+    const stuck = await backup();
+    expect(stuck.code).toBe(3);
+    expect(stuck.stderr).toContain("backup stopped: pull met conflicts or its delete guard");
+    expect(await w.head()).toBe(headBefore);
     // No secret reaches the job's log.
-    for (const run of [first, second, racing, plain, stale, saved, again, conflict])
+    for (const run of [first, second, racing, plain, stale, saved, again, conflict, stuck])
       expect(run.stdout + run.stderr).not.toContain(ci.COURSESYNC_TOKEN);
   });
 });

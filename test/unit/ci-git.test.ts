@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
+import type { UserError } from "../../src/errors.js";
 import { BOT_IDENTITY, type GitResult, type GitRunner, Repo } from "../../src/sync/ci/git.js";
+import { type JobOptions, runJob } from "../../src/sync/ci/job.js";
+import { backupVerdict, publishVerdict } from "../../src/sync/ci/verdicts.js";
 
 /** A git that answers from a script: each call's args joined by spaces → its result (default: success). */
 function scriptedGit(answers: Record<string, Partial<GitResult>>): { git: GitRunner; calls: string[] } {
@@ -66,5 +69,87 @@ describe("the git of coursesync ci", () => {
       GIT_COMMITTER_EMAIL: "a@example.com",
     });
     expect(fromEnv.calls).toContain("commit --quiet --no-verify -m msg");
+  });
+});
+
+/**
+ * A repository for runJob: the command run "writes" a file (status shows it until the commit),
+ * pushes answer in turn from `pushes` (true: accepted; false: the branch moved), and every call
+ * is recorded without its identity flags.
+ */
+function fakeRepo(pushes: boolean[]) {
+  const calls: string[] = [];
+  let dirty = false;
+  const git: GitRunner = async (args) => {
+    const line = args.join(" ").replace(/^-c \S+ -c \S+ /, "");
+    calls.push(line);
+    const ok = (stdout = "") => ({ code: 0, stdout, stderr: "" });
+    if (line === "rev-parse --show-toplevel") return ok("/repo\n");
+    if (line.startsWith("rev-parse")) return ok("abc\n");
+    if (line.startsWith("status")) return ok(dirty ? " M a.md\n" : "");
+    if (line.startsWith("commit")) dirty = false;
+    if (line.startsWith("push")) return pushes.shift() ? ok() : { code: 1, stdout: "", stderr: "rejected" };
+    if (line.startsWith("merge-base")) return { code: 1, stdout: "", stderr: "" };
+    return ok();
+  };
+  return { git, calls, write: () => (dirty = true) };
+}
+
+/** Run a job whose command exits with the given codes in turn, "writing" a file each time. */
+async function job(repo: ReturnType<typeof fakeRepo>, codes: number[], verdict: JobOptions["verdict"]) {
+  const ran: string[] = [];
+  const options: JobOptions = {
+    git: repo.git,
+    treeRoot: "/repo",
+    remote: "origin",
+    branch: "main",
+    attempts: 2,
+    command: ["pull"],
+    runCommand: async (args) => {
+      ran.push(args.join(" "));
+      repo.write();
+      return codes.shift() ?? 0;
+    },
+    verdict,
+    snapshot: ".coursesync/production.json",
+    message: "coursesync: backup of production [skip ci]",
+    env: {},
+    say: () => {},
+  };
+  const error = await runJob(options, { rel: ".", repo: await Repo.at(repo.git, "/repo") }).then(
+    () => undefined,
+    (e: unknown) => e as UserError,
+  );
+  const writes = repo.calls.filter((c) => /^(add|commit|push)\b/.test(c));
+  return { ran, error, writes };
+}
+
+describe("a CI job (runJob) over a fake repository", () => {
+  it("a backup whose pull left files out commits and pushes what it pulled, then fails (exit 1)", async () => {
+    const { ran, error, writes } = await job(fakeRepo([true]), [1], backupVerdict);
+    expect(ran).toEqual(["pull"]);
+    expect(writes).toEqual([
+      "add --all -- .",
+      "commit --quiet --no-verify -m coursesync: backup of production [skip ci]",
+      "push --quiet origin HEAD:refs/heads/main",
+    ]);
+    expect(error?.exitCode).toBe(1);
+    expect(error?.message).toContain("what it pulled is committed");
+  });
+
+  it("a pull stopped on conflicts (exit 3) commits nothing, and fails with exit 3", async () => {
+    const { error, writes } = await job(fakeRepo([true]), [3], backupVerdict);
+    expect(writes).toEqual([]);
+    expect(error?.exitCode).toBe(3);
+  });
+
+  it("a push refused because the branch moved runs the command again on the new tip, up to --attempts", async () => {
+    const moved = await job(fakeRepo([false, true]), [0, 0], publishVerdict);
+    expect(moved.error).toBeUndefined();
+    expect(moved.ran).toEqual(["pull", "pull"]);
+    expect(moved.writes.filter((c) => c.startsWith("push"))).toHaveLength(2);
+    const always = await job(fakeRepo([false, false]), [0, 0], publishVerdict);
+    expect(always.ran).toEqual(["pull", "pull"]);
+    expect(always.error?.message).toBe("origin/main kept moving: gave up after 2 attempts");
   });
 });
