@@ -9,33 +9,46 @@ export function backupMessage(site: string): string {
   return `coursesync: backup of ${site} [skip ci]`;
 }
 
+/** Commit nothing and fail: the command stopped (exit 3) or failed; `code` is the job's exit code too. */
+function nothingCommitted(
+  code: number,
+  stopped: string,
+  hint: { stopped: string; failed: string },
+  job: string,
+) {
+  const exitCode =
+    code === ExitCode.stopped || code === ExitCode.usage || code >= 128 ? code : ExitCode.failed;
+  const message =
+    code === ExitCode.stopped
+      ? `${stopped} (see above); nothing was committed`
+      : `${job} exited ${code} (see above); nothing was committed`;
+  return {
+    commit: false as const,
+    error: new UserError(message, {
+      hint: code === ExitCode.stopped ? hint.stopped : hint.failed,
+      exitCode: exitCode as ExitCode,
+    }),
+  };
+}
+
 /**
  * What a publish does after `push --yes` exited with `code`: commit the ids and the snapshot on
  * success; on anything else commit nothing (the next run adopts what was sent) and fail.
  */
 export function publishVerdict(code: number): Verdict {
   if (code === ExitCode.ok) return { commit: true };
-  if (code === ExitCode.stopped) {
-    return {
-      commit: false,
-      error: new UserError(
-        "publish stopped: the site changed records this merge changes too (see above); nothing was committed",
-        {
-          hint:
-            "Run `coursesync pull` in a clone of this branch, resolve the conflicts (`coursesync status` lists them), " +
-            "commit, and merge the fix: the next publish sends it.",
-          exitCode: ExitCode.stopped,
-        },
-      ),
-    };
-  }
-  return {
-    commit: false,
-    error: new UserError(`publish failed: push exited ${code} (see above); nothing was committed`, {
-      hint: "Fix the cause and run the job again: it sends what is left and adopts what was already created.",
-      exitCode: code === ExitCode.usage || code >= 128 ? (code as ExitCode) : ExitCode.failed,
-    }),
-  };
+  return nothingCommitted(
+    code,
+    "publish stopped: the site changed records this merge changes too",
+    {
+      stopped:
+        "Run `coursesync pull` in a clone of this branch, resolve the conflicts (`coursesync status` lists them), " +
+        "commit, and merge the fix: the next publish sends it.",
+      failed:
+        "Fix the cause and run the job again: it sends what is left and adopts what was already created.",
+    },
+    "publish failed: push",
+  );
 }
 
 /**
@@ -57,25 +70,15 @@ export function backupVerdict(code: number, snapshotChanged: boolean): Verdict {
       ),
     };
   }
-  if (code === ExitCode.stopped) {
-    return {
-      commit: false,
-      error: new UserError(
-        "backup stopped: pull met conflicts or its delete guard (see above); nothing was committed",
-        {
-          hint:
-            "Run `coursesync pull` in a clone of this branch, resolve what it reports, commit and push; " +
-            "the next backup goes on from there.",
-          exitCode: ExitCode.stopped,
-        },
-      ),
-    };
-  }
-  return {
-    commit: false,
-    error: new UserError(`backup failed: pull exited ${code} (see above); nothing was committed`, {
-      hint: "Fix the cause and run the job again.",
-      exitCode: code === ExitCode.usage || code >= 128 ? (code as ExitCode) : ExitCode.failed,
-    }),
-  };
+  return nothingCommitted(
+    code,
+    "backup stopped: pull met conflicts or its delete guard",
+    {
+      stopped:
+        "Run `coursesync pull` in a clone of this branch, resolve what it reports, commit and push; " +
+        "the next backup goes on from there.",
+      failed: "Fix the cause and run the job again.",
+    },
+    "backup failed: pull",
+  );
 }
