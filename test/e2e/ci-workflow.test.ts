@@ -81,8 +81,8 @@ describe("the CI workflow with real git (origin, two authors, the emulator as th
   it("publishes every merge once, commits ids back without a loop, survives a race, and backs up", async () => {
     const w = await world();
     const site = w.emulator;
-    // The run step of the generated publish and backup workflows, without `npx --yes coursesync@<v>`.
-    const steps: Record<string, string[]> = {};
+    // The run steps of the generated publish and backup workflows, without `npx --yes coursesync@<v>`.
+    const steps: Record<string, string[][]> = {};
 
     // Setup: a tree in a subfolder of the repository, pulled, with the GitHub recipes, pushed.
     const setup = await w.clone("setup");
@@ -107,18 +107,28 @@ describe("the CI workflow with real git (origin, two authors, the emulator as th
     for (const job of ["publish", "backup"]) {
       const text = await readFile(path.join(setup, `.github/workflows/coursesync-${job}.yml`), "utf8");
       const workflow = parse(text) as { jobs: Record<string, { steps: Array<{ run?: string }> }> };
-      const run = workflow.jobs[job]!.steps.find((s) => s.run)!.run!;
-      const words = run.split(" ");
-      expect(words.slice(0, 3)).toEqual(["npx", "--yes", expect.stringMatching(/^coursesync@/)]);
-      steps[job] = words.slice(3);
+      steps[job] = workflow.jobs[job]!.steps.flatMap((step) => {
+        if (!step.run) return [];
+        const words = step.run.split(" ");
+        expect(words.slice(0, 3)).toEqual(["npx", "--yes", expect.stringMatching(/^coursesync@/)]);
+        return [words.slice(3)];
+      });
     }
-    expect(steps.publish).toEqual(["-C", TREE, "ci", "publish", "--branch", "main"]);
+    const publishStep = ["-C", TREE, "ci", "publish", "--branch", "main"];
+    expect(steps.publish).toEqual([publishStep]);
+    // The backup job publishes first (GitHub cancels a pending publish when a backup joins the group).
+    expect(steps.backup).toEqual([publishStep, ["-C", TREE, "ci", "backup", "--branch", "main"]]);
     await git(maintainer, setup, "add", "--all");
     await git(maintainer, setup, "commit", "--quiet", "-m", "Course content and CI");
     await git(maintainer, setup, "push", "--quiet", "origin", "HEAD:main");
     site.state.clearRequests();
-    const publish = async () => runBin(steps.publish!, { cwd: await w.clone(), env: ci });
-    const backup = async () => runBin(steps.backup!, { cwd: await w.clone(), env: ci });
+    const publish = async () => runBin(steps.publish![0]!, { cwd: await w.clone(), env: ci });
+    /** The backup job: its steps in one clone, each run even when the one before failed. */
+    const backup = async () => {
+      const cwd = await w.clone();
+      const published = await runBin(steps.backup![0]!, { cwd, env: ci });
+      return { published, ...(await runBin(steps.backup![1]!, { cwd, env: ci })) };
+    };
 
     // Two authors: A adds a chapter on a branch, B edits another; both merge.
     const a = await author(w, "Alice");
@@ -165,7 +175,7 @@ describe("the CI workflow with real git (origin, two authors, the emulator as th
     site.state.clearRequests();
     const realGit = processGit(ci);
     let raced = 0;
-    const racing = await runCli(steps.publish!, {
+    const racing = await runCli(steps.publish![0]!, {
       cwd: await w.clone(),
       env: ci,
       git: async (args, cwd) => {
@@ -206,7 +216,11 @@ describe("the CI workflow with real git (origin, two authors, the emulator as th
       [5, "Fifth", "<p>5</p>"],
     ]);
 
-    // Backup: an edit made on the site by someone else is committed; a second backup commits nothing.
+    // A merge whose publish never ran (GitHub cancelled it while pending, as a backup joined the
+    // group): the backup job publishes it first. Then an edit made on the site by someone else is
+    // committed; a second backup commits nothing.
+    await b.replace("courses/web/01-intro.md", "<p>one</p>", "<p>one, edited</p>");
+    await b.merge("edit-intro", "Edit Intro");
     const edited = await site.admin("POST", "/edit", {
       resource: "chapters",
       id: 2,
@@ -215,14 +229,20 @@ describe("the CI workflow with real git (origin, two authors, the emulator as th
     expect(edited.status).toBe(200);
     site.state.clearRequests();
     const saved = await backup();
+    expect(saved.published.code, saved.published.stderr).toBe(0);
     expect(saved.code, saved.stderr).toBe(0);
+    expect(writeRequests(site).map((r) => `${r.method} ${r.path}`)).toEqual(["PATCH /api/v1/chapters/1"]);
+    expect(site.state.dump().chapters[0]?.content).toBe("<p>one, edited</p>");
+    expect(await w.show(`${TREE}/courses/web/01-intro.md`)).toContain("<p>one, edited</p>");
     expect(await w.head()).toMatch(
       /coursesync <coursesync@users\.noreply\.github\.com> coursesync: backup of production \[skip ci\]$/,
     );
     expect(await w.show(`${TREE}/courses/web/02-tags.md`)).toContain("<p>from the site</p>");
     expect(await w.show(`${TREE}/events.ndjson`)).toContain('"chapter.updated"');
     const afterBackup = await w.commits();
+    site.state.clearRequests();
     const again = await backup();
+    expect(again.published.code, again.published.stderr).toBe(0);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain("nothing changed in the tree: nothing to commit");
     expect(await w.commits()).toBe(afterBackup);
@@ -247,11 +267,13 @@ describe("the CI workflow with real git (origin, two authors, the emulator as th
     expect(writeRequests(site)).toEqual([]);
     // A backup meanwhile meets the same conflict: it commits nothing (no conflict copy, no marker).
     const stuck = await backup();
+    expect(stuck.published.code).toBe(3);
     expect(stuck.code).toBe(3);
     expect(stuck.stderr).toContain("backup stopped: pull met conflicts or its delete guard");
     expect(await w.head()).toBe(headBefore);
     // No secret reaches the job's log.
-    for (const run of [first, second, racing, plain, stale, saved, again, conflict, stuck])
+    const jobs = [saved, again, stuck].flatMap((job) => [job, job.published]);
+    for (const run of [first, second, racing, plain, stale, conflict, ...jobs])
       expect(run.stdout + run.stderr).not.toContain(ci.COURSESYNC_TOKEN);
   });
 });

@@ -138,12 +138,27 @@ describe("the GitHub workflows `ci github` writes", () => {
       options: { branch: "trunk", remote: "origin", attempts: "5" },
       globals: expect.objectContaining({ dir: "course content", branch: "trunk" }),
     });
-    const [backup] = runs(".github/workflows/coursesync-backup.yml", "backup");
+    // The backup publishes first (GitHub cancels a pending publish when the backup joins the
+    // group), then backs up.
+    const [publishFirst, backup, ...more] = runs(".github/workflows/coursesync-backup.yml", "backup");
+    expect(more).toEqual([]);
+    expect(await parsed(publishFirst!)).toMatchObject({
+      command: "ci publish",
+      options: { branch: "trunk" },
+    });
     expect(await parsed(backup!)).toEqual({
       command: "ci backup",
       options: { branch: "trunk", remote: "origin", attempts: "5", events: true },
       globals: expect.objectContaining({ dir: "course content" }),
     });
+  });
+
+  it("back up even when the publish before it failed, but not when the run is cancelled", () => {
+    const backup = yamlOf(files[".github/workflows/coursesync-backup.yml"]!) as unknown as Workflow;
+    const steps = backup.jobs.backup!.steps as Array<{ run?: string; if?: string }>;
+    const [publish, save] = steps.filter((step) => step.run);
+    expect(publish!.if).toBeUndefined();
+    expect(save!.if).toBe(`\${{ !cancelled() }}`);
   });
 });
 
@@ -173,7 +188,7 @@ describe("the GitLab jobs `ci gitlab` writes", () => {
   it("run only command lines the CLI accepts", async () => {
     const calls = coursesyncCalls(Object.values(jobs).flatMap((job) => job.script));
     const commands = await Promise.all(calls.map(async (argv) => (await parsed(argv)).command));
-    expect(commands).toEqual(["check", "ci publish", "ci backup"]);
+    expect(commands).toEqual(["check", "ci publish", "ci publish", "ci backup"]);
     expect(await parsed(calls[1]!)).toMatchObject({ options: { branch: "trunk" } });
   });
 });

@@ -133,6 +133,8 @@ export function githubWorkflows(options: RecipeOptions): RecipeFile[] {
       header("github", [
         "Backs the site up into the branch on a schedule (and on demand): pulls, archives the events,",
         "and commits only when something changed. It shares the publish group: their commits never interleave.",
+        "It publishes first: GitHub cancels a pending run when another joins the group, so a merge",
+        "whose publish was cancelled by this run (or failed on the network) reaches the site here.",
         ...CREDENTIALS,
       ]),
       {
@@ -145,7 +147,18 @@ export function githubWorkflows(options: RecipeOptions): RecipeFile[] {
             "runs-on": "ubuntu-latest",
             steps: [
               ...SETUP,
-              { run: coursesyncLine(options, ["ci", "backup", "--branch", options.branch]), env: SECRETS },
+              {
+                name: "Publish what is merged and not yet published",
+                run: coursesyncLine(options, ["ci", "publish", "--branch", options.branch]),
+                env: SECRETS,
+              },
+              {
+                name: "Back up the site",
+                // After a failed publish too: the backup commits what it can, or nothing on conflicts.
+                if: `\${{ !cancelled() }}`,
+                run: coursesyncLine(options, ["ci", "backup", "--branch", options.branch]),
+                env: SECRETS,
+              },
             ],
           },
         },
@@ -177,8 +190,8 @@ export function gitlabJobs(options: RecipeOptions, path: string): RecipeFile {
       "the API has no conditional update, so two publishes at once could overwrite each other. It",
       "publishes the tip of the branch and commits the ids and the snapshot back ([skip ci]).",
       "A conflict with the site fails the job (exit 3): run `coursesync pull`, resolve, merge the fix.",
-      "coursesync-backup runs from a pipeline schedule (CI/CD > Schedules) or by hand, and commits",
-      "only when something changed.",
+      "coursesync-backup runs from a pipeline schedule (CI/CD > Schedules) or by hand: it publishes",
+      "what a failed publish left, then backs up, and commits only when something changed.",
       "CI/CD variables (masked): COURSESYNC_TOKEN (from `coursesync login --print-token`) or",
       "COURSESYNC_EMAIL and COURSESYNC_PASSWORD; and COURSESYNC_GIT_TOKEN, a project access token",
       "with write_repository, since the job token cannot push.",
@@ -198,7 +211,11 @@ export function gitlabJobs(options: RecipeOptions, path: string): RecipeFile {
       "coursesync-backup": {
         ...committing,
         rules: [{ if: '$CI_PIPELINE_SOURCE == "schedule" || $CI_PIPELINE_SOURCE == "web"' }],
-        script: [GITLAB_PUSH_URL, coursesyncLine(options, ["ci", "backup", "--branch", options.branch])],
+        script: [
+          GITLAB_PUSH_URL,
+          coursesyncLine(options, ["ci", "publish", "--branch", options.branch]),
+          coursesyncLine(options, ["ci", "backup", "--branch", options.branch]),
+        ],
       },
     },
   );
