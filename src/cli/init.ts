@@ -11,11 +11,17 @@ import type { CliRun } from "./io.js";
 import { globalsOf } from "./main.js";
 import { Output } from "./output.js";
 
+/** Where init writes the JSON Schemas editors validate the tree's files with (committed). */
+export const SCHEMAS_DIR = ".coursesync/schemas";
+
+/** The line of init's .gitignore block that keeps the schemas committed. */
+const SCHEMAS_UNIGNORED = `!${SCHEMAS_DIR}/`;
+
 /** Lines init adds to .gitignore: the transient files; the snapshot itself is committed. */
 export const GITIGNORE_BLOCK = `# coursesync: transient files (the snapshot .coursesync/<site>.json is committed)
 .coursesync/*
 !.coursesync/*.json
-!.coursesync/schemas/
+${SCHEMAS_UNIGNORED}
 *.remote.md
 course.remote.yaml
 `;
@@ -27,9 +33,6 @@ coursesync.yaml -text
 courses/** -text
 events.ndjson -text
 `;
-
-/** Where init writes the JSON Schemas editors validate the tree's files with (committed). */
-export const SCHEMAS_DIR = ".coursesync/schemas";
 
 /** The text of a fresh coursesync.yaml: its first line points YAML editors at its schema. */
 export function configText(site: string, url: string): string {
@@ -52,14 +55,37 @@ export const VSCODE_SETTINGS = `${JSON.stringify(
 )}\n`;
 
 /**
+ * Bring the tree's JSON Schemas up to this version of coursesync (they are generated files),
+ * and unignore them in a .gitignore that an older init wrote. Returns the files written.
+ */
+export async function refreshSchemas(root: string): Promise<string[]> {
+  const written: string[] = [];
+  await mkdir(path.join(root, SCHEMAS_DIR), { recursive: true });
+  for (const [name, schema] of Object.entries(jsonSchemas())) {
+    const file = path.join(root, SCHEMAS_DIR, name);
+    const text = schemaText(schema);
+    if (existsSync(file) && (await readFile(file, "utf8")) === text) continue;
+    await writeFile(file, text);
+    written.push(`${SCHEMAS_DIR}/${name}`);
+  }
+  const gitignore = path.join(root, ".gitignore");
+  const ignored = existsSync(gitignore) ? await readFile(gitignore, "utf8") : "";
+  const lines = ignored.split("\n");
+  const at = lines.indexOf("!.coursesync/*.json");
+  if (at >= 0 && !lines.includes(SCHEMAS_UNIGNORED)) {
+    lines.splice(at + 1, 0, SCHEMAS_UNIGNORED);
+    await writeFile(gitignore, lines.join("\n"));
+    written.push(".gitignore");
+  }
+  return written;
+}
+
+/**
  * Write the JSON Schemas into the tree, and VS Code settings that use them unless the tree
  * has its own (those are left alone: said, with what to add).
  */
 async function writeSchemas(root: string): Promise<"created" | "kept"> {
-  await mkdir(path.join(root, SCHEMAS_DIR), { recursive: true });
-  for (const [name, schema] of Object.entries(jsonSchemas())) {
-    await writeFile(path.join(root, SCHEMAS_DIR, name), schemaText(schema));
-  }
+  await refreshSchemas(root);
   const settings = path.join(root, ".vscode", "settings.json");
   if (existsSync(settings)) return "kept";
   await mkdir(path.dirname(settings), { recursive: true });

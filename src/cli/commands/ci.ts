@@ -16,6 +16,7 @@ import {
 } from "../../sync/ci/workflows.js";
 import { statePaths } from "../../sync/snapshot.js";
 import { openTree } from "../context.js";
+import { refreshSchemas } from "../init.js";
 import type { CliRun, GlobalOptions } from "../io.js";
 import { globalsOf, main } from "../main.js";
 import { Output } from "../output.js";
@@ -64,23 +65,30 @@ function registerRecipes(ci: Command, run: CliRun): void {
       .option("--cron <schedule>", "when the backup runs (cron syntax, UTC)", BACKUP_CRON);
   const prepare = async (flags: RecipeFlags, command: Command) => {
     const globals = globalsOf(command);
-    const { repo, rel } = await treeInRepo(run, globals);
+    const { tree, repo, rel } = await treeInRepo(run, globals);
     const options: RecipeOptions = {
       version: VERSION,
       tree: rel,
       branch: flags.branch ?? (await repo.currentBranch()) ?? "main",
       cron: flags.cron,
     };
-    return { out: new Output(run, globals.quiet), top: repo.top, options };
+    const out = new Output(run, globals.quiet);
+    /** The editor schemas, made current: the jobs' `check` and the editors then agree. */
+    const schemas = async () => {
+      for (const file of await refreshSchemas(tree.root))
+        out.result(`wrote ${rel === "." ? file : `${rel}/${file}`}`);
+    };
+    return { out, top: repo.top, options, schemas };
   };
   recipe(
     "github",
     "write GitHub Actions workflows: check pull requests, publish merges, back up daily",
   ).action(async (flags: RecipeFlags, command: Command) => {
-    const { out, top, options } = await prepare(flags, command);
+    const { out, top, options, schemas } = await prepare(flags, command);
     const files = githubWorkflows(options);
     await writeRecipes(top, files, Boolean(flags.force));
     for (const file of files) out.result(`wrote ${file.path}`);
+    await schemas();
     out.info(
       "Next: add the repository secret COURSESYNC_TOKEN (`coursesync login --print-token` prints one), " +
         "then commit and push these files. See README, `Content as code`.",
@@ -90,13 +98,14 @@ function registerRecipes(ci: Command, run: CliRun): void {
     "gitlab",
     "write GitLab CI jobs: check merge requests, publish merges, back up on a schedule",
   ).action(async (flags: RecipeFlags, command: Command) => {
-    const { out, top, options } = await prepare(flags, command);
+    const { out, top, options, schemas } = await prepare(flags, command);
     const main = path.join(top, ".gitlab-ci.yml");
     // A pipeline of the project's own is left alone: our jobs go beside it, to be included.
     const theirs = existsSync(main) && !(await readFile(main, "utf8")).includes(GENERATED_MARK);
     const file = gitlabJobs(options, theirs ? ".gitlab/coursesync.gitlab-ci.yml" : ".gitlab-ci.yml");
     await writeRecipes(top, [file], Boolean(flags.force));
     out.result(`wrote ${file.path}`);
+    await schemas();
     if (theirs) {
       out.result(
         `.gitlab-ci.yml is your own: add to it\n\ninclude:\n  - local: ${file.path}\n\n` +
