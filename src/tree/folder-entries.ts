@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import type { Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
 
@@ -45,6 +46,7 @@ function sequenceLength(lead: number): number {
  * the file. Undefined for a valid UTF-8 name.
  */
 export function escapedName(bytes: Uint8Array): string | undefined {
+  if (isUtf8(bytes)) return undefined;
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let out = "";
   let bad = false;
