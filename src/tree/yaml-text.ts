@@ -89,12 +89,24 @@ export interface ParsedMapping {
 
 /** A YAML parser error as a FileProblem at its line and column (shifted by `firstLine`). */
 function syntaxProblem(
-  error: { message: string; linePos?: [{ line: number; col: number }, ...unknown[]] },
+  error: { code?: string; message: string; linePos?: [{ line: number; col: number }, ...unknown[]] },
   file: string,
   firstLine: number,
   hint?: string,
+  text?: string,
 ): FileProblem {
   const at = error.linePos?.[0];
+  if (error.code === "DUPLICATE_KEY" && at !== undefined && text !== undefined) {
+    // The hint on quoting helps no one here: say which key it is.
+    const key = /^\s*([^:#]+?)\s*:/.exec(text.split("\n")[at.line - 1] ?? "")?.[1];
+    return new FileProblem(
+      file,
+      at.line + firstLine - 1,
+      `${key === undefined ? "a key" : `the key "${key}"`} is set more than once`,
+      "Keep one line for each key.",
+      { rule: "yaml-syntax", column: at.col },
+    );
+  }
   return new FileProblem(
     file,
     at === undefined ? undefined : at.line + firstLine - 1,
@@ -121,7 +133,7 @@ export function readYamlMapping(
   if (doc.errors.length > 0) {
     return {
       mapping: undefined,
-      problems: doc.errors.map((error) => syntaxProblem(error, file, firstLine, SYNTAX_HINT)),
+      problems: doc.errors.map((error) => syntaxProblem(error, file, firstLine, SYNTAX_HINT, text)),
     };
   }
   const values: Record<string, unknown> = {};
@@ -181,7 +193,7 @@ export function parseYamlDocument(text: string, file: string): ParsedYaml {
   const source = (text.startsWith("\uFEFF") ? text.slice(1) : text).replace(/\r\n/g, "\n");
   const doc = parseDocument(source, { schema: "core", lineCounter, uniqueKeys: true });
   const error = doc.errors[0];
-  if (error) throw syntaxProblem(error, file, 1);
+  if (error) throw syntaxProblem(error, file, 1, undefined, source);
   return {
     value: doc.toJS(),
     lineOf(path) {

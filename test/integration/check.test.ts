@@ -312,6 +312,17 @@ describe("coursesync check reports every problem of every file, offline", () => 
     ]);
   });
 
+  it("names a key set twice, on each line that sets it again", async () => {
+    const s = await pulledSite(start, webSite());
+    await write({ [WEB]: `${WEB_YAML}title: Web again\nfree: true\n` })(s);
+    const { code, doc } = await check(s);
+    expect(code).toBe(1);
+    expect(doc.problems.map((p) => [p.line, p.column, p.rule, p.message, p.hint])).toEqual([
+      [9, 1, "yaml-syntax", 'the key "title" is set more than once', "Keep one line for each key."],
+      [10, 1, "yaml-syntax", 'the key "free" is set more than once', "Keep one line for each key."],
+    ]);
+  });
+
   it("people get file:line:col: message, the hint below, files apart, and a count", async () => {
     const s = await pulledSite(start, webSite());
     await s.write(WEB, WEB_YAML.replace("status: draft", "status: live\nauthor: me"));
