@@ -87,6 +87,8 @@ try {
   );
   cli(["status"]);
   cli(["diff"]);
+  step("Check every file offline, as CI does on a pull request");
+  cli(["check"]);
   step("Push: the plan, then only the changed fields are sent");
   cli(["push", "--yes"]);
   cli(["status"]);
