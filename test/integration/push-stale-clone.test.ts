@@ -1,4 +1,4 @@
-import { cp } from "node:fs/promises";
+import { cp, rm } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
@@ -40,5 +40,36 @@ describe("push from a clone older than the site (CI that did not commit the ids 
     const files = await readTree(stale, [".coursesync"]);
     expect(files[NEW]).toBe(`---\nid: ${id}\ntitle: New\nordinal: 3\nformat: html\n---\n<p>new</p>\n`);
     expect((await runCli(["status", "--exit-code"], { cwd: stale, env: s.env })).code).toBe(0);
+  });
+
+  it("takes a delete an earlier push already made as done: nothing sent, nothing kept", async () => {
+    const s = await pulledSite(start, {
+      body: "html",
+      options: { now: manualClock().now },
+      courses: [{ title: "Web" }],
+      chapters: [
+        { course_id: 1, title: "Intro", ordinal: 1, content: "<p>intro</p>" },
+        { course_id: 1, title: "Gone", ordinal: 2, content: "<p>gone</p>" },
+      ],
+    });
+    await rm(s.file("courses/web/02-gone.md"));
+    // A second clone of the same commit (a CI job started again after a race): the file gone,
+    // the old snapshot that still knows the chapter.
+    const stale = path.join(s.dir, "stale");
+    await cp(s.root, stale, { recursive: true });
+
+    expect((await s.cli("push", "--yes")).code).toBe(0);
+    expect(s.writes()).toEqual(["DELETE /api/v1/chapters/2"]);
+    s.emulator.state.clearRequests();
+
+    const again = await runCli(["push", "--yes"], { cwd: stale, env: s.env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(s.writes()).toEqual([]);
+    expect(s.emulator.state.dump().chapters.map((c) => c.title)).toEqual(["Intro"]);
+    // The stale clone's snapshot forgets the chapter: it agrees with the site and the first clone.
+    expect((await runCli(["status", "--exit-code"], { cwd: stale, env: s.env })).code).toBe(0);
+    expect(await readTree(stale, [".coursesync/cache"])).toEqual(
+      await readTree(s.root, [".coursesync/cache"]),
+    );
   });
 });
