@@ -66,6 +66,14 @@ function registerRecipes(ci: Command, run: CliRun): void {
   const prepare = async (flags: RecipeFlags, command: Command) => {
     const globals = globalsOf(command);
     const { tree, repo, rel } = await treeInRepo(run, globals);
+    // The jobs talk to the tree's default site: a --site they would not carry is refused, not dropped.
+    const site = resolveSite(tree.config, globals).name;
+    if (site !== tree.config.site) {
+      throw usageError(
+        `the CI recipes publish to and back up the default site "${tree.config.site}", not "${site}"`,
+        `Drop --site, or make "${site}" the default first: coursesync site default ${site}`,
+      );
+    }
     const options: RecipeOptions = {
       version: VERSION,
       tree: rel,
