@@ -4,6 +4,7 @@ import { ExitCode, UserError } from "../errors.js";
 import { fileSystemError } from "../tree/tree-fs.js";
 import { registerCheck } from "./commands/check.js";
 import { registerCi } from "./commands/ci.js";
+import { registerSite } from "./commands/site.js";
 import { registerDiff } from "./diff.js";
 import { registerEmulator } from "./emulator.js";
 import { registerInit } from "./init.js";
@@ -38,6 +39,7 @@ export function buildProgram(io: CliRun): Command {
   registerInit(program, io);
   registerLogin(program, io);
   registerLogout(program, io);
+  registerSite(program, io);
   registerPull(program, io);
   registerStatus(program, io);
   registerDiff(program, io);

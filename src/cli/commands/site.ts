@@ -1,0 +1,322 @@
+import type { Command } from "commander";
+import { parseBaseUrl } from "../../api/login-url.js";
+import { CONFIG_FILE, type Config, resolveSite, SITE_NAME } from "../../config/config.js";
+import { CredentialStore, configDir } from "../../config/credentials.js";
+import { writeConfigEdit } from "../../config/edit.js";
+import { removeSiteState, snapshotInfo, unfinishedWrites } from "../../config/sites.js";
+import { ExitCode, UserError, usageError } from "../../errors.js";
+import { acquireLock } from "../../sync/lock.js";
+import { loadSnapshot, saveSnapshot, statePaths } from "../../sync/snapshot.js";
+import { openTree } from "../context.js";
+import type { CliRun, GlobalOptions } from "../io.js";
+import { globalsOf } from "../main.js";
+import { Output } from "../output.js";
+import { siteLines, siteRecord } from "../render/sites.js";
+
+const EXAMPLE_URL = "https://staging.academy.example.com/api/v1";
+
+/** The site commands name their site as an argument; --site (and --url but for add) would be ignored. */
+function refuseGlobals(globals: GlobalOptions, command: string, url: "allowed" | "refused"): void {
+  if (globals.site !== undefined) {
+    throw usageError(
+      `coursesync site ${command} takes the site's name as an argument, not --site`,
+      `Example: coursesync site ${command}${command === "list" ? "" : ` ${globals.site}`}`,
+    );
+  }
+  if (url === "refused" && globals.url !== undefined) {
+    throw usageError(
+      `--url has no meaning for coursesync site ${command}`,
+      "Give it to `coursesync site add <name> --url ...` or `coursesync site set-url <name> <url>`.",
+    );
+  }
+}
+
+/** The site of this name, or exit 2 naming the known ones. */
+function knownSite(config: Config, name: string): string {
+  return resolveSite(config, { site: name }).url;
+}
+
+/** The tree's path of a site's snapshot, for messages. */
+function snapshotPath(name: string): string {
+  return statePaths("", name).snapshot;
+}
+
+/** `coursesync site add <name> --url <api-base-url>` */
+async function addSite(run: CliRun, globals: GlobalOptions, name: string): Promise<void> {
+  const out = new Output(run, globals.quiet);
+  const tree = await openTree(run, globals);
+  if (!SITE_NAME.test(name)) {
+    throw usageError(
+      `site name "${name}": use letters, digits, . _ - (starting with a letter or digit)`,
+      "It names the site's snapshot file under .coursesync/. Example: staging",
+    );
+  }
+  // Compared without case: on macOS and Windows "Staging" and "staging" would share one snapshot.
+  const same = Object.keys(tree.config.sites).find((known) => known.toLowerCase() === name.toLowerCase());
+  if (same !== undefined) {
+    throw usageError(
+      `site "${same}" is already in ${CONFIG_FILE} (${tree.config.sites[same]?.url})`,
+      `Pick another name, or change its URL: coursesync site set-url ${same} <api-base-url>`,
+    );
+  }
+  if (globals.url === undefined) {
+    throw usageError(
+      `site add needs --url <api-base-url>`,
+      `Example: coursesync site add ${name} --url ${EXAMPLE_URL}`,
+    );
+  }
+  const url = parseBaseUrl(globals.url).toString();
+  const { snapshot, problem } = await snapshotInfo(tree.root, name);
+  if (problem !== undefined || (snapshot && snapshot.url !== url)) {
+    throw usageError(
+      `${snapshotPath(name)} is already there, ${problem === undefined ? `made for ${snapshot?.url}` : "and cannot be read"}: a site's snapshot is never read as another's`,
+      "Pick another name, or delete that snapshot (git rm) if the site it was made for is gone.",
+    );
+  }
+  const twin = Object.entries(tree.config.sites).find(([, site]) => site.url === url)?.[0];
+  await writeConfigEdit(tree.config, { op: "add-site", name, url });
+  out.result(`Added site "${name}" (${url}) to ${CONFIG_FILE}.`);
+  if (twin) out.warn(`site "${twin}" has the same URL; each name keeps its own snapshot of it`);
+  if (snapshot) {
+    out.info(
+      `Its snapshot from an earlier sync is there: ${snapshot.courses} courses, ${snapshot.chapters} chapters.`,
+    );
+  }
+  out.info(
+    `Next: coursesync login --site ${name} (unless a token for it is stored or COURSESYNC_TOKEN is set).`,
+  );
+}
+
+/** `coursesync site list [--json]` */
+async function listSites(run: CliRun, globals: GlobalOptions, json: boolean): Promise<void> {
+  const out = new Output(run, globals.quiet || json);
+  const tree = await openTree(run, globals);
+  const store = new CredentialStore(configDir(run.env));
+  const records = [];
+  for (const [name, site] of Object.entries(tree.config.sites)) {
+    const state = await snapshotInfo(tree.root, name);
+    const tokenStored = (await store.get(site.url)) !== undefined;
+    records.push(siteRecord(name, site.url, name === tree.config.site, tokenStored, state));
+  }
+  const envToken = Boolean(run.env.COURSESYNC_TOKEN);
+  if (json)
+    out.json({ command: "site list", default: tree.config.site, env_token: envToken, sites: records });
+  else for (const line of siteLines(records, envToken)) out.result(line);
+}
+
+/** Ask before a removal: on a terminal; elsewhere --yes is needed (exit 3, as push's plan). */
+async function confirmRemoval(run: CliRun, name: string, url: string, yes: boolean): Promise<void> {
+  if (yes) return;
+  if (!run.stdinIsTTY) {
+    throw new UserError(`removing site "${name}" needs confirmation, and there is no terminal to ask`, {
+      hint: `Nothing was changed. Run again with --yes: coursesync site remove ${name} --yes`,
+      exitCode: ExitCode.stopped,
+    });
+  }
+  const ok = await run.prompts.confirm(
+    `Remove site "${name}" (${url}) from ${CONFIG_FILE}, with its snapshot, journal and cache under .coursesync? The tree's files stay.`,
+  );
+  if (!ok) throw new UserError("nothing was removed", { exitCode: ExitCode.stopped });
+}
+
+/** `coursesync site remove <name> [--yes] [--force]` */
+async function removeSite(
+  run: CliRun,
+  globals: GlobalOptions,
+  name: string,
+  flags: { yes?: boolean; force?: boolean },
+): Promise<void> {
+  const out = new Output(run, globals.quiet);
+  const tree = await openTree(run, globals);
+  const url = knownSite(tree.config, name);
+  if (name === tree.config.site) {
+    const others = Object.keys(tree.config.sites).filter((other) => other !== name);
+    throw usageError(
+      `site "${name}" is the default site (\`site:\` in ${CONFIG_FILE}); nothing was changed`,
+      others.length > 0
+        ? `Make another site the default first: coursesync site default ${others[0]}`
+        : "A tree needs a site: add the one to use instead (coursesync site add <name> --url ...), make it the default (coursesync site default <name>), then remove this one.",
+    );
+  }
+  const release = await acquireLock(tree.root, name, "site remove");
+  try {
+    const pending = await unfinishedWrites(tree.root, name);
+    if (pending > 0 && !flags.force) {
+      throw new UserError(
+        `.coursesync/${name}.journal holds ${pending} write${pending === 1 ? "" : "s"} to ${url} that its snapshot does not record yet (a push that did not finish); removing the site would lose them`,
+        {
+          hint: `Finish that push first (coursesync push --site ${name}), or pass --force to remove the site anyway.`,
+          exitCode: ExitCode.stopped,
+        },
+      );
+    }
+    await confirmRemoval(run, name, url, flags.yes === true);
+    const config = await writeConfigEdit(tree.config, { op: "remove-site", name });
+    const removed = await removeSiteState(tree.root, name);
+    out.result(`Removed site "${name}" (${url}) from ${CONFIG_FILE}.`);
+    out.info(
+      removed.length > 0
+        ? `Deleted ${removed.join(", ")}; the tree's files are unchanged.`
+        : "It had no snapshot; the tree's files are unchanged.",
+    );
+    const shared = Object.values(config.sites).some((site) => site.url === url);
+    if (!shared && (await new CredentialStore(configDir(run.env)).get(url))) {
+      out.info(
+        `Its stored token is kept (other trees may use it); to forget it: coursesync logout --url ${url}`,
+      );
+    }
+  } finally {
+    await release();
+  }
+}
+
+/** `coursesync site default <name>` */
+async function setDefault(run: CliRun, globals: GlobalOptions, name: string): Promise<void> {
+  const out = new Output(run, globals.quiet);
+  const tree = await openTree(run, globals);
+  const url = knownSite(tree.config, name);
+  if (tree.config.site === name) {
+    out.result(`Site "${name}" is already the default; nothing to do.`);
+    return;
+  }
+  await writeConfigEdit(tree.config, { op: "set-default", name });
+  out.result(`Site "${name}" (${url}) is now the default: commands without --site talk to it.`);
+}
+
+/**
+ * `coursesync site set-url <name> <url> [--moved]`: a snapshot made for the old URL is never
+ * read as the new one's; with --moved (the same site at a new address) it is carried over.
+ */
+async function setUrl(
+  run: CliRun,
+  globals: GlobalOptions,
+  name: string,
+  given: string | undefined,
+  moved: boolean,
+): Promise<void> {
+  const out = new Output(run, globals.quiet);
+  const tree = await openTree(run, globals);
+  const old = knownSite(tree.config, name);
+  if (given !== undefined && globals.url !== undefined && given !== globals.url) {
+    throw usageError("site set-url: two URLs given (an argument and --url)", "Give the new URL once.");
+  }
+  const raw = given ?? globals.url;
+  if (raw === undefined) {
+    throw usageError(
+      "site set-url needs the new URL",
+      `Example: coursesync site set-url ${name} ${EXAMPLE_URL}`,
+    );
+  }
+  const url = parseBaseUrl(raw, given === undefined ? "--url" : "<api-base-url>").toString();
+  if (url === old) {
+    out.result(`Site "${name}" already has the URL ${url}; nothing to do.`);
+    return;
+  }
+  const release = await acquireLock(tree.root, name, "site set-url");
+  try {
+    const { snapshot, problem } = await snapshotInfo(tree.root, name);
+    if (problem !== undefined) throw new UserError(problem, { exitCode: ExitCode.usage });
+    if (snapshot && !moved) {
+      throw usageError(
+        `${snapshot.file} was made for ${snapshot.url}; a site at another URL is another site, whose records it does not describe. Nothing was changed`,
+        `If the same site moved to ${url} (same records and ids), run again with --moved to carry the snapshot over. ` +
+          `If it is another site, add it under its own name: coursesync site add <name> --url ${url}`,
+      );
+    }
+    const pending = snapshot ? await unfinishedWrites(tree.root, name) : 0;
+    if (pending > 0) {
+      throw new UserError(`.coursesync/${name}.journal holds a push that did not finish`, {
+        hint: `Finish it first with coursesync push --site ${name}, then move the site.`,
+        exitCode: ExitCode.stopped,
+      });
+    }
+    await writeConfigEdit(tree.config, { op: "set-url", name, url });
+    const loaded = snapshot ? await loadSnapshot(tree.root, name) : undefined;
+    if (loaded) await saveSnapshot(tree.root, name, { ...loaded, site: url });
+    out.result(`Site "${name}" now has the URL ${url}${loaded ? `; ${snapshot?.file} moved with it` : ""}.`);
+    out.info(`Tokens are stored per URL: coursesync login --site ${name}, unless COURSESYNC_TOKEN is set.`);
+  } finally {
+    await release();
+  }
+}
+
+/** `coursesync site add|list|remove|default|set-url`: the sites of a tree, like git remotes. */
+export function registerSite(program: Command, run: CliRun): void {
+  const site = program
+    .command("site")
+    .description("the sites this tree syncs with, like git remotes: add, list, remove, default, set-url")
+    .addHelpText(
+      "after",
+      `\nExamples:\n  coursesync site add staging --url ${EXAMPLE_URL}\n  coursesync site list\n  coursesync pull --site staging\n  coursesync site remove staging`,
+    );
+  site
+    .command("list")
+    .description("list the sites: URL, default, last sync, records known, whether a token is stored")
+    .option("--json", "print one JSON document on stdout: the sites as a list of objects")
+    .addHelpText(
+      "after",
+      "\nLast sync is when the site's snapshot file was written (a fresh clone shows the checkout's time).\nTokens are never printed.",
+    )
+    .action(async (flags: { json?: boolean }, command: Command) => {
+      const globals = globalsOf(command);
+      refuseGlobals(globals, "list", "refused");
+      await listSites(run, globals, flags.json === true);
+    });
+  site
+    .command("add")
+    .description("add a site to coursesync.yaml (its comments and layout are kept)")
+    .argument("<name>", "the site's name: letters, digits, . _ -")
+    .usage("<name> --url <api-base-url>")
+    .addHelpText(
+      "after",
+      `\n--url is the site's API root, ending in /api/v1.\n\nExamples:\n  coursesync site add staging --url ${EXAMPLE_URL}\n  coursesync login --site staging`,
+    )
+    .action(async (name: string, _flags: unknown, command: Command) => {
+      const globals = globalsOf(command);
+      refuseGlobals(globals, "add", "allowed");
+      await addSite(run, globals, name);
+    });
+  site
+    .command("remove")
+    .description("remove a site and its snapshot, journal and cache under .coursesync; the tree's files stay")
+    .argument("<name>", "a site in coursesync.yaml, not the default one")
+    .option("-y, --yes", "remove without asking (needed without a terminal)")
+    .option("--force", "remove even when a push to the site did not finish (its journal is lost)")
+    .addHelpText(
+      "after",
+      "\nThe default site cannot be removed: make another the default first (coursesync site default <name>).\n" +
+        "A stored token is kept: coursesync logout --url <api-base-url> forgets it.\n\n" +
+        "Examples:\n  coursesync site remove staging\n  coursesync site remove staging --yes   # in a script",
+    )
+    .action(async (name: string, flags: { yes?: boolean; force?: boolean }, command: Command) => {
+      const globals = globalsOf(command);
+      refuseGlobals(globals, "remove", "refused");
+      await removeSite(run, globals, name, flags);
+    });
+  site
+    .command("default")
+    .description("make a site the default: the one commands talk to without --site")
+    .argument("<name>", "a site in coursesync.yaml")
+    .action(async (name: string, _flags: unknown, command: Command) => {
+      const globals = globalsOf(command);
+      refuseGlobals(globals, "default", "refused");
+      await setDefault(run, globals, name);
+    });
+  site
+    .command("set-url")
+    .description("change a site's URL; its snapshot is kept only with --moved")
+    .argument("<name>", "a site in coursesync.yaml")
+    .argument("[api-base-url]", "the new API root, ending in /api/v1 (or give --url)")
+    .option("--moved", "the same site at a new address: carry its snapshot over to the new URL")
+    .addHelpText(
+      "after",
+      "\nA snapshot made for the old URL is not read for the new one: pull and push refuse it. If the\n" +
+        "same site moved (same records and ids), --moved carries the snapshot over; if it is another\n" +
+        `site, add it under a name of its own.\n\nExample:\n  coursesync site set-url production ${EXAMPLE_URL.replace("staging.", "")} --moved`,
+    )
+    .action(async (name: string, url: string | undefined, flags: { moved?: boolean }, command: Command) => {
+      const globals = globalsOf(command);
+      refuseGlobals(globals, "set-url", "allowed");
+      await setUrl(run, globals, name, url, flags.moved === true);
+    });
+}
