@@ -15,20 +15,41 @@ import { siteLines, siteRecord } from "../render/sites.js";
 
 const EXAMPLE_URL = "https://staging.academy.example.com/api/v1";
 
-/** The site commands name their site as an argument; --site (and --url but for add) would be ignored. */
-function refuseGlobals(globals: GlobalOptions, command: string, url: "allowed" | "refused"): void {
+/** What `--help` adds below each site command: what to expect, and examples. */
+const HELP = {
+  site: `\nExamples:\n  coursesync site add staging --url ${EXAMPLE_URL}\n  coursesync site list\n  coursesync pull --site staging\n  coursesync site remove staging`,
+  list: "\nLast sync is when the site's snapshot file was written (a fresh clone shows the checkout's time).\nTokens are never printed.",
+  add: `\n--url is the site's API root, ending in /api/v1.\n\nExamples:\n  coursesync site add staging --url ${EXAMPLE_URL}\n  coursesync login --site staging`,
+  remove:
+    "\nThe default site cannot be removed: make another the default first (coursesync site default <name>).\n" +
+    "A stored token is kept: coursesync logout --url <api-base-url> forgets it.\n\n" +
+    "Examples:\n  coursesync site remove staging\n  coursesync site remove staging --yes   # in a script",
+  setUrl:
+    "\nA snapshot made for the old URL is not read for the new one: pull and push refuse it. If the\n" +
+    "same site moved (same records and ids), --moved carries the snapshot over; if it is another\n" +
+    `site, add it under a name of its own.\n\nExample:\n  coursesync site set-url production ${EXAMPLE_URL.replace("staging.", "")} --moved`,
+};
+
+/**
+ * The global options of a site command. It names its site as an argument, so --site is refused
+ * rather than ignored; so is --url, but where the command takes a URL (add, set-url).
+ */
+function siteGlobals(command: Command, url: "allowed" | "refused"): GlobalOptions {
+  const globals = globalsOf(command);
+  const name = command.name();
   if (globals.site !== undefined) {
     throw usageError(
-      `coursesync site ${command} takes the site's name as an argument, not --site`,
-      `Example: coursesync site ${command}${command === "list" ? "" : ` ${globals.site}`}`,
+      `coursesync site ${name} takes the site's name as an argument, not --site`,
+      `Example: coursesync site ${name}${name === "list" ? "" : ` ${globals.site}`}`,
     );
   }
   if (url === "refused" && globals.url !== undefined) {
     throw usageError(
-      `--url has no meaning for coursesync site ${command}`,
+      `--url has no meaning for coursesync site ${name}`,
       "Give it to `coursesync site add <name> --url ...` or `coursesync site set-url <name> <url>`.",
     );
   }
+  return globals;
 }
 
 /** The site of this name, or exit 2 naming the known ones. */
@@ -245,78 +266,49 @@ export function registerSite(program: Command, run: CliRun): void {
   const site = program
     .command("site")
     .description("the sites this tree syncs with, like git remotes: add, list, remove, default, set-url")
-    .addHelpText(
-      "after",
-      `\nExamples:\n  coursesync site add staging --url ${EXAMPLE_URL}\n  coursesync site list\n  coursesync pull --site staging\n  coursesync site remove staging`,
-    );
+    .addHelpText("after", HELP.site);
   site
     .command("list")
     .description("list the sites: URL, default, last sync, records known, whether a token is stored")
     .option("--json", "print one JSON document on stdout: the sites as a list of objects")
-    .addHelpText(
-      "after",
-      "\nLast sync is when the site's snapshot file was written (a fresh clone shows the checkout's time).\nTokens are never printed.",
-    )
-    .action(async (flags: { json?: boolean }, command: Command) => {
-      const globals = globalsOf(command);
-      refuseGlobals(globals, "list", "refused");
-      await listSites(run, globals, flags.json === true);
-    });
+    .addHelpText("after", HELP.list)
+    .action(async (flags: { json?: boolean }, command: Command) =>
+      listSites(run, siteGlobals(command, "refused"), flags.json === true),
+    );
   site
     .command("add")
     .description("add a site to coursesync.yaml (its comments and layout are kept)")
     .argument("<name>", "the site's name: letters, digits, . _ -")
     .usage("<name> --url <api-base-url>")
-    .addHelpText(
-      "after",
-      `\n--url is the site's API root, ending in /api/v1.\n\nExamples:\n  coursesync site add staging --url ${EXAMPLE_URL}\n  coursesync login --site staging`,
-    )
-    .action(async (name: string, _flags: unknown, command: Command) => {
-      const globals = globalsOf(command);
-      refuseGlobals(globals, "add", "allowed");
-      await addSite(run, globals, name);
-    });
+    .addHelpText("after", HELP.add)
+    .action(async (name: string, _flags: unknown, command: Command) =>
+      addSite(run, siteGlobals(command, "allowed"), name),
+    );
   site
     .command("remove")
     .description("remove a site and its snapshot, journal and cache under .coursesync; the tree's files stay")
     .argument("<name>", "a site in coursesync.yaml, not the default one")
     .option("-y, --yes", "remove without asking (needed without a terminal)")
     .option("--force", "remove even when a push to the site did not finish (its journal is lost)")
-    .addHelpText(
-      "after",
-      "\nThe default site cannot be removed: make another the default first (coursesync site default <name>).\n" +
-        "A stored token is kept: coursesync logout --url <api-base-url> forgets it.\n\n" +
-        "Examples:\n  coursesync site remove staging\n  coursesync site remove staging --yes   # in a script",
-    )
-    .action(async (name: string, flags: { yes?: boolean; force?: boolean }, command: Command) => {
-      const globals = globalsOf(command);
-      refuseGlobals(globals, "remove", "refused");
-      await removeSite(run, globals, name, flags);
-    });
+    .addHelpText("after", HELP.remove)
+    .action(async (name: string, flags: { yes?: boolean; force?: boolean }, command: Command) =>
+      removeSite(run, siteGlobals(command, "refused"), name, flags),
+    );
   site
     .command("default")
     .description("make a site the default: the one commands talk to without --site")
     .argument("<name>", "a site in coursesync.yaml")
-    .action(async (name: string, _flags: unknown, command: Command) => {
-      const globals = globalsOf(command);
-      refuseGlobals(globals, "default", "refused");
-      await setDefault(run, globals, name);
-    });
+    .action(async (name: string, _flags: unknown, command: Command) =>
+      setDefault(run, siteGlobals(command, "refused"), name),
+    );
   site
     .command("set-url")
     .description("change a site's URL; its snapshot is kept only with --moved")
     .argument("<name>", "a site in coursesync.yaml")
     .argument("[api-base-url]", "the new API root, ending in /api/v1 (or give --url)")
     .option("--moved", "the same site at a new address: carry its snapshot over to the new URL")
-    .addHelpText(
-      "after",
-      "\nA snapshot made for the old URL is not read for the new one: pull and push refuse it. If the\n" +
-        "same site moved (same records and ids), --moved carries the snapshot over; if it is another\n" +
-        `site, add it under a name of its own.\n\nExample:\n  coursesync site set-url production ${EXAMPLE_URL.replace("staging.", "")} --moved`,
-    )
-    .action(async (name: string, url: string | undefined, flags: { moved?: boolean }, command: Command) => {
-      const globals = globalsOf(command);
-      refuseGlobals(globals, "set-url", "allowed");
-      await setUrl(run, globals, name, url, flags.moved === true);
-    });
+    .addHelpText("after", HELP.setUrl)
+    .action(async (name: string, url: string | undefined, flags: { moved?: boolean }, command: Command) =>
+      setUrl(run, siteGlobals(command, "allowed"), name, url, flags.moved === true),
+    );
 }
