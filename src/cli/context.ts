@@ -110,6 +110,7 @@ export function syncTarget(run: CliRun, tree: TreeContext, site: ResolvedSite) {
     root: tree.root,
     site: site.name,
     siteUrl: site.url,
+    defaultSite: tree.config.site,
     ignore: tree.config.ignore,
     bodies: bodyCodec(tree.config.body),
     limits: tree.config.limits,

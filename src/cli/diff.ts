@@ -2,7 +2,6 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Command } from "commander";
 import { createTwoFilesPatch } from "diff";
-import { resolveSite } from "../config/config.js";
 import {
   chapterFileText,
   chapterValuesOfRecord,
@@ -11,6 +10,7 @@ import {
 } from "../sync/entities.js";
 import { courseFileOf, planLocalChanges } from "../sync/local-plan.js";
 import { baseTextsFor, buildLocalView, knownHashes, type LocalView } from "../sync/local-view.js";
+import { siteView } from "../sync/push/restore.js";
 import { remotePairs } from "../sync/remote-diff.js";
 import { ContentCache, statePaths } from "../sync/snapshot.js";
 import { bodyCodec } from "../tree/codecs.js";
@@ -23,7 +23,7 @@ import type { CliRun, GlobalOptions } from "./io.js";
 import { globalsOf } from "./main.js";
 import { Output } from "./output.js";
 import { knownTreePaths } from "./paths.js";
-import { requireSnapshot } from "./status.js";
+import { siteSnapshot } from "./site-snapshot.js";
 
 async function readOrEmpty(file: string): Promise<string> {
   try {
@@ -89,8 +89,7 @@ export function registerDiff(program: Command, run: CliRun): void {
       const globals = globalsOf(command);
       const out = new Output(run, globals.quiet);
       const tree = await openTree(run, globals);
-      const site = resolveSite(tree.config, globals);
-      const snapshot = await requireSnapshot(tree.root, site.name);
+      const { site, snapshot, names, other } = await siteSnapshot(tree, globals);
       const state = statePaths(tree.root, site.name);
       const statCache = await new StatCache(
         path.join(state.cache, "stat.json"),
@@ -105,7 +104,8 @@ export function registerDiff(program: Command, run: CliRun): void {
       for (const warning of scan.warnings) out.warn(warning);
       const bodies = bodyCodec(tree.config.body);
       const cache = new ContentCache(state.cache);
-      const local = buildLocalView(scan, snapshot, bodies, await baseTextsFor(scan, snapshot, cache));
+      const scanned = buildLocalView(scan, snapshot, bodies, await baseTextsFor(scan, snapshot, cache));
+      const local = other ? siteView(scanned, snapshot, names, true).view : scanned;
       const scope = paths.length ? knownTreePaths(run, tree.root, paths, snapshot) : undefined;
       if (flags.remote) {
         await printRemoteDiff(run, globals, tree, local, cache, scope, out);

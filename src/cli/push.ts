@@ -13,6 +13,7 @@ import { globalsOf } from "./main.js";
 import type { Output } from "./output.js";
 import { Output as OutputClass } from "./output.js";
 import { knownTreePaths, maxDeleteFlag } from "./paths.js";
+import { restoreLines } from "./render/restore.js";
 import { changeJson, changeLines, countsLine } from "./summary.js";
 import { runWatch } from "./watch.js";
 
@@ -145,7 +146,8 @@ export function registerPush(program: Command, run: CliRun): void {
             force: flags.force,
             maxDelete,
             confirm: async (plan) => {
-              if (!flags.json) {
+              if (!flags.json && plan.restore) for (const line of restoreLines(plan, site)) out.result(line);
+              else if (!flags.json) {
                 out.result(`Push to "${site.name}" (${site.url}): ${planSummary(plan)}`);
                 for (const op of plan.ops) out.result(opLine(op, out));
               }

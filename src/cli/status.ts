@@ -1,9 +1,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
-import { resolveSite } from "../config/config.js";
-import { ExitCode, UserError } from "../errors.js";
-import { ContentCache, loadSnapshot, statePaths } from "../sync/snapshot.js";
+import { ExitCode } from "../errors.js";
+import { ContentCache, statePaths } from "../sync/snapshot.js";
 import { type StatusEntry, treeStatus } from "../sync/status.js";
 import { bodyCodec } from "../tree/codecs.js";
 import { StatCache } from "../tree/stat-cache.js";
@@ -13,6 +12,7 @@ import type { CliRun } from "./io.js";
 import { globalsOf } from "./main.js";
 import { Output } from "./output.js";
 import { knownTreePaths } from "./paths.js";
+import { siteSnapshot } from "./site-snapshot.js";
 
 const STYLE = {
   new: "green",
@@ -24,17 +24,6 @@ const STYLE = {
   invalid: "red",
   untracked: "gray",
 } as const;
-
-/** Open a tree's snapshot for an offline command, or say how to get one. */
-export async function requireSnapshot(root: string, site: string) {
-  const snapshot = await loadSnapshot(root, site);
-  if (!snapshot) {
-    throw new UserError(`no snapshot for site "${site}" in ${path.join(root, ".coursesync")}`, {
-      hint: "Run `coursesync pull` first: the snapshot is the base every local change is measured against.",
-    });
-  }
-  return snapshot;
-}
 
 /** One status line for people. */
 export function statusLine(entry: StatusEntry, out: Output): string {
@@ -62,8 +51,7 @@ export function registerStatus(program: Command, run: CliRun): void {
       const globals = globalsOf(command);
       const out = new Output(run, globals.quiet || flags.json);
       const tree = await openTree(run, globals);
-      const site = resolveSite(tree.config, globals);
-      const snapshot = await requireSnapshot(tree.root, site.name);
+      const { site, snapshot, names, other } = await siteSnapshot(tree, globals);
       const statCache = await new StatCache(
         path.join(statePaths(tree.root, site.name).cache, "stat.json"),
         Date.now,
@@ -79,6 +67,7 @@ export function registerStatus(program: Command, run: CliRun): void {
         cache: new ContentCache(statePaths(tree.root, site.name).cache),
         limits: tree.config.limits,
         onWarning: (message) => out.warn(message),
+        site: other ? names : undefined,
       });
       await statCache.save();
       // A push killed part-way: status reads the last sync alone, so what it sent may show here

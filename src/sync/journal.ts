@@ -34,6 +34,8 @@ export interface Done {
   from?: string;
   /** Creates: the file's text when the site changed what was sent (else: that file plus the id). */
   text?: string;
+  /** Creates on a site other than the default one: the site's own id of record `id`. */
+  site_id?: number;
 }
 
 /**

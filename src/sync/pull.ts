@@ -17,7 +17,9 @@ import { baseTextsFor, buildLocalView, knownHashes } from "./local-view.js";
 import { applyOps, effectiveOps } from "./pull/apply.js";
 import { completeSummaries, type RecordReader } from "./pull/complete.js";
 import { holdInvalid } from "./pull/held.js";
+import { otherSite } from "./pull/other-site.js";
 import { planPull } from "./pull-plan.js";
+import { siteView } from "./push/restore.js";
 import { jsonEqual } from "./reconcile.js";
 import { adoptIntents, foldJournal, restoreIds } from "./recovery.js";
 import { type Change, defaultMaxDelete, FIX_INVALID_FILES, invalidFilesMessage } from "./report.js";
@@ -30,6 +32,7 @@ import {
   statePaths,
   stateTemps,
 } from "./snapshot.js";
+import { mappedClient, type RecordClient } from "./state/id-map.js";
 
 /** The part of the API client pull uses: the lists, and single reads for summary lists. */
 export interface Lister extends RecordReader {
@@ -43,6 +46,8 @@ export interface PullOptions {
   site: string;
   /** The site's API root, kept in the snapshot. */
   siteUrl: string;
+  /** The tree's default site, whose ids the files carry; another site is read through its id map. @default site */
+  defaultSite?: string | undefined;
   ignore: readonly string[];
   bodies: BodyCodec;
   /** Limit to these course folders (relative to the root). */
@@ -116,10 +121,14 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
   const journal = new Journal(statePaths(root, options.site).journal, snapshotBase(loaded), fs);
   const earlier = loaded ? await journal.read() : [];
   const snapshot = earlier.length > 0 && loaded ? foldJournal(loaded, earlier) : loaded;
+  // Another site than the default one is read through its id map: records under tree ids.
+  const other = otherSite(options, snapshot);
+  const reader = other ? mappedClient(client as RecordClient, other.ids) : client;
   const cache = new ContentCache(statePaths(root, options.site).cache, fs);
   // Records a summary list left a field out of are made whole before anything looks at them.
-  const complete = { snapshot, cache, reader: client, onNote: options.onNote };
+  const complete = { snapshot, cache, reader, onNote: options.onNote };
   const whole = async (resource: Resource, listing: Listing): Promise<Listing> => {
+    if (other) listing = other.known(resource, listing);
     const { records, reads } = await completeSummaries(resource, listing.records, complete);
     return { ...listing, records, requests: listing.requests + reads };
   };
@@ -150,7 +159,9 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
   // Texts of the last sync for the bodies edited here: to tell an edit from a re-rendering,
   // and as the base of a three-way body merge.
   const baseTexts = await baseTextsFor(scan, snapshot, cache);
-  const local = buildLocalView(scan, snapshot, bodies, baseTexts);
+  const scanned = buildLocalView(scan, snapshot, bodies, baseTexts);
+  // Files this site has not received (or new ones) are left alone, as new files are.
+  const local = other && snapshot ? siteView(scanned, snapshot, other.names).view : scanned;
   const problems = [...scan.problems, ...local.problems];
 
   const [courses, chapters] = await listing;
@@ -217,6 +228,7 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
     existingCopies: new Set(scan.copies),
     inScope: scope ? ({ folders }) => folders.some(inScope) : undefined,
   });
+  if (other) plan.snapshot.ids = other.idsOf(plan.snapshot);
   plan.ops.push(...hold.ops.filter((op) => op.op === "copy" && inScope(op.path)));
   plan.changes.push(...hold.changes.filter((change) => inScope(change.path)));
 

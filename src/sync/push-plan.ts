@@ -35,6 +35,8 @@ export interface PushPlan {
   problems: FileProblem[];
   /** Deletes left out of this push (watch without --delete): a plain push sends them. */
   heldDeletes?: PushOp[];
+  /** A restore: every record is created on a site that was empty and had no snapshot. */
+  restore?: boolean;
 }
 
 const STATUS_INPUT = Object.fromEntries(STATUS_VALUES.map((status, code) => [status, code])) as Record<

@@ -22,17 +22,12 @@ import { Adopter, type ApplyContext, apply } from "./push/apply.js";
 import type { Decision, Known } from "./push/decide.js";
 import { doneChange, failureText } from "./push/outcome.js";
 import { checkPlan, followRecreatedCourses, listChapters, recheck } from "./push/recheck.js";
+import { openSnapshot, siteView } from "./push/restore.js";
 import { type PushOp, type PushPlan, planPush } from "./push-plan.js";
 import { fileOf, foldJournal, restoreIds, unsettledCreates } from "./recovery.js";
 import { type Change, defaultMaxDelete } from "./report.js";
-import {
-  ContentCache,
-  loadSnapshot,
-  saveSnapshot,
-  snapshotBase,
-  statePaths,
-  stateTemps,
-} from "./snapshot.js";
+import { ContentCache, saveSnapshot, snapshotBase, statePaths, stateTemps } from "./snapshot.js";
+import { emptyIdMap, mappedClient, SiteIds } from "./state/id-map.js";
 import { unknownIdProblems, valueProblems } from "./value-checks.js";
 
 /** The part of the API client push uses. */
@@ -53,6 +48,8 @@ export interface PushOptions {
   root: string;
   site: string;
   siteUrl: string;
+  /** The tree's default site, whose ids the files carry; another site is written through its id map. @default site */
+  defaultSite?: string | undefined;
   ignore: readonly string[];
   bodies: BodyCodec;
   paths?: readonly string[] | undefined;
@@ -110,29 +107,28 @@ export interface PushResult {
 }
 
 /** Push local changes to the site: validate, plan, confirm; per write re-read, write, journal; snapshot. */
-export async function push(options: PushOptions, client: PushClient): Promise<PushResult> {
+export async function push(options: PushOptions, siteClient: PushClient): Promise<PushResult> {
   const { root, bodies } = options;
   // Every write of this run goes through it: a full disk or a permission names the path.
   const fs = guardedFs(root, options.fs);
   const state = statePaths(root, options.site);
-  let snapshot = await loadSnapshot(root, options.site);
-  if (!snapshot) {
-    throw new UserError(`no snapshot for site "${options.site}": push needs a pull first`, {
-      hint: "Run `coursesync pull`: without the last sync, coursesync cannot tell your edits from the site's.",
-    });
-  }
-  if (snapshot.site !== options.siteUrl) {
-    throw new UserError(`the snapshot was made for ${snapshot.site}, not ${options.siteUrl}`, {
-      hint: "Push to the site the tree was pulled from (--site).",
-      exitCode: ExitCode.usage,
-    });
-  }
+  const names = {
+    site: options.site,
+    siteUrl: options.siteUrl,
+    defaultSite: options.defaultSite ?? options.site,
+    body: bodies.mode,
+  };
+  const opened = await openSnapshot(root, names, siteClient);
+  let snapshot = opened.snapshot;
   const journal = new Journal(state.journal, snapshotBase(snapshot), fs);
   const earlier = await journal.read();
   if (earlier.length > 0) {
     snapshot = foldJournal(snapshot, earlier);
     if (!options.dryRun) await restoreIds(root, earlier, fs);
   }
+  // Another site than the default one is written through its id map (the files carry tree ids).
+  const siteIds = opened.other ? new SiteIds(snapshot.ids ?? emptyIdMap()) : undefined;
+  const client = siteIds ? mappedClient(siteClient, siteIds) : siteClient;
 
   const statCache = await new StatCache(path.join(state.cache, "stat.json"), Date.now, fs).load();
   const scan = await scanTree(root, {
@@ -144,8 +140,11 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
   for (const warning of scan.warnings) options.onWarning?.(warning);
   const cache = new ContentCache(state.cache, fs);
   const baseTexts = await baseTextsFor(scan, snapshot, cache);
-  const local = buildLocalView(scan, snapshot, bodies, baseTexts);
+  const scanned = buildLocalView(scan, snapshot, bodies, baseTexts);
+  const mapped = siteIds ? siteView(scanned, snapshot, names) : { view: scanned, problems: [] };
+  const local = mapped.view;
   const problems = [
+    ...mapped.problems,
     ...scan.problems,
     ...local.problems,
     ...valueProblems(scan, local, snapshot, options.limits ?? DEFAULT_LIMITS),
@@ -170,6 +169,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     return !isBlocked(change.path) && !isBlocked(change.from) && !isBlocked(entry?.path);
   });
   const plan = planPush(changes, snapshot, local);
+  if (opened.restore) plan.restore = true;
   if (options.deletes === false) {
     plan.heldDeletes = plan.ops.filter((op) => op.type === "delete");
     plan.ops = plan.ops.filter((op) => op.type !== "delete");
@@ -231,6 +231,8 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
   result.confirmed = true;
   // Temp files of a run killed mid-write go before this run writes.
   await removeLeftoverTemps(root, [...scan.temps, ...(await stateTemps(root, options.site))], fs);
+  // A restore's snapshot exists before its first write: a rerun after a kill resumes it.
+  if (opened.restore) await saveSnapshot(root, options.site, snapshot, fs);
 
   const decisions = new Map<string, Decision>();
   const done: JournalLine[] = [...earlier.filter((l) => l.t === "done")];
@@ -272,6 +274,7 @@ export async function push(options: PushOptions, client: PushClient): Promise<Pu
     fs,
     bodies,
     cache,
+    siteIds,
   };
   const write = async (op: PushOp, index: number): Promise<void> => {
     const id = op.type === "create" ? undefined : op.id;

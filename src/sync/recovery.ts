@@ -57,10 +57,16 @@ export function foldJournal(snapshot: Snapshot, lines: readonly JournalLine[]): 
     ...snapshot,
     courses: { ...snapshot.courses },
     chapters: { ...snapshot.chapters },
+    ...(snapshot.ids
+      ? { ids: { courses: { ...snapshot.ids.courses }, chapters: { ...snapshot.ids.chapters } } }
+      : {}),
   };
   for (const line of lines) {
     if (line.t !== "done") continue;
     const table = line.kind === "course" ? next.courses : next.chapters;
+    const ids = next.ids?.[line.kind === "course" ? "courses" : "chapters"];
+    if (ids && line.op === "delete") delete ids[line.id];
+    if (ids && line.site_id !== undefined) ids[line.id] = line.site_id;
     // `push --force` created again a record the site had deleted: the old id is gone for good.
     const replaced = line.op === "create" ? /^(?:course|chapter):(\d+)$/.exec(line.key)?.[1] : undefined;
     if (replaced !== undefined && Number(replaced) !== line.id) delete table[replaced];

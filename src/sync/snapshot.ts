@@ -7,6 +7,7 @@ import { atomicWrite, tempFileOwner } from "../tree/fs-ops.js";
 import { guardedFs, nodeFs, type TreeFs } from "../tree/tree-fs.js";
 import { sha256 } from "../util/hash.js";
 import { stableStringify } from "../util/stable-json.js";
+import type { IdMap } from "./state/id-map.js";
 
 /** Folder of the snapshot, lock and caches, at the tree root. */
 export const STATE_DIR = ".coursesync";
@@ -37,6 +38,11 @@ export interface Snapshot {
   body?: "markdown" | "html";
   courses: Record<string, SnapshotEntry>;
   chapters: Record<string, SnapshotEntry>;
+  /**
+   * A site other than the default one: its records are kept under the tree's ids (those in the
+   * files), and this maps each tree id to the site's own. Absent for the default site.
+   */
+  ids?: IdMap;
 }
 
 /** A snapshot that knows nothing yet. */
@@ -104,6 +110,9 @@ export async function loadSnapshot(root: string, site: string): Promise<Snapshot
   ) {
     throw invalid(path.relative(root, file), "is not a coursesync snapshot of version 1");
   }
+  if (snapshot.ids !== undefined && !validIdMap(snapshot.ids)) {
+    throw invalid(path.relative(root, file), "has a broken id map (ids)");
+  }
   for (const [kind, entries] of [
     ["courses", snapshot.courses],
     ["chapters", snapshot.chapters],
@@ -119,6 +128,21 @@ export async function loadSnapshot(root: string, site: string): Promise<Snapshot
     }
   }
   return snapshot as Snapshot;
+}
+
+function validIdMap(ids: unknown): boolean {
+  if (ids === null || typeof ids !== "object") return false;
+  const map = ids as Record<string, unknown>;
+  return (["courses", "chapters"] as const).every((kind) => {
+    const table = map[kind];
+    return (
+      table !== null &&
+      typeof table === "object" &&
+      Object.entries(table as object).every(
+        ([tree, site]) => /^\d+$/.test(tree) && Number.isSafeInteger(site),
+      )
+    );
+  });
 }
 
 /** Write the snapshot atomically (temp file, fsync, rename); deterministic bytes. */

@@ -5,6 +5,7 @@ import { DEFAULT_LIMITS, type Limits } from "../tree/schema.js";
 import type { StatCache } from "../tree/stat-cache.js";
 import { copyBeside, inPaths, planLocalChanges } from "./local-plan.js";
 import { baseTextsFor, buildLocalView, knownHashes } from "./local-view.js";
+import { type SiteNames, siteView } from "./push/restore.js";
 import type { ContentCache, Snapshot } from "./snapshot.js";
 import { valueProblems } from "./value-checks.js";
 
@@ -46,6 +47,8 @@ export async function treeStatus(options: {
   limits?: Limits;
   /** Told what the scan of the tree skipped (a name that is not UTF-8), one message each. */
   onWarning?: ((message: string) => void) | undefined;
+  /** A site other than the default one: files it has not received are new to it. */
+  site?: SiteNames | undefined;
 }): Promise<StatusEntry[]> {
   const { snapshot, paths } = options;
   const scan = await scanTree(options.root, {
@@ -55,9 +58,14 @@ export async function treeStatus(options: {
   });
   for (const warning of scan.warnings) options.onWarning?.(warning);
   const baseTexts = options.cache ? await baseTextsFor(scan, snapshot, options.cache) : undefined;
-  const local = buildLocalView(scan, snapshot, options.bodies, baseTexts);
+  const scanned = buildLocalView(scan, snapshot, options.bodies, baseTexts);
+  const mapped = options.site ? siteView(scanned, snapshot, options.site) : { view: scanned, problems: [] };
+  const local = mapped.view;
   const entries: StatusEntry[] = [];
-  const values = valueProblems(scan, local, snapshot, options.limits ?? DEFAULT_LIMITS);
+  const values = [
+    ...mapped.problems,
+    ...valueProblems(scan, local, snapshot, options.limits ?? DEFAULT_LIMITS),
+  ];
   for (const problem of [...scan.problems, ...local.problems, ...values]) {
     if (!inPaths(problem.file, paths)) continue;
     // Markers are a merge waiting for its author: a conflict, with what resolves it.

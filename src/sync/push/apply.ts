@@ -26,9 +26,11 @@ import type { PushClient } from "../push.js";
 import { chapterInput, courseInput, type PushOp } from "../push-plan.js";
 import { fileOf, findCreated, matchesCreate, withId } from "../recovery.js";
 import type { ContentCache, Snapshot } from "../snapshot.js";
+import type { SiteIds } from "../state/id-map.js";
 import { createdAnswerProblem } from "./answers.js";
 import type { Decision } from "./decide.js";
 import { RESOURCE } from "./recheck.js";
+import { treeIdOfKey } from "./restore.js";
 
 // Applying one write of a push: the request, the journal line, and the file it settles.
 
@@ -88,6 +90,8 @@ export interface ApplyContext {
   fs: TreeFs;
   bodies: BodyCodec;
   cache: ContentCache;
+  /** A site other than the default one: its id map (a create maps the file's id; no file is written). */
+  siteIds?: SiteIds | undefined;
 }
 
 export async function apply(
@@ -155,6 +159,14 @@ export async function apply(
           `POST ${resource}: the site answered without the new record and it cannot be found`,
         );
     }
+    let siteId: number | undefined;
+    if (ctx.siteIds) {
+      // The site's new record stands for the file's record: its tree id, mapped to the site's.
+      if (record.id >= 0) throw new Error(`${op.key}: the site answered with a record the map knows`);
+      siteId = -record.id;
+      record = { ...record, id: treeIdOfKey(op.key) };
+      ctx.siteIds.set(op.kind, record.id, siteId);
+    }
     if (op.kind === "course") ctx.createdCourse.set(op.key, record.id);
     ctx.created.set(`${op.kind}:${record.id}`, op.path);
     const settled = await settleFile(op.kind, op.key, op.path, record, op.values, true, ctx);
@@ -170,6 +182,7 @@ export async function apply(
       ...(settled.body === undefined ? {} : { body: settled.body }),
       from: settled.from,
       ...(settled.text === undefined || settled.byId ? {} : { text: settled.text }),
+      ...(siteId === undefined ? {} : { site_id: siteId }),
     };
     // The journal learns of the record before the file gets its id: a file with an id the
     // snapshot does not know would be untracked after a crash, and its create never settled.
@@ -332,6 +345,7 @@ async function settleFile(
     return { hash: UNSETTLED, from: UNSETTLED, byId: true };
   }
   const from = sha256(text);
+  if (ctx.siteIds) return keptFile(kind, file, text, scanned, created);
   if (scanned !== undefined && from !== scanned) {
     // Saved again while its write was under way: that save is kept as it is (a new record
     // only gains its id) and is not taken as synced, so the next push sends it.
@@ -364,6 +378,26 @@ async function settleFile(
   }
   const rendered = renderChapter(record.id, siteValues as ChapterValues, ctx.bodies);
   return { hash: rendered.hash, body: rendered.body, from, text: rendered.text, byId: false };
+}
+
+/**
+ * Settling a file with a site other than the default one: the file is never written (its id is
+ * the default site's, its values the tree's); the site's record is what it stands for now. A
+ * file saved again meanwhile is not taken as synced, so the next push sends it.
+ */
+function keptFile(
+  kind: "course" | "chapter",
+  file: string,
+  text: string,
+  scanned: string | undefined,
+  created: boolean,
+): Settled {
+  const from = sha256(text);
+  if (scanned !== undefined && from !== scanned)
+    return { hash: created ? UNSETTLED : scanned, from, byId: true };
+  if (kind === "course") return { hash: from, from, byId: true };
+  const { body } = splitFrontMatter(text, file);
+  return { hash: from, body: bodyKey(parseChapterFile(text, file).format, body), from, byId: true };
 }
 
 /**

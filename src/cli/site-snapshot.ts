@@ -1,0 +1,39 @@
+import path from "node:path";
+import { resolveSite } from "../config/config.js";
+import { ExitCode, UserError } from "../errors.js";
+import type { SiteNames } from "../sync/push/restore.js";
+import { loadSnapshot, STATE_DIR } from "../sync/snapshot.js";
+import type { TreeContext } from "./context.js";
+import type { GlobalOptions } from "./io.js";
+
+/**
+ * The snapshot an offline command (status, diff) measures against: the chosen site's own,
+ * never another's. A site this tree never synced (or a --url no snapshot was made for) is said
+ * so, never reported as "nothing to push".
+ */
+export async function siteSnapshot(tree: TreeContext, globals: GlobalOptions) {
+  const site = resolveSite(tree.config, globals);
+  const names: SiteNames = { site: site.name, siteUrl: site.url, defaultSite: tree.config.site };
+  const snapshot = await loadSnapshot(tree.root, site.name);
+  if (!snapshot) {
+    const other = site.name !== tree.config.site;
+    throw new UserError(
+      `site "${site.name}" (${site.url}) has never been synced from this tree: no snapshot in ${path.join(tree.root, STATE_DIR)}`,
+      {
+        hint: other
+          ? `\`coursesync push --site ${site.name}\` restores the tree into it when it is empty.`
+          : "Run `coursesync pull` first: the snapshot is the base every local change is measured against.",
+      },
+    );
+  }
+  if (snapshot.site !== site.url) {
+    throw new UserError(
+      `the snapshot of site "${site.name}" was made for ${snapshot.site}, not ${site.url}: this tree has never synced ${site.url}`,
+      {
+        hint: "Add the site to coursesync.yaml's `sites:` under its own name and use --site <name>.",
+        exitCode: ExitCode.usage,
+      },
+    );
+  }
+  return { site, snapshot, names, other: site.name !== tree.config.site };
+}

@@ -1,0 +1,73 @@
+import type { Listing } from "../../api/client.js";
+import type { Resource } from "../../api/wire.js";
+import { ExitCode, UserError } from "../../errors.js";
+import type { SiteNames } from "../push/restore.js";
+import type { Snapshot } from "../snapshot.js";
+import { type IdMap, SiteIds } from "../state/id-map.js";
+
+// A pull from a site other than the tree's default one: through its id map, and only of the
+// records the tree knows (a record made on that site alone has no tree id yet).
+
+/** What pull needs of a non-default site: its names, its id map, and the listing filter. */
+export interface OtherSite {
+  names: SiteNames;
+  ids: SiteIds;
+  /** The listing under tree ids, without the records the tree does not know (noted). */
+  known(resource: Resource, listing: Listing): Listing;
+  /** The id map of the snapshot a pull leaves: the records it still holds. */
+  idsOf(next: Snapshot): IdMap;
+}
+
+/**
+ * The non-default site a pull reads, or undefined for the default site. A non-default site
+ * without a snapshot of its own (never restored into or mapped) is refused: its ids are not
+ * the files' ids, and matching its records to the tree's by content is not supported yet.
+ */
+export function otherSite(
+  options: {
+    site: string;
+    siteUrl: string;
+    defaultSite?: string | undefined;
+    onNote?: ((line: string) => void) | undefined;
+  },
+  snapshot: Snapshot | undefined,
+): OtherSite | undefined {
+  const names = {
+    site: options.site,
+    siteUrl: options.siteUrl,
+    defaultSite: options.defaultSite ?? options.site,
+  };
+  if (names.site === names.defaultSite) return undefined;
+  if (!snapshot?.ids) {
+    throw new UserError(
+      `site "${names.site}" has no snapshot with an id map in this tree: its ids are not the files' ids (those of "${names.defaultSite}"); nothing was changed`,
+      {
+        hint: `If the site is empty, restore into it: \`coursesync push --site ${names.site}\`. Pulling a site that holds records into a tree made from another (matching them by content) is not supported yet.`,
+        exitCode: ExitCode.usage,
+      },
+    );
+  }
+  const ids = new SiteIds(snapshot.ids);
+  const map = snapshot.ids;
+  const keep = (table: Record<string, number>, entries: object) =>
+    Object.fromEntries(Object.entries(table).filter(([tree]) => tree in entries));
+  return {
+    idsOf: (next) => ({
+      courses: keep(map.courses, next.courses),
+      chapters: keep(map.chapters, next.chapters),
+    }),
+    names,
+    ids,
+    known(resource, listing) {
+      const kind = resource === "courses" ? "course" : "chapter";
+      const mapped = listing.records.map((record) => ids.recordToTree(kind, record));
+      const records = mapped.filter((r) => r.id > 0 && !(kind === "chapter" && Number(r.course_id) < 0));
+      const left = mapped.length - records.length;
+      if (left > 0)
+        options.onNote?.(
+          `${left} ${resource} on "${names.site}" are not in this tree (made on that site, or in a course made there): not pulled`,
+        );
+      return { ...listing, records };
+    },
+  };
+}

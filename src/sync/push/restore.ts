@@ -1,0 +1,128 @@
+import type { Listing } from "../../api/client.js";
+import { ExitCode, UserError } from "../../errors.js";
+import { FileProblem } from "../../tree/yaml-text.js";
+import type { LocalChapter, LocalCourse, LocalView } from "../local-view.js";
+import { emptySnapshot, loadSnapshot, type Snapshot } from "../snapshot.js";
+import { emptyIdMap } from "../state/id-map.js";
+
+// A push to a site other than the tree's default one: the files carry the default site's ids,
+// and this site's snapshot maps them to its own. A site with no snapshot yet is restored into
+// when it is empty; one that holds records is refused (nothing is ever created twice).
+
+/** What the API cannot take on create, so a restore cannot bring it back. */
+export const NOT_RESTORED =
+  "ids (the new site gives its own; the files keep the default site's, and the new site's snapshot maps them), slugs, created_at and updated_at, and events";
+
+/** The sites of one push: the one written to and the tree's default one. */
+export interface SiteNames {
+  site: string;
+  siteUrl: string;
+  defaultSite: string;
+  /** How the tree writes chapter bodies (a new snapshot records it, as a pull would). */
+  body?: "markdown" | "html" | undefined;
+}
+
+/**
+ * The snapshot a push starts from: the site's own; for a non-default site without one, an empty
+ * one when the site is empty (a restore). Never another site's, and never none.
+ */
+export async function openSnapshot(
+  root: string,
+  names: SiteNames,
+  client: { listAll(path: string): Promise<Listing> },
+): Promise<{ snapshot: Snapshot; restore: boolean; other: boolean }> {
+  const loaded = await loadSnapshot(root, names.site);
+  const other = names.site !== names.defaultSite;
+  if (loaded && loaded.site !== names.siteUrl) {
+    throw new UserError(`the snapshot was made for ${loaded.site}, not ${names.siteUrl}`, {
+      hint: "Push to the site the tree was pulled from (--site).",
+      exitCode: ExitCode.usage,
+    });
+  }
+  if (other) return { ...(await otherSiteSnapshot(loaded, names, (r) => client.listAll(r))), other };
+  if (!loaded) {
+    throw new UserError(`no snapshot for site "${names.site}": push needs a pull first`, {
+      hint: "Run `coursesync pull`: without the last sync, coursesync cannot tell your edits from the site's.",
+    });
+  }
+  return { snapshot: loaded, restore: false, other };
+}
+
+/** The snapshot of a non-default site: the one on disk, or an empty one for a restore. */
+async function otherSiteSnapshot(
+  loaded: Snapshot | undefined,
+  names: SiteNames,
+  list: (resource: "courses" | "chapters") => Promise<Listing>,
+): Promise<{ snapshot: Snapshot; restore: boolean }> {
+  if (loaded) {
+    if (loaded.ids === undefined) {
+      throw new UserError(
+        `the snapshot of site "${names.site}" has no id map: it was made before sites shared one tree, and its ids are not the files' ids`,
+        {
+          hint: `Move .coursesync/${names.site}.json away; then \`coursesync push --site ${names.site}\` restores into the site if it is empty.`,
+          exitCode: ExitCode.usage,
+        },
+      );
+    }
+    return { snapshot: loaded, restore: false };
+  }
+  const [courses, chapters] = await Promise.all([list("courses"), list("chapters")]);
+  const held = courses.records.length + chapters.records.length;
+  if (held > 0) {
+    throw new UserError(
+      `site "${names.site}" (${names.siteUrl}) holds ${courses.records.length} courses and ${chapters.records.length} chapters but has no snapshot in this tree; nothing was sent`,
+      {
+        hint: `Pushing would create every record again beside those. Mapping a site that holds records to this tree (a pull that matches them by content) is not supported yet; restore only into an empty site.`,
+        exitCode: ExitCode.usage,
+      },
+    );
+  }
+  const body = names.body === undefined ? {} : { body: names.body };
+  return { snapshot: { ...emptySnapshot(names.siteUrl), ...body, ids: emptyIdMap() }, restore: true };
+}
+
+/**
+ * The local view as a non-default site sees it: a file whose id the site's snapshot does not
+ * know is a record the site has not received yet (to create, under its tree id); a file without
+ * an id is refused, as a new record gets its id from the default site first.
+ */
+export function siteView(
+  local: LocalView,
+  snapshot: Snapshot,
+  names: SiteNames,
+  /** Keep files without an id in the view, as new (status, diff): a push refuses them. */
+  keepNew = false,
+): { view: LocalView; problems: FileProblem[] } {
+  const problems: FileProblem[] = [];
+  const refuse = (file: string) =>
+    problems.push(
+      new FileProblem(
+        file,
+        undefined,
+        `is new (no id): a new record goes to the default site "${names.defaultSite}" first, which gives the file its id, and then to "${names.site}"`,
+        `Run \`coursesync push --site ${names.defaultSite}\`, then \`coursesync push --site ${names.site}\` again (or leave the file out by naming the paths to push).`,
+        { rule: "id" },
+      ),
+    );
+  const unsent = <T extends LocalCourse | LocalChapter>(entry: T, known: Snapshot["courses"]): T =>
+    entry.id !== undefined && !known[entry.id] ? { ...entry, id: undefined } : entry;
+  const courses = new Map<string, LocalCourse>();
+  for (const [key, course] of local.courses) {
+    if (course.id === undefined) refuse(course.file);
+    if (course.id !== undefined || keepNew) courses.set(key, unsent(course, snapshot.courses));
+  }
+  const chapters = new Map<string, LocalChapter>();
+  for (const [key, chapter] of local.chapters) {
+    if (chapter.id === undefined) refuse(chapter.file);
+    if ((chapter.id !== undefined || keepNew) && courses.has(chapter.courseKey))
+      chapters.set(key, unsent(chapter, snapshot.chapters));
+  }
+  return { view: { ...local, courses, chapters }, problems };
+}
+
+/** The tree id a record key names (`course:12` → 12), for a create on a non-default site. */
+export function treeIdOfKey(key: string): number {
+  const id = /^(?:course|chapter):(\d+)$/.exec(key)?.[1];
+  if (id === undefined) throw new Error(`${key}: a create on a non-default site needs a tree id`);
+  return Number(id);
+}

@@ -1,0 +1,78 @@
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { expect } from "vitest";
+import type { ChapterRecord, CourseRecord, StateDump } from "../../src/emulator/records.js";
+import type { RunningEmulator } from "../../src/emulator/server.js";
+import { equivalentNodes, parseHtml } from "../../src/tree/markdown/gate.js";
+
+/** Add a site to the tree's coursesync.yaml, as `coursesync site add <name> --url` does. */
+export async function addSite(root: string, name: string, url: string): Promise<void> {
+  const config = path.join(root, "coursesync.yaml");
+  const text = await readFile(config, "utf8");
+  if (!/^sites:\s*$/m.test(text)) throw new Error("coursesync.yaml has no block `sites:`");
+  const at = text.search(/^sites:\s*$/m);
+  const end = at + text.slice(at).indexOf("\n") + 1;
+  const next = `${text.slice(0, end)}  ${name}:\n    url: ${url}\n${text.slice(end)}`;
+  await writeFile(config, next);
+}
+
+const COURSE_FIELDS = [
+  "title",
+  "status",
+  "excerpt",
+  "free",
+  "questions_enabled",
+  "scheduled_at",
+  "published_at",
+] as const;
+
+/** A course's restorable fields. */
+function courseFields(course: CourseRecord): Record<string, unknown> {
+  return Object.fromEntries(COURSE_FIELDS.map((field) => [field, course[field] ?? null]));
+}
+
+/**
+ * Assert that `copy` holds every course and chapter of `source` and nothing else, field for
+ * field (a course by its title; chapters by course, ordinal and title): content byte for byte,
+ * or, where `markdown(chapter)` says the tree holds it as Markdown, equal under the gate.
+ */
+export function expectSameRecords(
+  source: StateDump,
+  copy: StateDump,
+  markdown: (chapter: ChapterRecord) => boolean = () => false,
+): void {
+  expect(copy.courses.length).toBe(source.courses.length);
+  expect(copy.chapters.length).toBe(source.chapters.length);
+  const key = (course: CourseRecord) => `${course.title}`;
+  const copies = new Map(copy.courses.map((course) => [key(course), course]));
+  expect(copies.size).toBe(copy.courses.length);
+  for (const course of source.courses) {
+    const twin = copies.get(key(course));
+    expect(twin, course.title).toBeDefined();
+    expect(courseFields(twin!), course.title).toEqual(courseFields(course));
+    const chapters = (dump: StateDump, id: number) =>
+      dump.chapters
+        .filter((chapter) => chapter.course_id === id)
+        .sort((a, b) => a.ordinal - b.ordinal || a.title.localeCompare(b.title));
+    const mine = chapters(source, course.id);
+    const theirs = chapters(copy, twin!.id);
+    expect(theirs.map((c) => [c.title, c.ordinal])).toEqual(mine.map((c) => [c.title, c.ordinal]));
+    mine.forEach((chapter, i) => {
+      const other = theirs[i]!;
+      if (markdown(chapter)) {
+        const equal = equivalentNodes(
+          parseHtml(other.content).childNodes,
+          parseHtml(chapter.content).childNodes,
+        );
+        expect(equal, `${course.title} / ${chapter.title}`).toBe(true);
+      } else expect(other.content, `${course.title} / ${chapter.title}`).toBe(chapter.content);
+    });
+  }
+}
+
+/** The writes a site took, as `METHOD path`. */
+export function writesTo(emulator: RunningEmulator): string[] {
+  return emulator.state.requests
+    .filter((r) => r.method !== "GET" && r.path !== "/api/login")
+    .map((r) => `${r.method} ${r.path}`);
+}
