@@ -1,13 +1,20 @@
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { ChapterRecord, StateDump } from "../../src/emulator/records.js";
+import type { EmulatorOptions } from "../../src/emulator/server.js";
+import { Journal, type JournalLine } from "../../src/sync/journal.js";
 import { runCli } from "../helpers/cli.js";
-import { useEmulators } from "../helpers/emulator.js";
-import { pullNewTree, stamps, writeRequests } from "../helpers/site.js";
+import { restoreTree, treeNow, userFiles } from "../helpers/crash.js";
+import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";
+import { addChapter, addCourse, pullNewTree, seedSite, stamps, writeRequests } from "../helpers/site.js";
 import { addSite, expectSameRecords, writesTo } from "../helpers/sites.js";
 import { cleanupTestdirs, readTree } from "../helpers/testdir.js";
 
 const start = useEmulators();
-afterEach(() => cleanupTestdirs());
+afterEach(() => {
+  vi.restoreAllMocks();
+  return cleanupTestdirs();
+});
 
 const SAMPLE = path.join(import.meta.dirname, "..", "..", "sample-site");
 
@@ -47,5 +54,157 @@ describe("push --site to an empty site: a restore", () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain("Nothing to push");
     expect(writesTo(empty)).toEqual([]);
+  });
+});
+
+/** A site with names that are not safe as they are, raw-HTML chapters and a 1 MB chapter. */
+function oddSite(emulator: TestEmulator): void {
+  const web = addCourse(emulator, {
+    title: "../../etc/passwd CON: <Web> “Ünïcode”",
+    status: 1,
+    excerpt: "Line one\nline two",
+    free: true,
+    questions_enabled: false,
+    scheduled_at: "2026-05-01T09:00:00+02:00",
+    published_at: "2026-04-01T08:00:00.250Z",
+  });
+  const draft = addCourse(emulator, {
+    title: ".hidden / slash \\ back",
+    status: 0,
+    free: false,
+    questions_enabled: true,
+  });
+  addCourse(emulator, { title: "Empty course" });
+  addChapter(emulator, {
+    course_id: web,
+    title: "Intro",
+    ordinal: 1,
+    content: "<p>Plain <strong>text</strong></p>",
+  });
+  addChapter(emulator, {
+    course_id: web,
+    title: "Styled",
+    ordinal: 2,
+    content: '<div class="box" style="color:red"><span>raw</span></div>\n<!-- a comment -->\n<p>&nbsp;</p>',
+  });
+  addChapter(emulator, { course_id: web, title: "Same title", ordinal: 3, content: "<p>a</p>" });
+  addChapter(emulator, { course_id: web, title: "Same title", ordinal: 4, content: "<p>b</p>" });
+  addChapter(emulator, {
+    course_id: draft,
+    title: "Big",
+    ordinal: 7,
+    content: `<pre>${"x".repeat(1024 * 1024)}</pre>`,
+  });
+  addChapter(emulator, {
+    course_id: draft,
+    title: "NUL-free <script>",
+    ordinal: 1,
+    content: "<script>alert(1)</script>",
+  });
+}
+
+/** A tree pulled from a site made by `seed`, an empty second site named staging, and the CLI. */
+async function restoreSetup(seed: (emulator: TestEmulator) => void, options: EmulatorOptions = {}) {
+  const source = await start({ seedDir: null });
+  seed(source);
+  const empty = await start({ seedDir: null, now: manualClock().now, ...options });
+  const tree = await pullNewTree(source);
+  await addSite(tree.root, "staging", empty.baseUrl);
+  const cli = (...args: string[]) => runCli(args, { cwd: tree.root, env: tree.env });
+  /** Whether the tree holds a chapter as Markdown (else its HTML is kept byte for byte). */
+  const markdown = async () => {
+    const files = await readTree(path.join(tree.root, "courses"));
+    const html = new Set(
+      Object.values(files)
+        .filter((text) => /^format: (html|json)$/m.test(text))
+        .map((text) => Number(/^id: (\d+)$/m.exec(text)?.[1])),
+    );
+    return (chapter: ChapterRecord) => !html.has(chapter.id);
+  };
+  return { source, empty, tree, cli, markdown };
+}
+
+describe("a restore of odd data", () => {
+  it("brings back unsafe names, raw HTML byte for byte, and a 1 MB chapter; files stay as they are", async () => {
+    const { source, empty, tree, cli, markdown } = await restoreSetup(oddSite);
+    const before = await readTree(tree.root, [".coursesync"]);
+    const restored = await cli("push", "--site", "staging", "--yes");
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(restored.stdout).toContain("will create 3 courses and 6 chapters");
+    expectSameRecords(source.state.dump(), empty.state.dump(), await markdown());
+    expect(empty.state.dump().chapters.find((c) => c.title === "Styled")?.content).toBe(
+      source.state.dump().chapters.find((c) => c.title === "Styled")?.content,
+    );
+    expect(await readTree(tree.root, [".coursesync"])).toEqual(before);
+    const again = await cli("push", "--site", "staging", "--yes");
+    expect(again.stdout).toContain("Nothing to push");
+  });
+});
+
+describe("a restore that fails part-way", () => {
+  it("killed at any write (every journal line) is finished by running it again: nothing twice, nothing missing", async () => {
+    const { source, empty, tree, cli, markdown } = await restoreSetup((e) =>
+      seedSite(e, {
+        courses: [{ title: "Web", status: 1 }, { title: "Go" }],
+        chapters: [
+          { course_id: 1, title: "One", ordinal: 1, content: "<p>One</p>" },
+          { course_id: 1, title: "Two", ordinal: 2, content: "<p>Two</p>" },
+          { course_id: 2, title: "Tour", ordinal: 1, content: "<p>Tour</p>" },
+        ],
+      }),
+    );
+    const points: Array<{ where: string; files: Record<string, string>; site: StateDump }> = [];
+    const capture = (where: string) =>
+      points.push({ where, files: treeNow(tree.root), site: empty.state.dump() });
+    const append = Journal.prototype.append;
+    vi.spyOn(Journal.prototype, "append").mockImplementation(async function (
+      this: Journal,
+      line: JournalLine,
+    ) {
+      const name = `${line.t} ${line.path}`;
+      capture(`before ${name}`);
+      await append.call(this, line);
+      capture(`after ${name}`);
+    });
+    const clear = Journal.prototype.clear;
+    vi.spyOn(Journal.prototype, "clear").mockImplementation(async function (this: Journal) {
+      capture("before the journal is removed");
+      await clear.call(this);
+    });
+    const first = await cli("push", "--site", "staging", "--yes");
+    expect(first.code, first.stderr).toBe(0);
+    vi.restoreAllMocks();
+    expect(points.length).toBe(2 * 2 * 5 + 1);
+    const finalSite = empty.state.dump();
+    const finalFiles = treeNow(tree.root);
+    const match = await markdown();
+    for (const point of points) {
+      restoreTree(tree.root, point.files);
+      empty.state.reset(point.site);
+      const rerun = await cli("push", "--site", "staging", "--yes");
+      expect(rerun.code, `${point.where}: ${rerun.stderr}`).toBe(0);
+      expect(empty.state.dump(), point.where).toEqual(finalSite);
+      expectSameRecords(source.state.dump(), empty.state.dump(), match);
+      expect(userFiles(treeNow(tree.root)), point.where).toEqual(userFiles(finalFiles));
+      expect(treeNow(tree.root)[".coursesync/staging.json"], point.where).toBe(
+        finalFiles[".coursesync/staging.json"],
+      );
+      const again = await cli("push", "--site", "staging", "--yes");
+      expect(again.stdout, point.where).toContain("Nothing to push");
+    }
+  });
+
+  it("under 5xx, dropped connections and lost writes gets there by running it again, with no record twice", async () => {
+    const { source, empty, cli, markdown } = await restoreSetup(oddSite, { randomSeed: 7 });
+    empty.faults.update({ failRate: 0.2, resetRate: 0.2, lostWriteRate: 0.2 });
+    let result = await cli("push", "--site", "staging", "--yes");
+    for (let runs = 1; result.code !== 0 && runs < 10; runs++)
+      result = await cli("push", "--site", "staging", "--yes");
+    expect(result.code, result.stderr).toBe(0);
+    const faults = new Set(empty.state.requests.map((r) => r.fault).filter(Boolean));
+    expect([...faults].sort()).toEqual(expect.arrayContaining(["lost-write", "reset"]));
+    empty.faults.update({ failRate: 0, resetRate: 0, lostWriteRate: 0 });
+    expectSameRecords(source.state.dump(), empty.state.dump(), await markdown());
+    expect((await cli("push", "--site", "staging", "--yes")).stdout).toContain("Nothing to push");
   });
 });
