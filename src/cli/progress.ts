@@ -40,3 +40,26 @@ export function listingProgress(io: CliIO, globals: GlobalOptions): ListingProgr
     },
   };
 }
+
+/** Progress of a push's writes (a restore creates thousands): a bar on a terminal's stderr. */
+export interface WriteProgress {
+  done(): void;
+  stop(): void;
+}
+
+/** A bar over `total` writes when stderr is a TTY and neither --no-progress nor --quiet. */
+export function writeProgress(io: CliIO, globals: GlobalOptions, total: number): WriteProgress {
+  if (!io.stderr.isTTY || !globals.progress || globals.quiet || io.env.CI)
+    return { done: () => {}, stop: () => {} };
+  const bar = new cliProgress.SingleBar(
+    {
+      stream: io.stderr as NodeJS.WritableStream,
+      format: " writes   | {bar} {value}/{total}",
+      hideCursor: true,
+      clearOnComplete: true,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  bar.start(total, 0);
+  return { done: () => bar.increment(), stop: () => bar.stop() };
+}

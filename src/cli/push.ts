@@ -13,6 +13,7 @@ import { globalsOf } from "./main.js";
 import type { Output } from "./output.js";
 import { Output as OutputClass } from "./output.js";
 import { knownTreePaths, maxDeleteFlag } from "./paths.js";
+import { type WriteProgress, writeProgress } from "./progress.js";
 import { restoreLines } from "./render/restore.js";
 import { changeJson, changeLines, countsLine } from "./summary.js";
 import { runWatch } from "./watch.js";
@@ -108,6 +109,15 @@ export function registerPush(program: Command, run: CliRun): void {
     .option("--json", "print one JSON summary on stdout (with --watch: one JSON line per event)")
     .option("--watch", "after pushing, keep pushing as files are saved (see `coursesync watch`)")
     .option("--delete", "with --watch: also delete on the site what is deleted here")
+    .addHelpText(
+      "after",
+      `
+With --site <name> (a site of coursesync.yaml other than the default one), push sends what
+changed since that site's own last sync; the files keep the default site's ids, and the
+site's snapshot maps them to its own. A new file goes to the default site first.
+To a site that is empty and has no snapshot yet, push --site <name> is a restore: it creates
+every course and chapter (journaled: run it again to finish one that was cut short).`,
+    )
     .action(async (paths: string[], flags: PushFlags, command: Command) => {
       if (flags.watch) {
         if (paths.length || flags.dryRun || flags.force || flags.maxDelete !== undefined) {
@@ -136,6 +146,7 @@ export function registerPush(program: Command, run: CliRun): void {
         "Run `coursesync push` again.",
       );
       let refused = false;
+      let progress: WriteProgress | undefined;
       try {
         const result = await push(
           {
@@ -151,20 +162,23 @@ export function registerPush(program: Command, run: CliRun): void {
                 out.result(`Push to "${site.name}" (${site.url}): ${planSummary(plan)}`);
                 for (const op of plan.ops) out.result(opLine(op, out));
               }
-              if (flags.yes) return true;
-              if (!run.stdinIsTTY) {
+              if (!flags.yes && !run.stdinIsTTY) {
                 refused = true;
                 return false;
               }
-              const ok = await run.prompts.confirm(
-                `Apply ${plan.ops.length} write${plan.ops.length === 1 ? "" : "s"} to ${site.url}?`,
-              );
+              const ok =
+                flags.yes ||
+                (await run.prompts.confirm(
+                  `Apply ${plan.ops.length} write${plan.ops.length === 1 ? "" : "s"} to ${site.url}?`,
+                ));
               refused = !ok;
+              if (ok && plan.restore) progress = writeProgress(run, globals, plan.ops.length);
               return ok;
             },
             onWarning: (message) => out.warn(message),
             onChange: (change) => {
-              if (!flags.json && !globals.quiet)
+              progress?.done();
+              if (!flags.json && !globals.quiet && !(progress && change.outcome === "created"))
                 for (const line of changeLines([change], out)) out.result(line);
             },
           },
@@ -229,6 +243,7 @@ export function registerPush(program: Command, run: CliRun): void {
         if (result.failed) run.exitCode = Math.max(run.exitCode, ExitCode.failed);
         if (result.interrupted) run.exitCode = result.interrupted.exitCode;
       } finally {
+        progress?.stop();
         client.close();
         await release();
       }
