@@ -1,6 +1,6 @@
 // npm run bench [-- case...]: the performance figures the issues ask for, measured against
 // the built-in emulator over real HTTP on 127.0.0.1. Cases: list, pull, push, watch, markdown,
-// merge, check.
+// merge, check; and, only when named (it takes minutes, bound by the rate limit), restore.
 import { spawn } from "node:child_process";
 import {
   appendFileSync,
@@ -273,4 +273,38 @@ if (run("markdown")) {
 if (run("merge")) {
   // Issue 11: the share of chapters whose bodies merge, edited on both sides (its own script).
   await import("./merge-corpus.mjs");
+}
+
+if (wanted.includes("restore")) {
+  // Issue 13: restore 200 courses x 10 chapters into an empty site that allows 10 requests a
+  // second (the emulator's --rate 10; the tree asks for requests_per_second 10 too).
+  const source = await startEmulator({ seedDir: null, pageSize: 25 });
+  seedLargeSite(source.state, { courses: 200, chapters: 10 });
+  const target = await startEmulator({ seedDir: null, pageSize: 25, rate: 10 });
+  const { work, tree, env } = benchFolder();
+  try {
+    await cli(["init", tree, "--url", source.baseUrl], work, env);
+    const config = path.join(tree, "coursesync.yaml");
+    const text = readFileSync(config, "utf8").replace(
+      /^sites:\n/m,
+      `sites:\n  restored:\n    url: ${target.baseUrl}\n`,
+    );
+    writeFileSync(config, `${text}requests_per_second: 10\n`);
+    const pulled = await cli(["pull"], tree, env);
+    if (pulled.code !== 0) throw new Error(`pull exited ${pulled.code}`);
+    target.state.clearRequests();
+    const restored = await cli(["push", "--site", "restored", "--yes"], tree, env);
+    const dump = target.state.dump();
+    const records = dump.courses.length + dump.chapters.length;
+    const limited = countRequests(target, (r) => r.status === 429);
+    console.log(
+      `restore (200 courses x 10 chapters, site rate 10/s): exit ${restored.code}; ${(restored.ms / 1000).toFixed(1)} s; ` +
+        `${records} records created; ${countRequests(target)} requests (${limited} answered 429); ` +
+        `peak RSS ${(restored.maxRssKb / 1024).toFixed(0)} MB`,
+    );
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+    await source.close();
+    await target.close();
+  }
 }
