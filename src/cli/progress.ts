@@ -9,9 +9,7 @@ export interface ListingProgress {
 
 /** Progress bars (cli-progress) when stderr is a TTY and neither --no-progress nor --quiet. */
 export function listingProgress(io: CliIO, globals: GlobalOptions): ListingProgress {
-  if (!io.stderr.isTTY || !globals.progress || globals.quiet || io.env.CI) {
-    return { page: () => {}, stop: () => {} };
-  }
+  if (!barsShown(io, globals)) return { page: () => {}, stop: () => {} };
   const multi = new cliProgress.MultiBar(
     {
       stream: io.stderr as NodeJS.WritableStream,
@@ -62,4 +60,9 @@ export function writeProgress(io: CliIO, globals: GlobalOptions, total: number):
   );
   bar.start(total, 0);
   return { done: () => bar.increment(), stop: () => bar.stop() };
+}
+
+/** Bars go to a terminal's stderr, unless --no-progress, --quiet or CI. */
+function barsShown(io: CliIO, globals: GlobalOptions): boolean {
+  return io.stderr.isTTY === true && globals.progress && !globals.quiet && !io.env.CI;
 }

@@ -1,9 +1,8 @@
 import path from "node:path";
 import PQueue from "p-queue";
-import type { CreateOptions, Listing, ListOptions } from "../api/client.js";
 import { isTransient } from "../api/errors.js";
 import { realSleep } from "../api/gate.js";
-import type { Resource, WireRecord } from "../api/wire.js";
+import type { WireRecord } from "../api/wire.js";
 import { ExitCode, InterruptedError, UserError } from "../errors.js";
 import type { BodyCodec } from "../tree/bodies.js";
 import { removeLeftoverTemps, removeTreeFile } from "../tree/fs-ops.js";
@@ -27,21 +26,11 @@ import { type PushOp, type PushPlan, planPush } from "./push-plan.js";
 import { fileOf, foldJournal, restoreIds, unsettledCreates } from "./recovery.js";
 import { type Change, defaultMaxDelete } from "./report.js";
 import { ContentCache, saveSnapshot, snapshotBase, statePaths, stateTemps } from "./snapshot.js";
-import { emptyIdMap, mappedClient, SiteIds } from "./state/id-map.js";
+import { emptyIdMap, mappedClient, type RecordClient, SiteIds } from "./state/id-map.js";
 import { unknownIdProblems, valueProblems } from "./value-checks.js";
 
 /** The part of the API client push uses. */
-export interface PushClient {
-  get(resource: Resource, id: number): Promise<WireRecord | undefined>;
-  create(
-    resource: Resource,
-    fields: Record<string, unknown>,
-    options?: CreateOptions,
-  ): Promise<WireRecord | undefined>;
-  update(resource: Resource, id: number, fields: Record<string, unknown>): Promise<WireRecord | undefined>;
-  remove(resource: Resource, id: number): Promise<void>;
-  listAll(path: string, options?: ListOptions): Promise<Listing>;
-}
+export type PushClient = RecordClient;
 
 /** What push needs to know. */
 export interface PushOptions {

@@ -1,6 +1,9 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { vi } from "vitest";
+import type { StateDump } from "../../src/emulator/records.js";
+import { Journal, type JournalLine } from "../../src/sync/journal.js";
 
 /**
  * Every file under `root` by relative path, read synchronously so no other step of the run
@@ -44,4 +47,35 @@ export function restoreTree(root: string, files: Record<string, string>): void {
     mkdirSync(path.dirname(full), { recursive: true });
     writeFileSync(full, text);
   }
+}
+
+/** The tree and the site as a kill at one instant would leave them. */
+export interface CrashPoint {
+  where: string;
+  files: Record<string, string>;
+  site: StateDump;
+}
+
+/**
+ * Record the states a push passes through from now on: just before and just after each
+ * journal line (a line before a write's answer, a write the site applied but the journal does
+ * not yet hold, a file settled or not yet settled), and just before the journal is removed
+ * (the snapshot saved, the journal still there). Undo with `vi.restoreAllMocks()`.
+ */
+export function captureCrashPoints(root: string, site: () => StateDump): CrashPoint[] {
+  const points: CrashPoint[] = [];
+  const capture = (where: string) => points.push({ where, files: treeNow(root), site: site() });
+  const append = Journal.prototype.append;
+  vi.spyOn(Journal.prototype, "append").mockImplementation(async function (this: Journal, line: JournalLine) {
+    const name = `${line.t} ${line.t === "done" ? line.op : "create"} ${line.path}`;
+    capture(`before ${name}`);
+    await append.call(this, line);
+    capture(`after ${name}`);
+  });
+  const clear = Journal.prototype.clear;
+  vi.spyOn(Journal.prototype, "clear").mockImplementation(async function (this: Journal) {
+    capture("before the journal is removed");
+    await clear.call(this);
+  });
+  return points;
 }

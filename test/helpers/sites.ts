@@ -3,6 +3,7 @@ import path from "node:path";
 import { expect } from "vitest";
 import type { ChapterRecord, CourseRecord, StateDump } from "../../src/emulator/records.js";
 import type { RunningEmulator } from "../../src/emulator/server.js";
+import { COURSE_KEYS } from "../../src/tree/course-file.js";
 import { equivalentNodes, parseHtml } from "../../src/tree/markdown/gate.js";
 
 /** Add a site to the tree's coursesync.yaml, as `coursesync site add <name> --url` does. */
@@ -16,15 +17,8 @@ export async function addSite(root: string, name: string, url: string): Promise<
   await writeFile(config, next);
 }
 
-const COURSE_FIELDS = [
-  "title",
-  "status",
-  "excerpt",
-  "free",
-  "questions_enabled",
-  "scheduled_at",
-  "published_at",
-] as const;
+/** The fields of a course a restore brings back: those of course.yaml but the id. */
+const COURSE_FIELDS = COURSE_KEYS.filter((key) => key !== "id");
 
 /** A course's restorable fields. */
 function courseFields(course: CourseRecord): Record<string, unknown> {

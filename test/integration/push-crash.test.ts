@@ -1,8 +1,7 @@
 import { rm } from "node:fs/promises";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { StateDump } from "../../src/emulator/records.js";
-import { Journal, type JournalLine } from "../../src/sync/journal.js";
-import { restoreTree, treeNow, userFiles } from "../helpers/crash.js";
+import { Journal } from "../../src/sync/journal.js";
+import { captureCrashPoints, restoreTree, treeNow, userFiles } from "../helpers/crash.js";
 import { manualClock, useEmulators } from "../helpers/emulator.js";
 import { answerCreatesWith, edit, type PulledSite, pulledSite } from "../helpers/site.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
@@ -12,12 +11,6 @@ afterEach(() => {
   vi.restoreAllMocks();
   return cleanupTestdirs();
 });
-
-interface CrashPoint {
-  where: string;
-  files: Record<string, string>;
-  site: StateDump;
-}
 
 /**
  * A pulled site and tree with edits to push: a new course (whose file the site's defaults
@@ -58,21 +51,7 @@ async function editedSite(): Promise<PulledSite> {
  */
 async function crashPoints() {
   const s = await editedSite();
-  const points: CrashPoint[] = [];
-  const capture = (where: string) =>
-    points.push({ where, files: treeNow(s.root), site: s.emulator.state.dump() });
-  const append = Journal.prototype.append;
-  vi.spyOn(Journal.prototype, "append").mockImplementation(async function (this: Journal, line: JournalLine) {
-    const name = `${line.t} ${line.t === "done" ? line.op : "create"} ${line.path}`;
-    capture(`before ${name}`);
-    await append.call(this, line);
-    capture(`after ${name}`);
-  });
-  const clear = Journal.prototype.clear;
-  vi.spyOn(Journal.prototype, "clear").mockImplementation(async function (this: Journal) {
-    capture("before the journal is removed");
-    await clear.call(this);
-  });
+  const points = captureCrashPoints(s.root, () => s.emulator.state.dump());
   const first = await s.cli("push", "--yes");
   expect(first.code, first.stderr).toBe(0);
   vi.restoreAllMocks();

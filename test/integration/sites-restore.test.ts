@@ -1,10 +1,9 @@
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { ChapterRecord, StateDump } from "../../src/emulator/records.js";
+import type { ChapterRecord } from "../../src/emulator/records.js";
 import type { EmulatorOptions } from "../../src/emulator/server.js";
-import { Journal, type JournalLine } from "../../src/sync/journal.js";
 import { runCli } from "../helpers/cli.js";
-import { restoreTree, treeNow, userFiles } from "../helpers/crash.js";
+import { captureCrashPoints, restoreTree, treeNow, userFiles } from "../helpers/crash.js";
 import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";
 import { addChapter, addCourse, pullNewTree, seedSite, stamps, writeRequests } from "../helpers/site.js";
 import { addSite, expectSameRecords, writesTo } from "../helpers/sites.js";
@@ -153,24 +152,7 @@ describe("a restore that fails part-way", () => {
         ],
       }),
     );
-    const points: Array<{ where: string; files: Record<string, string>; site: StateDump }> = [];
-    const capture = (where: string) =>
-      points.push({ where, files: treeNow(tree.root), site: empty.state.dump() });
-    const append = Journal.prototype.append;
-    vi.spyOn(Journal.prototype, "append").mockImplementation(async function (
-      this: Journal,
-      line: JournalLine,
-    ) {
-      const name = `${line.t} ${line.path}`;
-      capture(`before ${name}`);
-      await append.call(this, line);
-      capture(`after ${name}`);
-    });
-    const clear = Journal.prototype.clear;
-    vi.spyOn(Journal.prototype, "clear").mockImplementation(async function (this: Journal) {
-      capture("before the journal is removed");
-      await clear.call(this);
-    });
+    const points = captureCrashPoints(tree.root, () => empty.state.dump());
     const first = await cli("push", "--site", "staging", "--yes");
     expect(first.code, first.stderr).toBe(0);
     vi.restoreAllMocks();
