@@ -33,6 +33,8 @@ export interface WatchOptions {
   root: string;
   site: string;
   siteUrl: string;
+  /** The tree's default site (see push). @default site */
+  defaultSite?: string | undefined;
   ignore: readonly string[];
   bodies: BodyCodec;
   /** The file system the tree is written through (default: Node's). */
@@ -80,6 +82,7 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
           root,
           site: options.site,
           siteUrl: options.siteUrl,
+          defaultSite: options.defaultSite,
           ignore: options.ignore,
           bodies: options.bodies,
           fs: options.fs,
