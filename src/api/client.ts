@@ -1,15 +1,8 @@
-import http, { type IncomingHttpHeaders } from "node:http";
+import http from "node:http";
 import https from "node:https";
-import got, { type Got, ReadError, TimeoutError } from "got";
+import got from "got";
 import { UserError } from "../errors.js";
-import {
-  ApiError,
-  CREDENTIALS_HINT,
-  NetworkError,
-  reasonPhrase,
-  scrubSecrets,
-  WriteOutcomeUnknownError,
-} from "./errors.js";
+import { CREDENTIALS_HINT, scrubSecrets } from "./errors.js";
 import { RequestGate } from "./gate.js";
 import { loginUrlFor, parseBaseUrl, redactUrl, siteKey } from "./login-url.js";
 import { collectPages, type Page } from "./paging.js";
@@ -21,14 +14,18 @@ import {
   pageRecords,
   recordFromBody,
 } from "./responses.js";
+import { type BackoffPolicy, defaultBackoffPolicy } from "./retry.js";
 import {
-  type BackoffPolicy,
-  backoffDelay,
-  defaultBackoffPolicy,
-  parseRetryAfter,
-  retryDelay,
-} from "./retry.js";
+  type ClientStats,
+  type Exchange,
+  isOk,
+  type RequestSpec,
+  type Session,
+  Transport,
+} from "./transport.js";
 import { type JsonObject, type Resource, resourceKey, type WireRecord } from "./wire.js";
+
+export { type ClientStats, classifyNetworkError, type Method } from "./transport.js";
 
 /** How the client proves who it is. A token wins; e-mail and password log in when needed. */
 export interface Credentials {
@@ -72,25 +69,6 @@ export interface ApiClientOptions {
   backoff?: BackoffPolicy;
 }
 
-/** HTTP methods the client sends. */
-export type Method = "GET" | "POST" | "PATCH" | "DELETE";
-
-/** Counters for the benchmark and `-v` summaries. */
-export interface ClientStats {
-  /** HTTP attempts sent, by method (retries included). */
-  requests: Record<Method, number>;
-  /** Attempts that were retries. */
-  retries: number;
-  /** 429 answers. */
-  rateLimited: number;
-  /** Logins performed (first and repeated). */
-  logins: number;
-  /** Request body bytes sent. */
-  bytesSent: number;
-  /** Response body bytes received (after decompression). */
-  bytesReceived: number;
-}
-
 /** Options of `create`. */
 export interface CreateOptions {
   /**
@@ -121,91 +99,6 @@ export interface Listing<T extends object = WireRecord> {
   requests: number;
 }
 
-/** One answer from the server, body as text. */
-interface Exchange {
-  status: number;
-  statusText: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-  /** Full URL of the request (not redacted: redact before showing). */
-  url: URL;
-}
-
-interface RequestSpec {
-  method: Method;
-  /** Path under the base URL ("courses/12"), or an absolute URL (the login). */
-  target: string | URL;
-  searchParams?: Record<string, string | number>;
-  json?: unknown;
-  /** Send the Bearer token (everything but the login). */
-  auth: boolean;
-  /**
-   * Safe to send again when the outcome is unknown (GET, PATCH, DELETE, login). A create is
-   * not: a lost answer becomes WriteOutcomeUnknownError.
-   */
-  repeatable: boolean;
-  /** For a create: what was sent, for WriteOutcomeUnknownError. */
-  create?: { resource: Resource; fields: Record<string, unknown> };
-  /** Counts every attempt of this request (listAll's `requests`). */
-  onAttempt?: () => void;
-}
-
-type Attempt =
-  | { kind: "response"; exchange: Exchange; resumed?: Promise<void> }
-  | { kind: "error"; error: unknown };
-
-/** Statuses worth another attempt: the server may answer differently next time. */
-const RETRY_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
-
-/** Failures that happen before anything was written to the server: safe to repeat, POST too. */
-const NOT_SENT_CODES = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "ENETUNREACH",
-  "EHOSTUNREACH",
-  "EADDRNOTAVAIL",
-]);
-
-/** Failures that may strike after the request reached the server. */
-const TRANSIENT_CODES = new Set([
-  "ECONNRESET",
-  "ETIMEDOUT",
-  "ESOCKETTIMEDOUT",
-  "EPIPE",
-  "ECONNABORTED",
-  "ENETDOWN",
-  "EHOSTDOWN",
-  "EPROTO",
-  "ERR_STREAM_PREMATURE_CLOSE",
-  "UND_ERR_SOCKET",
-]);
-
-type Verdict = "retry" | "outcome-unknown" | "fail";
-
-/** What a network error means for a request: try again, report a lost write, or give up. */
-export function classifyNetworkError(error: unknown, repeatable: boolean): Verdict {
-  const code = errorCode(error);
-  if (code !== undefined && NOT_SENT_CODES.has(code)) return "retry";
-  // A timeout while still resolving or connecting: nothing reached the server.
-  if (error instanceof TimeoutError && ["lookup", "connect", "secureConnect"].includes(error.event))
-    return "retry";
-  // A ReadError: the answer began and broke off, so the request surely reached the server.
-  const midway = (code !== undefined && TRANSIENT_CODES.has(code)) || error instanceof ReadError;
-  if (midway) return repeatable ? "retry" : "outcome-unknown";
-  return "fail";
-}
-
-function errorCode(error: unknown): string | undefined {
-  if (error === null || typeof error !== "object") return undefined;
-  const code = (error as { code?: unknown }).code;
-  return typeof code === "string" ? code : undefined;
-}
-
-function isOk(status: number): boolean {
-  return status >= 200 && status < 300;
-}
-
 /**
  * The API client of one site (DESIGN section 6): one got instance with keep-alive, every
  * attempt through one `RequestGate`, our own retries (got's are off), Bearer auth with login
@@ -226,16 +119,10 @@ export class ApiClient {
   /** The gate all attempts pass. */
   readonly gate: RequestGate;
 
-  readonly #http: Got;
   readonly #agents: { http: http.Agent; https: https.Agent };
   readonly #credentials: Credentials;
-  readonly #retries: number;
-  readonly #sleep: (ms: number) => Promise<void>;
-  readonly #now: () => number;
-  readonly #random: () => number;
-  readonly #log: ((line: string) => void) | undefined;
   readonly #onToken: ((token: string) => void | Promise<void>) | undefined;
-  readonly #backoff: BackoffPolicy;
+  readonly #transport: Transport;
   #token: string | undefined;
   #loginInFlight: Promise<string> | undefined;
 
@@ -255,21 +142,22 @@ export class ApiClient {
     }
     this.#credentials = { ...options.credentials };
     this.#token = nonEmpty(options.credentials.token);
-    this.#retries = retries;
-    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
-    this.#now = options.now ?? Date.now;
-    this.#random = options.random ?? Math.random;
-    this.#log = options.log;
     this.#onToken = options.onToken;
-    this.#backoff = options.backoff ?? defaultBackoffPolicy;
+    const sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.gate = new RequestGate({
       concurrency: options.concurrency,
       requestsPerSecond: options.requestsPerSecond,
-      sleep: this.#sleep,
+      sleep,
     });
     const origin = this.baseUrl.origin;
     this.#agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
-    this.#http = got.extend({
+    const session: Session = {
+      token: () => this.#ensureToken(),
+      canLogIn: () => this.#canLogIn(),
+      logInAgain: (rejected) => this.#logInAgain(rejected),
+      scrub: (text) => this.#scrub(text),
+    };
+    const siteHttp = got.extend({
       prefixUrl: siteKey(this.baseUrl),
       retry: { limit: 0 },
       throwHttpErrors: false,
@@ -287,6 +175,19 @@ export class ApiClient {
           },
         ],
       },
+    });
+    this.#transport = new Transport({
+      http: siteHttp,
+      gate: this.gate,
+      baseUrl: this.baseUrl,
+      retries,
+      backoff: options.backoff ?? defaultBackoffPolicy,
+      sleep,
+      now: options.now ?? Date.now,
+      random: options.random ?? Math.random,
+      stats: this.stats,
+      log: options.log,
+      session,
     });
   }
 
@@ -321,10 +222,15 @@ export class ApiClient {
     const url = loginUrlFor(this.baseUrl);
     url.searchParams.set("email", email);
     url.searchParams.set("password", password);
-    const exchange = await this.#send({ method: "POST", target: url, auth: false, repeatable: true });
+    const exchange = await this.#transport.send({
+      method: "POST",
+      target: url,
+      auth: false,
+      repeatable: true,
+    });
     if (!isOk(exchange.status)) {
       const refused = [400, 401, 403, 404, 422].includes(exchange.status);
-      throw this.#apiError(exchange, "POST", {
+      throw this.#transport.apiError(exchange, "POST", {
         path: exchange.url.pathname,
         hint: refused
           ? "Check the e-mail and password (COURSESYNC_EMAIL and COURSESYNC_PASSWORD), or run `coursesync login` again."
@@ -346,14 +252,14 @@ export class ApiClient {
 
   /** Read one record; undefined when the server says 404. */
   async get(resource: Resource, id: number | string): Promise<WireRecord | undefined> {
-    const exchange = await this.#send({
+    const exchange = await this.#transport.send({
       method: "GET",
       target: recordPath(resource, id),
       auth: true,
       repeatable: true,
     });
     if (exchange.status === 404) return undefined;
-    if (!isOk(exchange.status)) throw this.#apiError(exchange, "GET");
+    if (!isOk(exchange.status)) throw this.#transport.apiError(exchange, "GET");
     const record = recordFromBody(exchange.body, resource);
     if (record === undefined) {
       throw new UserError(
@@ -375,7 +281,7 @@ export class ApiClient {
     fields: Record<string, unknown>,
     options: CreateOptions = {},
   ): Promise<WireRecord | undefined> {
-    const exchange = await this.#send({
+    const exchange = await this.#transport.send({
       method: "POST",
       target: resource,
       json: { [resourceKey[resource]]: fields },
@@ -383,7 +289,7 @@ export class ApiClient {
       repeatable: false,
       create: { resource, fields },
     });
-    if (!isOk(exchange.status)) throw this.#apiError(exchange, "POST");
+    if (!isOk(exchange.status)) throw this.#transport.apiError(exchange, "POST");
     const record = recordFromBody(exchange.body, resource);
     if (record !== undefined) return checkedAnswer(exchange, resource, record, "with", options.check);
     const id = idFromLocation(exchange.headers.location);
@@ -407,27 +313,27 @@ export class ApiClient {
     id: number | string,
     fields: Record<string, unknown>,
   ): Promise<WireRecord | undefined> {
-    const exchange = await this.#send({
+    const exchange = await this.#transport.send({
       method: "PATCH",
       target: recordPath(resource, id),
       json: { [resourceKey[resource]]: fields },
       auth: true,
       repeatable: true,
     });
-    if (!isOk(exchange.status)) throw this.#apiError(exchange, "PATCH");
+    if (!isOk(exchange.status)) throw this.#transport.apiError(exchange, "PATCH");
     return recordFromBody(exchange.body, resource) ?? (await this.get(resource, id));
   }
 
   /** Delete a record. A 404 counts as done: it is gone either way. */
   async remove(resource: Resource, id: number | string): Promise<void> {
-    const exchange = await this.#send({
+    const exchange = await this.#transport.send({
       method: "DELETE",
       target: recordPath(resource, id),
       auth: true,
       repeatable: true,
     });
     if (exchange.status === 404 || isOk(exchange.status)) return;
-    throw this.#apiError(exchange, "DELETE");
+    throw this.#transport.apiError(exchange, "DELETE");
   }
 
   /**
@@ -467,9 +373,9 @@ export class ApiClient {
       },
     });
     const fetchPage = async (page: number): Promise<Page<T>> => {
-      const exchange = await this.#send(pageSpec(page));
+      const exchange = await this.#transport.send(pageSpec(page));
       if (isOk(exchange.status)) return { records: parse(exchange), headers: exchange.headers };
-      const error = this.#apiError(exchange, "GET");
+      const error = this.#transport.apiError(exchange, "GET");
       // Some servers answer a page past the last with Not Found: paging decides (Page.pastEnd).
       if (exchange.status !== 404 || page === 1) throw error;
       return { records: [], headers: exchange.headers, pastEnd: error };
@@ -479,137 +385,10 @@ export class ApiClient {
       stopAfter: options.stopAfter,
       onPage: options.onPage,
       expected: options.expected,
-      describe: (page) => `GET ${this.#displayPath(pageSpec(page))}`,
+      describe: (page) => `GET ${this.#transport.displayPath(pageSpec(page))}`,
       ...(options.identity ? { identity: options.identity } : {}),
     });
     return { ...collected, requests };
-  }
-
-  /** The retry loop around single attempts. Returns the final answer; throws for network trouble. */
-  async #send(spec: RequestSpec): Promise<Exchange> {
-    let retry = 0;
-    let reloggedIn = false;
-    for (;;) {
-      const token = spec.auth ? await this.#ensureToken() : undefined;
-      const attempt = await this.gate.run(() => this.#attempt(spec, token, retry), {
-        priority: retry > 0 ? 1 : 0,
-      });
-
-      if (attempt.kind === "error") {
-        const verdict = classifyNetworkError(attempt.error, spec.repeatable);
-        if (verdict === "outcome-unknown" && spec.create !== undefined) {
-          throw new WriteOutcomeUnknownError({
-            path: this.#displayPath(spec),
-            resource: spec.create.resource,
-            fields: spec.create.fields,
-            reason: errorCode(attempt.error) ?? "network error",
-            cause: this.#safeCause(attempt.error),
-          });
-        }
-        if (verdict === "retry" && retry < this.#retries) {
-          await this.#sleep(backoffDelay(retry, this.#random, this.#backoff));
-          retry += 1;
-          continue;
-        }
-        throw new NetworkError({
-          method: spec.method,
-          url: this.#scrub(redactUrl(this.#urlOf(spec).href)),
-          code: errorCode(attempt.error),
-          attempts: retry + 1,
-          cause: this.#safeCause(attempt.error),
-        });
-      }
-
-      const { exchange } = attempt;
-      if (exchange.status === 401 && spec.auth) {
-        if (!reloggedIn && this.#canLogIn()) {
-          reloggedIn = true;
-          await this.#logInAgain(token);
-          continue;
-        }
-        throw this.#apiError(exchange, spec.method, {
-          hint: reloggedIn ? `The site refused a fresh login too. ${CREDENTIALS_HINT}` : CREDENTIALS_HINT,
-        });
-      }
-      if (exchange.status === 429) {
-        if (attempt.resumed === undefined || retry >= this.#retries) return exchange;
-        await attempt.resumed;
-        retry += 1;
-        continue;
-      }
-      if (RETRY_STATUSES.has(exchange.status)) {
-        if (!spec.repeatable && spec.create !== undefined) {
-          throw new WriteOutcomeUnknownError({
-            path: this.#displayPath(spec),
-            resource: spec.create.resource,
-            fields: spec.create.fields,
-            reason: `${exchange.status} ${exchange.statusText}`.trim(),
-            status: exchange.status,
-          });
-        }
-        if (!spec.repeatable || retry >= this.#retries) return exchange;
-        const delay = retryDelay({
-          attempt: retry,
-          retryAfterMs: parseRetryAfter(exchange.headers["retry-after"], this.#now()),
-          random: this.#random,
-          policy: this.#backoff,
-        });
-        if (delay === undefined) return exchange;
-        await this.#sleep(delay);
-        retry += 1;
-        continue;
-      }
-      return exchange;
-    }
-  }
-
-  /** One HTTP attempt: runs inside the gate. Never throws: errors come back as values. */
-  async #attempt(spec: RequestSpec, token: string | undefined, retry: number): Promise<Attempt> {
-    this.stats.requests[spec.method] += 1;
-    if (retry > 0) this.stats.retries += 1;
-    spec.onAttempt?.();
-    const started = this.#now();
-    const payload = spec.json === undefined ? undefined : JSON.stringify(spec.json);
-    if (payload !== undefined) this.stats.bytesSent += Buffer.byteLength(payload);
-    try {
-      const response = await this.#http(spec.target, {
-        method: spec.method,
-        searchParams: spec.searchParams,
-        body: payload,
-        headers: payload === undefined ? {} : { "content-type": "application/json" },
-        context: { token },
-        responseType: "buffer",
-      });
-      this.stats.bytesReceived += response.rawBody.length;
-      const exchange: Exchange = {
-        status: response.statusCode,
-        statusText: reasonPhrase(response.statusCode, response.statusMessage),
-        headers: response.headers,
-        body: response.rawBody.toString("utf8"),
-        url: this.#urlOf(spec),
-      };
-      this.#logLine(spec, String(exchange.status), started);
-      if (exchange.status !== 429) {
-        this.gate.recordSuccess();
-        return { kind: "response", exchange };
-      }
-      this.stats.rateLimited += 1;
-      const wait = retryDelay({
-        attempt: retry,
-        retryAfterMs: parseRetryAfter(exchange.headers["retry-after"], this.#now()),
-        random: this.#random,
-        policy: this.#backoff,
-      });
-      // Pausing here, before this task ends, keeps the slot it frees from starting anything.
-      return {
-        kind: "response",
-        exchange,
-        resumed: wait === undefined ? undefined : this.gate.throttle(wait),
-      };
-    } catch (error) {
-      this.#logLine(spec, errorCode(error) ?? "ERROR", started);
-      return { kind: "error", error };
-    }
   }
 
   async #ensureToken(): Promise<string> {
@@ -638,62 +417,14 @@ export class ApiClient {
     await this.#sharedLogin();
   }
 
-  #urlOf(spec: RequestSpec): URL {
-    const url =
-      typeof spec.target === "string"
-        ? new URL(`${siteKey(this.baseUrl)}/${spec.target}`)
-        : new URL(spec.target);
-    for (const [key, value] of Object.entries(spec.searchParams ?? {}))
-      url.searchParams.set(key, String(value));
-    return url;
-  }
-
-  /** Path and query, redacted: what log lines and error messages show. */
-  #displayPath(spec: RequestSpec): string {
-    const url = this.#urlOf(spec);
-    return this.#scrub(redactUrl(`${url.pathname}${url.search}`));
-  }
-
-  #logLine(spec: RequestSpec, outcome: string, started: number): void {
-    if (this.#log === undefined) return;
-    const ms = Math.max(0, Math.round(this.#now() - started));
-    this.#log(`${spec.method} ${this.#displayPath(spec)} ${outcome} ${ms}ms`);
-  }
-
-  #apiError(exchange: Exchange, method: Method, extra: { path?: string; hint?: string } = {}): ApiError {
-    return new ApiError({
-      method,
-      path: this.#scrub(redactUrl(extra.path ?? `${exchange.url.pathname}${exchange.url.search}`)),
-      status: exchange.status,
-      statusText: exchange.statusText,
-      body: exchange.body,
-      contentType: headerText(exchange.headers["content-type"]),
-      hint: extra.hint,
-      scrub: (text) => this.#scrub(text),
-    });
-  }
-
   /** Remove the password and token wherever they appear, plain or URL-encoded. */
   #scrub(text: string): string {
     return scrubSecrets(text, [this.#credentials.password, this.#credentials.token, this.#token]);
-  }
-
-  /** A stand-in for a got error that carries no options, headers or token, only what happened. */
-  #safeCause(error: unknown): Error {
-    const message = error instanceof Error ? error.message : String(error);
-    const cause = new Error(this.#scrub(redactUrl(message.split("\n")[0] ?? "")));
-    const code = errorCode(error);
-    if (code !== undefined) Object.assign(cause, { code });
-    return cause;
   }
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
-}
-
-function headerText(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /** A create's record once `check` (if any) takes it; else an error naming what the site answered. */
