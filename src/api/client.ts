@@ -2,37 +2,17 @@ import http from "node:http";
 import https from "node:https";
 import got from "got";
 import { UserError } from "../errors.js";
-import { CREDENTIALS_HINT, scrubSecrets } from "./errors.js";
+import { Auth, type Credentials } from "./auth.js";
 import { RequestGate } from "./gate.js";
-import { loginUrlFor, parseBaseUrl, redactUrl, siteKey } from "./login-url.js";
+import { parseBaseUrl, redactUrl, siteKey } from "./login-url.js";
 import { collectPages, type Page } from "./paging.js";
-import {
-  authToken,
-  idFromLocation,
-  itemIdentity,
-  pageItems,
-  pageRecords,
-  recordFromBody,
-} from "./responses.js";
+import { idFromLocation, itemIdentity, pageItems, pageRecords, recordFromBody } from "./responses.js";
 import { type BackoffPolicy, defaultBackoffPolicy } from "./retry.js";
-import {
-  type ClientStats,
-  type Exchange,
-  isOk,
-  type RequestSpec,
-  type Session,
-  Transport,
-} from "./transport.js";
+import { type ClientStats, type Exchange, isOk, type RequestSpec, Transport } from "./transport.js";
 import { type JsonObject, type Resource, resourceKey, type WireRecord } from "./wire.js";
 
+export type { Credentials } from "./auth.js";
 export { type ClientStats, classifyNetworkError, type Method } from "./transport.js";
-
-/** How the client proves who it is. A token wins; e-mail and password log in when needed. */
-export interface Credentials {
-  token?: string;
-  email?: string;
-  password?: string;
-}
 
 /** Options of `ApiClient`. */
 export interface ApiClientOptions {
@@ -120,11 +100,8 @@ export class ApiClient {
   readonly gate: RequestGate;
 
   readonly #agents: { http: http.Agent; https: https.Agent };
-  readonly #credentials: Credentials;
-  readonly #onToken: ((token: string) => void | Promise<void>) | undefined;
+  readonly #auth: Auth;
   readonly #transport: Transport;
-  #token: string | undefined;
-  #loginInFlight: Promise<string> | undefined;
 
   constructor(options: ApiClientOptions) {
     this.baseUrl = parseBaseUrl(options.baseUrl.toString());
@@ -140,9 +117,6 @@ export class ApiClient {
         exitCode: 2,
       });
     }
-    this.#credentials = { ...options.credentials };
-    this.#token = nonEmpty(options.credentials.token);
-    this.#onToken = options.onToken;
     const sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.gate = new RequestGate({
       concurrency: options.concurrency,
@@ -151,12 +125,14 @@ export class ApiClient {
     });
     const origin = this.baseUrl.origin;
     this.#agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
-    const session: Session = {
-      token: () => this.#ensureToken(),
-      canLogIn: () => this.#canLogIn(),
-      logInAgain: (rejected) => this.#logInAgain(rejected),
-      scrub: (text) => this.#scrub(text),
-    };
+    // The login goes through the transport like any request; the transport asks it for tokens.
+    this.#auth = new Auth({
+      baseUrl: this.baseUrl,
+      credentials: options.credentials,
+      onToken: options.onToken,
+      stats: this.stats,
+      send: (spec) => this.#transport.send(spec),
+    });
     const siteHttp = got.extend({
       prefixUrl: siteKey(this.baseUrl),
       retry: { limit: 0 },
@@ -187,7 +163,7 @@ export class ApiClient {
       random: options.random ?? Math.random,
       stats: this.stats,
       log: options.log,
-      session,
+      session: this.#auth,
     });
   }
 
@@ -211,43 +187,8 @@ export class ApiClient {
    * returns it. A refused login is a UserError (exit 1) with the server's words, never the
    * password.
    */
-  async login(): Promise<string> {
-    const email = nonEmpty(this.#credentials.email);
-    const password = nonEmpty(this.#credentials.password);
-    if (email === undefined || password === undefined) {
-      throw new UserError(`No e-mail and password to log in to ${siteKey(this.baseUrl)}`, {
-        hint: CREDENTIALS_HINT,
-      });
-    }
-    const url = loginUrlFor(this.baseUrl);
-    url.searchParams.set("email", email);
-    url.searchParams.set("password", password);
-    const exchange = await this.#transport.send({
-      method: "POST",
-      target: url,
-      auth: false,
-      repeatable: true,
-    });
-    if (!isOk(exchange.status)) {
-      const refused = [400, 401, 403, 404, 422].includes(exchange.status);
-      throw this.#transport.apiError(exchange, "POST", {
-        path: exchange.url.pathname,
-        hint: refused
-          ? "Check the e-mail and password (COURSESYNC_EMAIL and COURSESYNC_PASSWORD), or run `coursesync login` again."
-          : undefined,
-      });
-    }
-    const token = authToken(exchange.body);
-    if (token === undefined) {
-      throw new UserError(
-        `POST ${exchange.url.pathname} answered ${exchange.status} without an auth_token: this does not look like the site's login`,
-        { hint: "Check the site URL: it must be the versioned API root ending in /api/v1." },
-      );
-    }
-    this.#token = token;
-    this.stats.logins += 1;
-    await this.#onToken?.(token);
-    return token;
+  login(): Promise<string> {
+    return this.#auth.login();
   }
 
   /** Read one record; undefined when the server says 404. */
@@ -390,41 +331,6 @@ export class ApiClient {
     });
     return { ...collected, requests };
   }
-
-  async #ensureToken(): Promise<string> {
-    if (this.#token !== undefined) return this.#token;
-    if (this.#canLogIn()) return this.#sharedLogin();
-    throw new UserError(`No credentials for ${siteKey(this.baseUrl)}`, { hint: CREDENTIALS_HINT });
-  }
-
-  #canLogIn(): boolean {
-    return (
-      nonEmpty(this.#credentials.email) !== undefined && nonEmpty(this.#credentials.password) !== undefined
-    );
-  }
-
-  /** Concurrent callers share one login. */
-  #sharedLogin(): Promise<string> {
-    this.#loginInFlight ??= this.login().finally(() => {
-      this.#loginInFlight = undefined;
-    });
-    return this.#loginInFlight;
-  }
-
-  /** After a 401 with `rejected`: log in, unless another request already replaced that token. */
-  async #logInAgain(rejected: string | undefined): Promise<void> {
-    if (this.#loginInFlight === undefined && this.#token !== undefined && this.#token !== rejected) return;
-    await this.#sharedLogin();
-  }
-
-  /** Remove the password and token wherever they appear, plain or URL-encoded. */
-  #scrub(text: string): string {
-    return scrubSecrets(text, [this.#credentials.password, this.#credentials.token, this.#token]);
-  }
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value === "" ? undefined : value;
 }
 
 /** A create's record once `check` (if any) takes it; else an error naming what the site answered. */

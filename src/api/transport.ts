@@ -337,7 +337,7 @@ export class Transport {
 
   /** `apiError` with this site's secrets scrubbed. */
   apiError(exchange: Exchange, method: Method, extra: { path?: string; hint?: string } = {}): ApiError {
-    return apiError(exchange, method, this.#o.session.scrub, extra);
+    return apiError(exchange, method, (text) => this.#o.session.scrub(text), extra);
   }
 
   #logLine(spec: RequestSpec, outcome: string, started: number): void {

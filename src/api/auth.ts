@@ -1,0 +1,127 @@
+import { UserError } from "../errors.js";
+import { CREDENTIALS_HINT, scrubSecrets } from "./errors.js";
+import { loginUrlFor, siteKey } from "./login-url.js";
+import { authToken } from "./responses.js";
+import {
+  apiError,
+  type ClientStats,
+  type Exchange,
+  isOk,
+  type RequestSpec,
+  type Session,
+} from "./transport.js";
+
+/** How the client proves who it is. A token wins; e-mail and password log in when needed. */
+export interface Credentials {
+  token?: string;
+  email?: string;
+  password?: string;
+}
+
+/** What `Auth` needs, all given by the client that owns it. */
+export interface AuthOptions {
+  /** The versioned API root, normalised: the login address is derived from it. */
+  baseUrl: URL;
+  credentials: Credentials;
+  /** Called with each new token after a login, and awaited (see ApiClientOptions.onToken). */
+  onToken: ((token: string) => void | Promise<void>) | undefined;
+  /** Counters, shared with the client: each login adds one to `logins`. */
+  stats: ClientStats;
+  /** Sends the login request through the client's transport: the gate and the retries apply. */
+  send: (spec: RequestSpec) => Promise<Exchange>;
+}
+
+/**
+ * The Bearer token of one site: the one given, or one from logging in with e-mail and password
+ * when there is none or the site refuses it. Concurrent requests share one login. Knows every
+ * secret, so it is what scrubs them from logs and errors.
+ */
+export class Auth implements Session {
+  readonly #o: AuthOptions;
+  readonly #credentials: Credentials;
+  #token: string | undefined;
+  #loginInFlight: Promise<string> | undefined;
+
+  constructor(options: AuthOptions) {
+    this.#o = options;
+    this.#credentials = { ...options.credentials };
+    this.#token = nonEmpty(options.credentials.token);
+  }
+
+  /**
+   * Log in with the e-mail and password: POST to the login address with both as query
+   * parameters (API.md 5). Stores the token for later requests, hands it to `onToken`, and
+   * returns it. A refused login is a UserError (exit 1) with the server's words, never the
+   * password.
+   */
+  async login(): Promise<string> {
+    const email = nonEmpty(this.#credentials.email);
+    const password = nonEmpty(this.#credentials.password);
+    if (email === undefined || password === undefined) {
+      throw new UserError(`No e-mail and password to log in to ${siteKey(this.#o.baseUrl)}`, {
+        hint: CREDENTIALS_HINT,
+      });
+    }
+    const url = loginUrlFor(this.#o.baseUrl);
+    url.searchParams.set("email", email);
+    url.searchParams.set("password", password);
+    const exchange = await this.#o.send({ method: "POST", target: url, auth: false, repeatable: true });
+    if (!isOk(exchange.status)) {
+      const refused = [400, 401, 403, 404, 422].includes(exchange.status);
+      throw apiError(exchange, "POST", (text) => this.scrub(text), {
+        path: exchange.url.pathname,
+        hint: refused
+          ? "Check the e-mail and password (COURSESYNC_EMAIL and COURSESYNC_PASSWORD), or run `coursesync login` again."
+          : undefined,
+      });
+    }
+    const token = authToken(exchange.body);
+    if (token === undefined) {
+      throw new UserError(
+        `POST ${exchange.url.pathname} answered ${exchange.status} without an auth_token: this does not look like the site's login`,
+        { hint: "Check the site URL: it must be the versioned API root ending in /api/v1." },
+      );
+    }
+    this.#token = token;
+    this.#o.stats.logins += 1;
+    await this.#o.onToken?.(token);
+    return token;
+  }
+
+  /** The token to send; logs in first when there is none yet. */
+  async token(): Promise<string> {
+    if (this.#token !== undefined) return this.#token;
+    if (this.canLogIn()) return this.#sharedLogin();
+    throw new UserError(`No credentials for ${siteKey(this.#o.baseUrl)}`, { hint: CREDENTIALS_HINT });
+  }
+
+  /** Whether there are an e-mail and a password to log in with. */
+  canLogIn(): boolean {
+    return (
+      nonEmpty(this.#credentials.email) !== undefined && nonEmpty(this.#credentials.password) !== undefined
+    );
+  }
+
+  /** After a 401 with `rejected`: log in, unless another request already replaced that token. */
+  async logInAgain(rejected: string | undefined): Promise<void> {
+    if (this.#loginInFlight === undefined && this.#token !== undefined && this.#token !== rejected) return;
+    await this.#sharedLogin();
+  }
+
+  /** Remove the password and token wherever they appear, plain or URL-encoded. */
+  scrub(text: string): string {
+    return scrubSecrets(text, [this.#credentials.password, this.#credentials.token, this.#token]);
+  }
+
+  /** Concurrent callers share one login. */
+  #sharedLogin(): Promise<string> {
+    this.#loginInFlight ??= this.login().finally(() => {
+      this.#loginInFlight = undefined;
+    });
+    return this.#loginInFlight;
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : value;
+}
