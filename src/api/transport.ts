@@ -253,12 +253,7 @@ export class Transport {
           });
         }
         if (!spec.repeatable || retry >= o.retries) return exchange;
-        const delay = retryDelay({
-          attempt: retry,
-          retryAfterMs: parseRetryAfter(exchange.headers["retry-after"], o.now()),
-          random: o.random,
-          policy: o.backoff,
-        });
+        const delay = this.#delayAfter(exchange, retry);
         if (delay === undefined) return exchange;
         await o.sleep(delay);
         retry += 1;
@@ -300,12 +295,7 @@ export class Transport {
         return { kind: "response", exchange };
       }
       o.stats.rateLimited += 1;
-      const wait = retryDelay({
-        attempt: retry,
-        retryAfterMs: parseRetryAfter(exchange.headers["retry-after"], o.now()),
-        random: o.random,
-        policy: o.backoff,
-      });
+      const wait = this.#delayAfter(exchange, retry);
       // Pausing here, before this task ends, keeps the slot it frees from starting anything.
       return {
         kind: "response",
@@ -316,6 +306,13 @@ export class Transport {
       this.#logLine(spec, errorCode(error) ?? "ERROR", started);
       return { kind: "error", error };
     }
+  }
+
+  /** The wait before retry `retry + 1` of an answer: its Retry-After, else backoff; undefined: too long. */
+  #delayAfter(exchange: Exchange, retry: number): number | undefined {
+    const { now, random, backoff } = this.#o;
+    const retryAfterMs = parseRetryAfter(exchange.headers["retry-after"], now());
+    return retryDelay({ attempt: retry, retryAfterMs, random, policy: backoff });
   }
 
   /** The full URL a spec goes to (not redacted). */
