@@ -3,7 +3,7 @@ import https from "node:https";
 import got from "got";
 import { UserError } from "../errors.js";
 import { Auth, type Credentials } from "./auth.js";
-import { RequestGate } from "./gate.js";
+import { RequestGate, realSleep } from "./gate.js";
 import { parseBaseUrl, redactUrl, siteKey } from "./login-url.js";
 import { collectPages, type Page } from "./paging.js";
 import { idFromLocation, itemIdentity, pageItems, pageRecords, recordFromBody } from "./responses.js";
@@ -117,7 +117,7 @@ export class ApiClient {
         exitCode: 2,
       });
     }
-    const sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    const sleep = options.sleep ?? realSleep;
     this.gate = new RequestGate({
       concurrency: options.concurrency,
       requestsPerSecond: options.requestsPerSecond,
