@@ -1,15 +1,8 @@
 import { UserError } from "../errors.js";
 import { CREDENTIALS_HINT, scrubSecrets } from "./errors.js";
 import { loginUrlFor, siteKey } from "./login-url.js";
-import { authToken } from "./responses.js";
-import {
-  apiError,
-  type ClientStats,
-  type Exchange,
-  isOk,
-  type RequestSpec,
-  type Session,
-} from "./transport.js";
+import { apiError, authToken, type Exchange, isOk } from "./responses.js";
+import type { ClientStats, RequestSpec, Session } from "./transport.js";
 
 /** How the client proves who it is. A token wins; e-mail and password log in when needed. */
 export interface Credentials {

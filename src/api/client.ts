@@ -6,9 +6,17 @@ import { Auth, type Credentials } from "./auth.js";
 import { RequestGate, realSleep } from "./gate.js";
 import { parseBaseUrl, redactUrl, siteKey } from "./login-url.js";
 import { collectPages, type Page } from "./paging.js";
-import { idFromLocation, itemIdentity, pageItems, pageRecords, recordFromBody } from "./responses.js";
+import {
+  type Exchange,
+  idFromLocation,
+  isOk,
+  itemIdentity,
+  pageItems,
+  pageRecords,
+  recordFromBody,
+} from "./responses.js";
 import { type BackoffPolicy, defaultBackoffPolicy } from "./retry.js";
-import { type ClientStats, type Exchange, isOk, type RequestSpec, Transport } from "./transport.js";
+import { type ClientStats, type RequestSpec, Transport } from "./transport.js";
 import { type JsonObject, type Resource, resourceKey, type WireRecord } from "./wire.js";
 
 export type { Credentials } from "./auth.js";

@@ -1,15 +1,54 @@
+import type { IncomingHttpHeaders } from "node:http";
 import { UserError } from "../errors.js";
 import { sortKeys } from "../util/stable-json.js";
+import { ApiError, type Scrub } from "./errors.js";
 import { redactUrl } from "./login-url.js";
 import { asWireRecord, type JsonObject, type Resource, resourceKey, type WireRecord } from "./wire.js";
 
-// Reading the bodies the API leaves open (DESIGN 6): records bare or wrapped, list pages,
-// the login's token, a Location header's id.
+// Reading the answers the API leaves open (DESIGN 6): records bare or wrapped, list pages,
+// the login's token, a Location header's id, and an error status with the server's words.
 
 /** What a body is read from: its text and the URL it answered (errors name it, redacted). */
 export interface Answer {
   body: string;
   url: URL;
+}
+
+/** One answer from the server, body as text. */
+export interface Exchange extends Answer {
+  status: number;
+  statusText: string;
+  headers: IncomingHttpHeaders;
+  /** Full URL of the request (not redacted: redact before showing). */
+  url: URL;
+}
+
+/** Whether a status is a success (2xx). */
+export function isOk(status: number): boolean {
+  return status >= 200 && status < 300;
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The error for an answer the caller cannot use: method, redacted path, status, the server's words. */
+export function apiError(
+  exchange: Exchange,
+  method: string,
+  scrub: Scrub,
+  extra: { path?: string; hint?: string } = {},
+): ApiError {
+  return new ApiError({
+    method,
+    path: scrub(redactUrl(extra.path ?? `${exchange.url.pathname}${exchange.url.search}`)),
+    status: exchange.status,
+    statusText: exchange.statusText,
+    body: exchange.body,
+    contentType: headerText(exchange.headers["content-type"]),
+    hint: extra.hint,
+    scrub,
+  });
 }
 
 /** A show/create/update answer as a record: bare `{...}` or wrapped `{"course": {...}}`; else undefined. */

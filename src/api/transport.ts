@@ -1,15 +1,14 @@
-import type { IncomingHttpHeaders } from "node:http";
 import { type Got, ReadError, TimeoutError } from "got";
 import {
-  ApiError,
+  type ApiError,
   CREDENTIALS_HINT,
   NetworkError,
   reasonPhrase,
-  type Scrub,
   WriteOutcomeUnknownError,
 } from "./errors.js";
 import type { RequestGate } from "./gate.js";
 import { redactUrl, siteKey } from "./login-url.js";
+import { apiError, type Exchange } from "./responses.js";
 import { type BackoffPolicy, backoffDelay, parseRetryAfter, retryDelay } from "./retry.js";
 import type { Resource } from "./wire.js";
 
@@ -33,16 +32,6 @@ export interface ClientStats {
   bytesSent: number;
   /** Response body bytes received (after decompression). */
   bytesReceived: number;
-}
-
-/** One answer from the server, body as text. */
-export interface Exchange {
-  status: number;
-  statusText: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-  /** Full URL of the request (not redacted: redact before showing). */
-  url: URL;
 }
 
 /** One request as the verbs describe it; the transport turns it into attempts. */
@@ -74,7 +63,7 @@ export interface Session {
   /** After a 401 with `rejected`: log in, unless another request already replaced that token. */
   logInAgain(rejected: string | undefined): Promise<void>;
   /** Remove the password and token wherever they appear, plain or URL-encoded. */
-  scrub: Scrub;
+  scrub(text: string): string;
 }
 
 /** What a transport needs, all given by the client that owns it. */
@@ -148,34 +137,6 @@ function errorCode(error: unknown): string | undefined {
   if (error === null || typeof error !== "object") return undefined;
   const code = (error as { code?: unknown }).code;
   return typeof code === "string" ? code : undefined;
-}
-
-/** Whether a status is a success (2xx). */
-export function isOk(status: number): boolean {
-  return status >= 200 && status < 300;
-}
-
-function headerText(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
-
-/** The error for an answer the caller cannot use: method, redacted path, status, the server's words. */
-export function apiError(
-  exchange: Exchange,
-  method: Method,
-  scrub: Scrub,
-  extra: { path?: string; hint?: string } = {},
-): ApiError {
-  return new ApiError({
-    method,
-    path: scrub(redactUrl(extra.path ?? `${exchange.url.pathname}${exchange.url.search}`)),
-    status: exchange.status,
-    statusText: exchange.statusText,
-    body: exchange.body,
-    contentType: headerText(exchange.headers["content-type"]),
-    hint: extra.hint,
-    scrub,
-  });
 }
 
 /**
