@@ -13,6 +13,7 @@ import { globalsOf } from "./main.js";
 import { Output } from "./output.js";
 import { maxDeleteFlag, treePaths } from "./paths.js";
 import { listingProgress } from "./progress.js";
+import { counted } from "./render/words.js";
 import { changeJson, changeLines, countsLine, problemJson } from "./summary.js";
 
 /** Pull works on whole course folders: a file stands for its folder; anything else is an error. */
@@ -119,8 +120,8 @@ export function registerPull(program: Command, run: CliRun): void {
           for (const line of changeLines(result.changes, out)) out.result(line);
           const verb = result.dryRun ? "would write" : "wrote";
           out.result(
-            `${result.dryRun ? "Dry run: " : ""}pulled ${result.counts.courses} courses and ${result.counts.chapters} chapters ` +
-              `in ${result.requests} requests; ${countsLine(result.changes)}; ${verb} ${result.filesWritten} file${result.filesWritten === 1 ? "" : "s"}` +
+            `${result.dryRun ? "Dry run: " : ""}pulled ${counted(result.counts.courses, "course")} and ${counted(result.counts.chapters, "chapter")} ` +
+              `in ${counted(result.requests, "request")}; ${countsLine(result.changes)}; ${verb} ${counted(result.filesWritten, "file")}` +
               (result.filesWritten === 0 && !result.dryRun && !result.invalid.length
                 ? " (already up to date)"
                 : ""),

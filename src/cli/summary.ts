@@ -1,6 +1,7 @@
 import { type Change, countOutcomes } from "../sync/report.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import type { Output } from "./output.js";
+import { counted } from "./render/words.js";
 
 const MARK: Record<Change["outcome"], string> = {
   created: "+",
@@ -47,7 +48,8 @@ export function countsLine(changes: readonly Change[]): string {
   const counts = countOutcomes(changes);
   const parts = Object.entries(counts)
     .filter(([outcome, n]) => n > 0 && outcome !== "unchanged")
-    .map(([outcome, n]) => `${n} ${outcome}`);
+    // "2 conflicts", but "2 created": the other outcomes are past participles.
+    .map(([outcome, n]) => (outcome === "conflict" ? counted(n, outcome) : `${n} ${outcome}`));
   return parts.length ? parts.join(", ") : "no changes";
 }
 
