@@ -33,6 +33,8 @@ export class Auth implements Session {
   readonly #o: AuthOptions;
   readonly #credentials: Credentials;
   #token: string | undefined;
+  /** The token of the last login, until the site first accepts it. */
+  #fresh: string | undefined;
   #loginInFlight: Promise<string> | undefined;
 
   constructor(options: AuthOptions) {
@@ -76,6 +78,7 @@ export class Auth implements Session {
       );
     }
     this.#token = token;
+    this.#fresh = token;
     this.#o.stats.logins += 1;
     await this.#o.onToken?.(token);
     return token;
@@ -93,6 +96,19 @@ export class Auth implements Session {
     return (
       nonEmpty(this.#credentials.email) !== undefined && nonEmpty(this.#credentials.password) !== undefined
     );
+  }
+
+  /** The site answered a request sent with `token` with anything but a 401: the token works. */
+  accepted(token: string | undefined): void {
+    if (token !== undefined && token === this.#fresh) this.#fresh = undefined;
+  }
+
+  /**
+   * Whether `token` comes from a login and the site has not accepted it yet: refused now, it
+   * says the credentials (or the site) are wrong, not that a token expired.
+   */
+  isFresh(token: string | undefined): boolean {
+    return token !== undefined && token === this.#fresh;
   }
 
   /** After a 401 with `rejected`: log in, unless another request already replaced that token. */

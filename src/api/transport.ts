@@ -62,6 +62,10 @@ export interface Session {
   canLogIn(): boolean;
   /** After a 401 with `rejected`: log in, unless another request already replaced that token. */
   logInAgain(rejected: string | undefined): Promise<void>;
+  /** The site took a request sent with `token` (any answer but a 401). */
+  accepted(token: string | undefined): void;
+  /** Whether `token` is a login's, not yet accepted by the site. */
+  isFresh(token: string | undefined): boolean;
   /** Remove the password and token wherever they appear, plain or URL-encoded. */
   scrub(text: string): string;
 }
@@ -154,7 +158,6 @@ export class Transport {
   async send(spec: RequestSpec): Promise<Exchange> {
     const o = this.#o;
     let retry = 0;
-    let reloggedIn = false;
     for (;;) {
       const token = spec.auth ? await o.session.token() : undefined;
       const attempt = await o.gate.run(() => this.#attempt(spec, token, retry), {
@@ -188,15 +191,19 @@ export class Transport {
 
       const { exchange } = attempt;
       if (exchange.status === 401 && spec.auth) {
-        if (!reloggedIn && o.session.canLogIn()) {
-          reloggedIn = true;
+        // A token that worked and then is refused has expired: log in again, as often as
+        // tokens expire. Only a login's token refused before the site ever took it means the
+        // credentials (or the site) are wrong.
+        const fresh = o.session.isFresh(token);
+        if (!fresh && o.session.canLogIn()) {
           await o.session.logInAgain(token);
           continue;
         }
         throw this.apiError(exchange, spec.method, {
-          hint: reloggedIn ? `The site refused a fresh login too. ${CREDENTIALS_HINT}` : CREDENTIALS_HINT,
+          hint: fresh ? `The site refused a fresh login too. ${CREDENTIALS_HINT}` : CREDENTIALS_HINT,
         });
       }
+      if (spec.auth) o.session.accepted(token);
       if (exchange.status === 429) {
         if (attempt.resumed === undefined || retry >= o.retries) return exchange;
         await attempt.resumed;

@@ -468,6 +468,58 @@ describe("auth", () => {
     scope.done();
   });
 
+  it("renews a token as often as it expires, each renewal once for all requests waiting on it", async () => {
+    // Each token works for two requests, then the site answers 401 for it.
+    let logins = 0;
+    const uses = new Map<string, number>();
+    const scope = nock(ORIGIN)
+      .persist()
+      .post("/school/api/login")
+      .query(true)
+      .reply(() => [200, { auth_token: `t${++logins}` }])
+      .get(/\/school\/api\/v1\/courses\/\d+/)
+      .reply(function () {
+        const token = String(this.req.headers.authorization).replace("Bearer ", "");
+        const used = (uses.get(token) ?? 0) + 1;
+        uses.set(token, used);
+        return used > 2 ? [401, { error: "Token expired" }] : [200, { id: 1 }];
+      });
+    const { client } = makeClient({ credentials: { email: EMAIL, password: PASSWORD } });
+    for (let i = 1; i <= 7; i++) expect(await client.get("courses", i)).toEqual({ id: 1 });
+    // Requests 1-2 on t1, 3-4 on t2 (after t1's 401), 5-6 on t3, 7 on t4: one login per expiry.
+    expect(client.stats.logins).toBe(4);
+    expect(Object.fromEntries(uses)).toEqual({ t1: 3, t2: 3, t3: 3, t4: 1 });
+    scope.persist(false);
+    nock.cleanAll();
+  });
+
+  it("renews again for a request whose token another request renewed and that expired since", async () => {
+    // Four requests at once on t1, which expires after its first use; every later token too.
+    let logins = 0;
+    const uses = new Map<string, number>();
+    const scope = nock(ORIGIN)
+      .persist()
+      .post("/school/api/login")
+      .query(true)
+      .reply(() => [200, { auth_token: `t${++logins}` }])
+      .get(/\/school\/api\/v1\/courses\/\d+/)
+      .reply(function () {
+        const token = String(this.req.headers.authorization).replace("Bearer ", "");
+        const used = (uses.get(token) ?? 0) + 1;
+        uses.set(token, used);
+        return used > 1 ? [401, { error: "Token expired" }] : [200, { id: 1 }];
+      });
+    const { client } = makeClient({ credentials: { email: EMAIL, password: PASSWORD } });
+    const all = await Promise.all([1, 2, 3, 4].map((id) => client.get("courses", id)));
+    expect(all).toEqual([{ id: 1 }, { id: 1 }, { id: 1 }, { id: 1 }]);
+    // t1 serves one of the four; the three refused share the login of t2, which serves one;
+    // the two refused then share t3, and the last gets t4. Nobody is told "refused a fresh login".
+    expect(client.stats.logins).toBe(4);
+    expect(Object.fromEntries(uses)).toEqual({ t1: 4, t2: 3, t3: 2, t4: 1 });
+    scope.persist(false);
+    nock.cleanAll();
+  });
+
   it("a 401 with only a token says how to fix it", async () => {
     const scope = nock(ORIGIN).get(`${API}/courses/1`).reply(401, "");
     const { client } = makeClient();
