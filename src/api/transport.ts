@@ -158,6 +158,7 @@ export class Transport {
   async send(spec: RequestSpec): Promise<Exchange> {
     const o = this.#o;
     let retry = 0;
+    let freshRefused = false;
     for (;;) {
       const token = spec.auth ? await o.session.token() : undefined;
       const attempt = await o.gate.run(() => this.#attempt(spec, token, retry), {
@@ -192,10 +193,12 @@ export class Transport {
       const { exchange } = attempt;
       if (exchange.status === 401 && spec.auth) {
         // A token that worked and then is refused has expired: log in again, as often as
-        // tokens expire. Only a login's token refused before the site ever took it means the
-        // credentials (or the site) are wrong.
+        // tokens expire. A login's token refused before the site took it says the credentials
+        // (or the site) are wrong, once it happens twice in a row: the first time, a request
+        // sent beside it may just not have been answered yet.
         const fresh = o.session.isFresh(token);
-        if (!fresh && o.session.canLogIn()) {
+        if (o.session.canLogIn() && !(fresh && freshRefused)) {
+          freshRefused = fresh;
           await o.session.logInAgain(token);
           continue;
         }

@@ -447,7 +447,7 @@ describe("auth", () => {
     scope.done();
   });
 
-  it("a second 401 after the fresh login fails with the hint", async () => {
+  it("a fresh login's token refused twice in a row fails with the hint", async () => {
     const scope = nock(ORIGIN)
       .get(`${API}/courses/1`)
       .reply(401, { error: "Unauthorized" })
@@ -455,16 +455,22 @@ describe("auth", () => {
       .query(true)
       .reply(200, { auth_token: "new-token" })
       .get(`${API}/courses/1`)
+      .reply(401, { error: "Unauthorized" })
+      .post("/school/api/login")
+      .query(true)
+      .reply(200, { auth_token: "newer-token" })
+      .get(`${API}/courses/1`)
       .reply(401, { error: "Unauthorized" });
     const { client } = makeClient({ credentials: { token: "old", email: EMAIL, password: PASSWORD } });
     const error = await client.get("courses", 1).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(401);
     expect((error as ApiError).exitCode).toBe(1);
+    expect((error as ApiError).hint).toContain("The site refused a fresh login too.");
     expect((error as ApiError).hint).toContain("coursesync login");
     expect((error as ApiError).hint).toContain("COURSESYNC_TOKEN");
     expect((error as ApiError).hint).toContain("COURSESYNC_EMAIL");
-    expect(client.stats.logins).toBe(1);
+    expect(client.stats.logins).toBe(2);
     scope.done();
   });
 
