@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { realSleep } from "../api/gate.js";
 import type { StopSignal } from "../errors.js";
 import { main } from "./main.js";
 import { terminalPrompts } from "./prompts.js";
@@ -31,5 +32,7 @@ const code = await main(process.argv.slice(2), {
   cwd: process.cwd(),
   interrupted,
   prompts: terminalPrompts(),
+  sleep: realSleep,
+  now: Date.now,
 });
 process.exit(code);

@@ -133,13 +133,19 @@ export async function connect(
     concurrency: config?.concurrency,
     requestsPerSecond: config?.requestsPerSecond,
     retries: run.apiRetries,
+    sleep: run.sleep,
+    now: run.now,
     log: globals.verbose ? (line) => out.info(line) : undefined,
     // A token got from a prompt, or a renewed stored one, is kept as `login` would keep it;
     // logins from environment variables (CI) leave nothing on disk.
     onToken:
       credentials.source === "prompt" || credentials.source === "stored token"
         ? (token) =>
-            store.set(site.url, { token, email: credentials.email, saved_at: new Date().toISOString() })
+            store.set(site.url, {
+              token,
+              email: credentials.email,
+              saved_at: new Date(run.now()).toISOString(),
+            })
         : undefined,
   });
   return { site, client, store };

@@ -13,6 +13,13 @@ export interface CliIO {
   interrupted: Promise<StopSignal>;
   /** Questions asked on a terminal; used only when stdinIsTTY is true. */
   prompts: Prompts;
+  /**
+   * Every wait of a run: retry backoff, a 429's Retry-After, a file an editor is still saving.
+   * Tests pass one that records the wait and resolves at once.
+   */
+  sleep: (ms: number) => Promise<void>;
+  /** The clock, in milliseconds since the epoch: Retry-After dates, request times, times shown. */
+  now: () => number;
   /** For tests: how often the API client retries a request itself (default 5). */
   apiRetries?: number;
   /** The file system writes to the tree go through (default: Node's); tests make it fail. */

@@ -39,6 +39,8 @@ export function registerLogin(program: Command, run: CliRun): void {
       const client = new ApiClient({
         baseUrl: site.url,
         credentials: login,
+        sleep: run.sleep,
+        now: run.now,
         log: globals.verbose ? (line) => out.info(line) : undefined,
       });
       const token = await client.login();
@@ -52,7 +54,7 @@ export function registerLogin(program: Command, run: CliRun): void {
         return;
       }
       const store = new CredentialStore(configDir(run.env));
-      await store.set(site.url, { token, email: login.email, saved_at: new Date().toISOString() });
+      await store.set(site.url, { token, email: login.email, saved_at: new Date(run.now()).toISOString() });
       out.info(`Logged in to ${site.url} as ${login.email}. Token stored in ${store.file}.`);
     });
 }

@@ -152,6 +152,7 @@ every course and chapter (journaled: run it again to finish one that was cut sho
           {
             ...syncTarget(run, tree, site),
             writeConcurrency: tree.config.concurrency,
+            sleep: run.sleep,
             paths: scope,
             dryRun: flags.dryRun,
             force: flags.force,

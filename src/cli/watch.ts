@@ -15,13 +15,14 @@ export interface WatchFlags {
   json?: boolean;
 }
 
-function clock(): string {
-  return new Date().toTimeString().slice(0, 8);
+/** The local time of day, HH:MM:SS, that starts each line. */
+function clock(at: number): string {
+  return new Date(at).toTimeString().slice(0, 8);
 }
 
-/** One line for people per watch event. */
-export function watchLine(event: WatchEvent, out: Output, deletes: boolean): string {
-  const t = out.paint("gray", clock());
+/** One line for people per watch event, stamped with the time `at` (ms since the epoch). */
+export function watchLine(event: WatchEvent, out: Output, deletes: boolean, at: number): string {
+  const t = out.paint("gray", clock(at));
   switch (event.type) {
     case "ready":
       return `${t}  watching ${event.root} (Ctrl-C to stop); ${deletes ? "deletes are sent" : "deletes wait for a plain `coursesync push`"}`;
@@ -54,8 +55,9 @@ export async function runWatch(run: CliRun, command: Command, flags: WatchFlags)
   const { site, client } = await connect(run, globals, tree.config);
   const deletes = flags.delete === true;
   const report = (event: WatchEvent) => {
-    if (flags.json) run.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...event })}\n`);
-    else if (!globals.quiet || event.type === "invalid") out.result(watchLine(event, out, deletes));
+    const at = run.now();
+    if (flags.json) run.stdout.write(`${JSON.stringify({ time: new Date(at).toISOString(), ...event })}\n`);
+    else if (!globals.quiet || event.type === "invalid") out.result(watchLine(event, out, deletes, at));
   };
   let stoppedBy: StopSignal | undefined;
   void run.interrupted.then((signal) => {

@@ -1,3 +1,4 @@
+import { realSleep } from "../../src/api/gate.js";
 import type { Prompts } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import type { StopSignal } from "../../src/errors.js";
@@ -24,6 +25,10 @@ export interface RunOptions {
   fs?: TreeFs;
   /** How `coursesync ci` runs git (default: the git on PATH). */
   git?: GitRunner;
+  /** Every wait of the run (retry backoff, 429 pauses); default a real timer. See `fakeTime`. */
+  sleep?: (ms: number) => Promise<void>;
+  /** The run's clock; default Date.now. See `fakeTime`. */
+  now?: () => number;
 }
 
 const noPrompts: Prompts = {
@@ -44,6 +49,8 @@ export async function runCli(args: string[], options: RunOptions): Promise<CliRe
     cwd: options.cwd,
     interrupted: options.interrupted ?? new Promise(() => {}),
     prompts: { ...noPrompts, ...options.prompts },
+    sleep: options.sleep ?? realSleep,
+    now: options.now ?? Date.now,
     ...(options.apiRetries === undefined ? {} : { apiRetries: options.apiRetries }),
     ...(options.fs ? { fs: options.fs } : {}),
     ...(options.git ? { git: options.git } : {}),

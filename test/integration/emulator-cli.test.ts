@@ -8,6 +8,7 @@ import type { StopSignal } from "../../src/errors.js";
 import { UserError } from "../../src/errors.js";
 import { call } from "../helpers/emulator.js";
 import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
+import { fakeTime } from "../helpers/time.js";
 
 afterEach(cleanupTestdirs);
 
@@ -20,7 +21,10 @@ async function runEmulator(args: string[], cwd = process.cwd()) {
   const announced = new Promise<string>((resolve) => {
     announce = resolve;
   });
+  const time = fakeTime();
   const io: CliIO = {
+    sleep: time.sleep,
+    now: time.now,
     stdout: {
       write: (text: string) => {
         stdout += text;

@@ -2,6 +2,7 @@ import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { appendFile, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { realSleep } from "../../src/api/gate.js";
 import { main } from "../../src/cli/main.js";
 import type { StopSignal } from "../../src/errors.js";
 import { runCli } from "../helpers/cli.js";
@@ -47,6 +48,8 @@ async function startWatch(
     env,
     cwd: tree,
     interrupted,
+    sleep: realSleep,
+    now: Date.now,
     ...options,
     prompts: {
       input: () => Promise.reject(new Error("no prompt")),

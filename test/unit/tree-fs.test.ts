@@ -5,6 +5,7 @@ import { reportError } from "../../src/cli/main.js";
 import { UserError } from "../../src/errors.js";
 import { guardedFs, type TreeFs } from "../../src/tree/tree-fs.js";
 import { failingFs, osError } from "../helpers/failing-fs.js";
+import { fakeTime } from "../helpers/time.js";
 
 const ROOT = path.resolve("/home/ann/site");
 const at = (rel: string) => path.join(ROOT, ...rel.split("/"));
@@ -81,6 +82,7 @@ describe("file-system failures the user can fix", () => {
 
   it("is reported without a stack trace when it escapes with Node's own path (a read, the lock)", () => {
     const out: string[] = [];
+    const time = fakeTime();
     const io: CliIO = {
       stdout: { write: () => true },
       stderr: { write: (text: string) => out.push(text) },
@@ -89,6 +91,8 @@ describe("file-system failures the user can fix", () => {
       cwd: ROOT,
       interrupted: new Promise(() => {}),
       prompts: { input: async () => "", password: async () => "", confirm: async () => false },
+      sleep: time.sleep,
+      now: time.now,
     };
     const error = Object.assign(osError("EACCES", "open"), { path: "/home/ann/site/courses/web/01-a.md" });
     expect(reportError(error, io)).toBe(1);

@@ -1,0 +1,28 @@
+/** Time for an in-process CLI run that passes only when the run sleeps: no wall-clock wait. */
+export interface FakeTime {
+  /** Milliseconds since the epoch: starts at `start` and moves only by sleeps. */
+  now(): number;
+  /** Records the wait, moves the clock to the end of it, and resolves at once. */
+  sleep(ms: number): Promise<void>;
+  /** Every wait asked for, in order, in milliseconds. */
+  readonly waits: readonly number[];
+}
+
+/**
+ * A clock that only sleeps move: each wait moves it on by its length, at once. Pass its `now`
+ * to an emulator as `rateClock` and a 429's window opens once the run has waited out the
+ * Retry-After it was given, never before.
+ */
+export function fakeTime(start = Date.parse("2026-03-01T09:30:00.000Z")): FakeTime {
+  let ms = start;
+  const waits: number[] = [];
+  return {
+    now: () => ms,
+    sleep: (wait: number) => {
+      waits.push(wait);
+      ms += Math.max(0, wait);
+      return Promise.resolve();
+    },
+    waits,
+  };
+}
