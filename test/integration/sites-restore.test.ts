@@ -8,6 +8,7 @@ import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulato
 import { addChapter, addCourse, pullNewTree, seedSite, stamps, writeRequests } from "../helpers/site.js";
 import { addSite, expectSameRecords, writesTo } from "../helpers/sites.js";
 import { cleanupTestdirs, readTree } from "../helpers/testdir.js";
+import { fakeTime } from "../helpers/time.js";
 
 const start = useEmulators();
 afterEach(() => {
@@ -136,6 +137,55 @@ describe("a restore of odd data", () => {
     );
     expect(await readTree(tree.root, [".coursesync"])).toEqual(before);
     const again = await cli("push", "--site", "staging", "--yes");
+    expect(again.stdout).toContain("Nothing to push");
+  });
+});
+
+describe("a restore into a rate-limited site", () => {
+  it("waits out each 429's Retry-After and creates every record exactly once", async () => {
+    // The site's rate window runs on the run's clock, which only its sleeps move: a request
+    // sent before the Retry-After is waited out would be refused again.
+    const time = fakeTime();
+    const { source, empty, tree, markdown } = await restoreSetup(
+      (e) => {
+        for (let c = 1; c <= 3; c++) {
+          const course = addCourse(e, { title: `Course ${c}`, status: c % 2 });
+          for (let i = 1; i <= 3; i++)
+            addChapter(e, {
+              course_id: course,
+              title: `Part ${c}.${i}`,
+              ordinal: i,
+              content: `<p>${c}.${i}</p>`,
+            });
+        }
+      },
+      { rate: 3, rateClock: time.now },
+    );
+    const restored = await runCli(["push", "--site", "staging", "--yes"], {
+      cwd: tree.root,
+      env: tree.env,
+      sleep: time.sleep,
+      now: time.now,
+    });
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(restored.stdout).toContain("will create 3 courses and 9 chapters");
+
+    const log = empty.state.requests;
+    const limited = log.filter((r) => r.status === 429).length;
+    expect(limited).toBeGreaterThan(3);
+    // Each 429 said "Retry-After: 1" and the run waited exactly that; it slept for nothing else.
+    expect(time.waits).toEqual(Array.from({ length: limited }, () => 1000));
+    const created = (resource: string) =>
+      log.filter((r) => r.method === "POST" && r.path === `/api/v1/${resource}` && r.status === 201).length;
+    expect(created("courses")).toBe(3);
+    expect(created("chapters")).toBe(9);
+    expectSameRecords(source.state.dump(), empty.state.dump(), await markdown());
+    const again = await runCli(["push", "--site", "staging", "--yes"], {
+      cwd: tree.root,
+      env: tree.env,
+      sleep: time.sleep,
+      now: time.now,
+    });
     expect(again.stdout).toContain("Nothing to push");
   });
 });
