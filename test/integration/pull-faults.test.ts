@@ -5,9 +5,10 @@ import { runCli } from "../helpers/cli.js";
 import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";
 import { addChapter, addCourse, cliEnv, writeConfig } from "../helpers/site.js";
 import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
+import { fakeTime } from "../helpers/time.js";
 
-// The CLI retries with real backoff sleeps (500 ms doubling, full jitter): the sites here are
-// small and the fault rates low, so each test stays around a second.
+// The CLI's waits (backoff, Retry-After) go to a fake time that records them and resolves at
+// once; the emulator's rate window runs on the same clock, so a 429 clears once it is waited out.
 
 const start = useEmulators();
 afterEach(cleanupTestdirs);
@@ -16,12 +17,14 @@ const SKIP = [".coursesync/cache"];
 
 /** An emulator with a small site, and a way to pull it into a fresh tree. */
 async function setup(options: EmulatorOptions = {}) {
+  const time = fakeTime();
   const emulator = await start({
     seedDir: null,
     admin: true,
     pageSize: 2,
     randomSeed: 20260301,
     now: manualClock().now,
+    rateClock: time.now,
     ...options,
   });
   seed(emulator);
@@ -30,10 +33,15 @@ async function setup(options: EmulatorOptions = {}) {
   const pullInto = async (name: string, extraEnv: Record<string, string> = {}) => {
     const root = path.join(dir, name);
     await writeConfig(root, emulator.baseUrl);
-    const result = await runCli(["pull"], { cwd: root, env: { ...env, ...extraEnv } });
+    const result = await runCli(["pull"], {
+      cwd: root,
+      env: { ...env, ...extraEnv },
+      sleep: time.sleep,
+      now: time.now,
+    });
     return { root, result };
   };
-  return { emulator, dir, env, pullInto };
+  return { emulator, dir, env, pullInto, time };
 }
 
 /** Three courses of three chapters each, every course followed by its chapters. */
@@ -48,7 +56,7 @@ function seed(emulator: TestEmulator): void {
 
 /** Pull clean, then pull again into another tree under `faults`: the trees must be identical. */
 async function identicalUnder(faults: FaultPatch[], options: EmulatorOptions = {}) {
-  const { emulator, pullInto } = await setup(options);
+  const { emulator, pullInto, time } = await setup(options);
   const clean = await pullInto("clean");
   expect(clean.result.code).toBe(0);
   const cleanLog = emulator.state.requests.length;
@@ -57,7 +65,7 @@ async function identicalUnder(faults: FaultPatch[], options: EmulatorOptions = {
   expect(faulty.result.stderr).toBe("");
   expect(faulty.result.code).toBe(0);
   expect(await readTree(faulty.root, SKIP)).toEqual(await readTree(clean.root, SKIP));
-  return { emulator, log: emulator.state.requests.slice(cleanLog) };
+  return { emulator, time, log: emulator.state.requests.slice(cleanLog) };
 }
 
 describe("pull under faults gives the same bytes as without", () => {
@@ -85,8 +93,11 @@ describe("pull under faults gives the same bytes as without", () => {
   });
 
   it("with 429 and Retry-After", async () => {
-    const { log } = await identicalUnder([{ rate: 6 }]);
-    expect(log.filter((r) => r.status === 429).length).toBeGreaterThan(0);
+    const { log, time } = await identicalUnder([{ rate: 6 }]);
+    const limited = log.filter((r) => r.status === 429).length;
+    expect(limited).toBeGreaterThan(0);
+    // Each 429 said "Retry-After: 1", and that is the wait the pull took before going on.
+    expect(time.waits).toEqual(Array.from({ length: limited }, () => 1000));
   });
 
   it("with tokens expiring mid-run (logs in again with COURSESYNC_EMAIL/PASSWORD)", async () => {

@@ -3,6 +3,7 @@ import { runCli } from "../helpers/cli.js";
 import { manualClock, useEmulators } from "../helpers/emulator.js";
 import { edit, pulledSite } from "../helpers/site.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
+import { fakeTime } from "../helpers/time.js";
 
 const start = useEmulators();
 afterEach(cleanupTestdirs);
@@ -73,7 +74,15 @@ describe("push checks its plan against the site before it asks", () => {
   it("--dry-run that cannot reach the site prints the plan and says it was not checked", async () => {
     const s = await setup();
     await s.emulator.close();
-    const result = await runCli(["push", "--dry-run"], { cwd: s.root, env: s.env, apiRetries: 0 });
+    // The client retries as it always does; its backoff waits go to a fake time.
+    const time = fakeTime();
+    const result = await runCli(["push", "--dry-run"], {
+      cwd: s.root,
+      env: s.env,
+      sleep: time.sleep,
+      now: time.now,
+    });
+    expect(time.waits.length).toBeGreaterThan(0);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("would send 2 writes");
     expect(result.stderr).toMatch(/warning: the plan was not checked against the site: /);

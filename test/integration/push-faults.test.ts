@@ -6,6 +6,7 @@ import { runCli } from "../helpers/cli.js";
 import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";
 import { ok, pulledSite, recordPatches } from "../helpers/site.js";
 import { cleanupTestdirs, readTree } from "../helpers/testdir.js";
+import { fakeTime } from "../helpers/time.js";
 
 const start = useEmulators();
 afterEach(cleanupTestdirs);
@@ -34,7 +35,11 @@ async function setup(options: EmulatorOptions = {}) {
   });
   const retitle = (rel: string, from: string, to: string) =>
     site.replace(rel, `title: ${from}\n`, `title: ${to}\n`);
-  return { ...site, clock, retitle };
+  // Retries wait on a fake time: backoff and Retry-After are recorded, not slept.
+  const time = fakeTime();
+  const cli = (...args: string[]) =>
+    runCli(args, { cwd: site.root, env: site.env, sleep: time.sleep, now: time.now });
+  return { ...site, cli, clock, time, retitle };
 }
 
 const ONE = "courses/web/01-one.md";
@@ -543,11 +548,16 @@ describe("a save while its write is under way", () => {
     const file = "courses/go/02-slices.md";
     const text = newChapter("Slices", 2);
     await s.write(file, text);
-    onApply(s, "createChapter", () => {
-      rmSync(s.file(file));
-      setTimeout(() => writeFileSync(s.file(file), text), 150);
-    });
-    expect((await s.cli("push", "--yes")).code).toBe(0);
+    onApply(s, "createChapter", () => rmSync(s.file(file)));
+    // The editor writes the file again while push waits for it to come back.
+    const waits: number[] = [];
+    const sleep = async (ms: number) => {
+      waits.push(ms);
+      writeFileSync(s.file(file), text);
+    };
+    const pushed = await runCli(["push", "--yes"], { cwd: s.root, env: s.env, sleep, now: s.time.now });
+    expect(pushed.code, pushed.stderr).toBe(0);
+    expect(waits).toEqual([100]);
     const slices = s.emulator.state.dump().chapters.filter((c) => c.title === "Slices");
     expect(slices).toHaveLength(1);
     expect(await s.read(file)).toContain(`\nid: ${slices[0]!.id}\n`);

@@ -107,10 +107,13 @@ function oddSite(emulator: TestEmulator): void {
 async function restoreSetup(seed: (emulator: TestEmulator) => void, options: EmulatorOptions = {}) {
   const source = await start({ seedDir: null });
   seed(source);
-  const empty = await start({ seedDir: null, now: manualClock().now, ...options });
+  // The runs wait on a fake time (retries, 429s); the site's rate window runs on it too.
+  const time = fakeTime();
+  const empty = await start({ seedDir: null, now: manualClock().now, rateClock: time.now, ...options });
   const tree = await pullNewTree(source);
   await addSite(tree.root, "staging", empty.baseUrl);
-  const cli = (...args: string[]) => runCli(args, { cwd: tree.root, env: tree.env });
+  const cli = (...args: string[]) =>
+    runCli(args, { cwd: tree.root, env: tree.env, sleep: time.sleep, now: time.now });
   /** Whether the tree holds a chapter as Markdown (else its HTML is kept byte for byte). */
   const markdown = async () => {
     const files = await readTree(path.join(tree.root, "courses"));
@@ -121,7 +124,7 @@ async function restoreSetup(seed: (emulator: TestEmulator) => void, options: Emu
     );
     return (chapter: ChapterRecord) => !html.has(chapter.id);
   };
-  return { source, empty, tree, cli, markdown };
+  return { source, empty, tree, cli, markdown, time };
 }
 
 describe("a restore of odd data", () => {
@@ -145,8 +148,7 @@ describe("a restore into a rate-limited site", () => {
   it("waits out each 429's Retry-After and creates every record exactly once", async () => {
     // The site's rate window runs on the run's clock, which only its sleeps move: a request
     // sent before the Retry-After is waited out would be refused again.
-    const time = fakeTime();
-    const { source, empty, tree, markdown } = await restoreSetup(
+    const { source, empty, cli, markdown, time } = await restoreSetup(
       (e) => {
         for (let c = 1; c <= 3; c++) {
           const course = addCourse(e, { title: `Course ${c}`, status: c % 2 });
@@ -159,14 +161,9 @@ describe("a restore into a rate-limited site", () => {
             });
         }
       },
-      { rate: 3, rateClock: time.now },
+      { rate: 3 },
     );
-    const restored = await runCli(["push", "--site", "staging", "--yes"], {
-      cwd: tree.root,
-      env: tree.env,
-      sleep: time.sleep,
-      now: time.now,
-    });
+    const restored = await cli("push", "--site", "staging", "--yes");
     expect(restored.code, restored.stderr).toBe(0);
     expect(restored.stdout).toContain("will create 3 courses and 9 chapters");
 
@@ -180,13 +177,7 @@ describe("a restore into a rate-limited site", () => {
     expect(created("courses")).toBe(3);
     expect(created("chapters")).toBe(9);
     expectSameRecords(source.state.dump(), empty.state.dump(), await markdown());
-    const again = await runCli(["push", "--site", "staging", "--yes"], {
-      cwd: tree.root,
-      env: tree.env,
-      sleep: time.sleep,
-      now: time.now,
-    });
-    expect(again.stdout).toContain("Nothing to push");
+    expect((await cli("push", "--site", "staging", "--yes")).stdout).toContain("Nothing to push");
   });
 });
 
