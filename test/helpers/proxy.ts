@@ -19,11 +19,16 @@ export interface ProxiedAnswer {
 
 /**
  * What the proxy does with one request: `forward` it untouched, answer it itself, or forward it
- * and rewrite the upstream answer. A hostile or broken site, made from the emulator.
+ * and rewrite the upstream answer. A hostile or broken site, made from the emulator. A rule
+ * and a rewrite may take their time (a promise): the request, or its answer, waits for them.
  */
-export type ProxyRule = (
-  request: ProxiedRequest,
-) => { answer: ProxiedAnswer } | { rewrite: (upstream: ProxiedAnswer) => ProxiedAnswer } | "forward";
+export type ProxyRule = (request: ProxiedRequest) => ProxyDecision | Promise<ProxyDecision>;
+
+/** A rule's verdict on one request. */
+export type ProxyDecision =
+  | { answer: ProxiedAnswer }
+  | { rewrite: (upstream: ProxiedAnswer) => ProxiedAnswer | Promise<ProxiedAnswer> }
+  | "forward";
 
 /** A running proxy: its base URL (same path as the upstream's) and the rule it applies. */
 export interface TestProxy {
@@ -88,7 +93,7 @@ export function useProxies(): (upstream: string, rule?: ProxyRule) => Promise<Te
         url: new URL(incoming.url ?? "/", target.origin),
         body: Buffer.concat(chunks).toString("utf8"),
       };
-      const decision = proxy.rule(request);
+      const decision = await proxy.rule(request);
       let answer: ProxiedAnswer;
       if (decision !== "forward" && "answer" in decision) answer = decision.answer;
       else {
@@ -102,7 +107,7 @@ export function useProxies(): (upstream: string, rule?: ProxyRule) => Promise<Te
           headers: plainHeaders(upstreamResponse.headers),
           body: await upstreamResponse.text(),
         };
-        answer = decision === "forward" ? forwarded : decision.rewrite(forwarded);
+        answer = decision === "forward" ? forwarded : await decision.rewrite(forwarded);
       }
       response.writeHead(answer.status, answer.headers);
       response.end(answer.body);
