@@ -12,7 +12,8 @@ import { courseFileOf, planLocalChanges } from "../sync/local-plan.js";
 import { baseTextsFor, buildLocalView, knownHashes, type LocalView } from "../sync/local-view.js";
 import { siteView } from "../sync/push/restore.js";
 import { remotePairs } from "../sync/remote-diff.js";
-import { ContentCache, statePaths } from "../sync/snapshot.js";
+import { ContentCache, loadSnapshot, statePaths } from "../sync/snapshot.js";
+import { rekeyProvisional } from "../sync/state/provisional.js";
 import { bodyCodec } from "../tree/codecs.js";
 import { abs } from "../tree/fs-ops.js";
 import { scanTree } from "../tree/scan.js";
@@ -89,7 +90,8 @@ export function registerDiff(program: Command, run: CliRun): void {
       const globals = globalsOf(command);
       const out = new Output(run, globals.quiet);
       const tree = await openTree(run, globals);
-      const { site, snapshot, names, other } = await siteSnapshot(tree, globals);
+      const { site, names, other, ...opened } = await siteSnapshot(tree, globals);
+      let { snapshot } = opened;
       const state = statePaths(tree.root, site.name);
       const statCache = await new StatCache(
         path.join(state.cache, "stat.json"),
@@ -102,10 +104,16 @@ export function registerDiff(program: Command, run: CliRun): void {
         statCache,
       });
       for (const warning of scan.warnings) out.warn(warning);
+      if (other)
+        snapshot = rekeyProvisional(
+          snapshot,
+          scan,
+          await loadSnapshot(tree.root, names.defaultSite),
+        ).snapshot;
       const bodies = bodyCodec(tree.config.body);
       const cache = new ContentCache(state.cache);
       const scanned = buildLocalView(scan, snapshot, bodies, await baseTextsFor(scan, snapshot, cache));
-      const local = other ? siteView(scanned, snapshot, names, true).view : scanned;
+      const local = other ? siteView(scanned, snapshot) : scanned;
       const scope = paths.length ? knownTreePaths(run, tree.root, paths, snapshot) : undefined;
       if (flags.remote) {
         await printRemoteDiff(run, globals, tree, local, cache, scope, out);

@@ -114,7 +114,9 @@ export function registerPush(program: Command, run: CliRun): void {
       `
 With --site <name> (a site of coursesync.yaml other than the default one), push sends what
 changed since that site's own last sync; the files keep the default site's ids, and the
-site's snapshot maps them to its own. A new file goes to the default site first.
+site's snapshot maps them to its own. A new file pushed to such a site first keeps no id
+line: the site's snapshot keeps it as a provisional record at its path, and once the default
+site gives the file its id, the next run with --site <name> maps that id to the same record.
 To a site that is empty and has no snapshot yet, push --site <name> is a restore: it creates
 every course and chapter (journaled: run it again to finish one that was cut short).`,
     )
@@ -197,6 +199,7 @@ every course and chapter (journaled: run it again to finish one that was cut sho
             changes: result.changes.map(changeJson),
             conflicts: result.conflicts.map(changeJson),
             raced: result.raced.map(changeJson),
+            kept: plan.kept ?? [],
             errors: result.changes.filter((c) => c.outcome === "failed").map(changeJson),
             requests: client.stats.requests,
           });
@@ -237,6 +240,9 @@ every course and chapter (journaled: run it again to finish one that was cut sho
           out.result(`Pushed: ${countsLine(result.changes)}.`);
         }
         if (!flags.json) for (const change of result.raced) out.warn(racedWarning(change));
+        if (!flags.json)
+          for (const kept of plan.kept ?? [])
+            out.warn(`${kept.kind} ${kept.path} is kept on the site: ${kept.reason}`);
         // Another writer raced this push: like a conflict, a person should look (exit 3).
         // A dry run exits as the real run would: 3 on conflicts.
         if (refused || result.conflicts.length > 0 || result.raced.length > 0)

@@ -63,9 +63,17 @@ export function courseValuesOfFile(file: CourseFile): CourseValues {
   return values;
 }
 
+/**
+ * The id a file carries for a record id: none for a negative one (a record a non-default site
+ * holds that the default site does not have yet: file ids are always the default site's).
+ */
+export function fileId(id: number | undefined): number | undefined {
+  return id !== undefined && id < 0 ? undefined : id;
+}
+
 /** The course.yaml text for a course id and values. */
 export function courseFileText(id: number | undefined, values: CourseValues): string {
-  return serializeCourseFile({ id, ...values });
+  return serializeCourseFile({ id: fileId(id), ...values });
 }
 
 /** The chapter content as the snapshot keeps it: by hash, the text in the content cache. */
@@ -98,7 +106,12 @@ export function isLiteral(content: unknown): content is ContentLiteral {
 }
 
 /** The chapter file for an id and values, through the body step. */
-export function chapterFile(id: number | undefined, values: ChapterValues, bodies: BodyCodec): ChapterFile {
+export function chapterFile(
+  record: number | undefined,
+  values: ChapterValues,
+  bodies: BodyCodec,
+): ChapterFile {
+  const id = fileId(record);
   const { title, ordinal, content } = values;
   if (isLiteral(content)) return { id, title, ordinal, format: "markdown", body: "", content };
   if (typeof content !== "string") throw new Error(`chapter ${id}: its content is not at hand`);

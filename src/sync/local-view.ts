@@ -163,7 +163,8 @@ export function buildLocalView(
     chapter: new Set(scan.chapters.map((c) => c.parsed?.id).filter((id) => id !== undefined)),
   };
   const removedId = (kind: "course" | "chapter", file: string, known: number | undefined): boolean => {
-    if (known === undefined || carried[kind].has(known)) return false;
+    // A negative id is a provisional record of a non-default site: its file has no id by design.
+    if (known === undefined || known < 0 || carried[kind].has(known)) return false;
     view.problems.push(
       new FileProblem(
         file,
@@ -190,7 +191,7 @@ export function buildLocalView(
       view.problems.push(...notTheSites(course.deferred, record && courseValuesOfRecord(record)));
     }
     if (course.parsed && !lostId) {
-      id = course.parsed.id;
+      id = course.parsed.id ?? provisional(atPath);
       values = courseValuesOfFile(course.parsed);
       const entry = id === undefined ? undefined : snapshot?.courses[id];
       // Kept in the view even when invalid, so its chapters are still read (and checked).
@@ -232,7 +233,7 @@ export function buildLocalView(
       view.problems.push(...notTheSites(chapter.deferred, record && chapterValuesOfRecord(record)));
     }
     if (chapter.parsed && !lostId) {
-      id = chapter.parsed.id;
+      id = chapter.parsed.id ?? provisional(atPath);
       let content: Content;
       try {
         content = localContent(
@@ -276,6 +277,14 @@ export function buildLocalView(
     });
   }
   return view;
+}
+
+/**
+ * The record an id-less file stands for: a provisional record (negative id) that a non-default
+ * site's snapshot keeps at the file's path, which the default site has not given an id yet.
+ */
+function provisional(atPath: number | undefined): number | undefined {
+  return atPath !== undefined && atPath < 0 ? atPath : undefined;
 }
 
 /**

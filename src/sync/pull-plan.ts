@@ -159,7 +159,8 @@ export function planPull(input: PullInput): PullPlan {
   // ---- layout of what the tree holds after the pull ----
   const courseSlots: CourseSlot[] = [];
   const courseFinal = new Map<number, CourseValues>();
-  let pseudo = -1;
+  // Below every id, a provisional record's negative one included.
+  let pseudo = Math.min(0, ...courseIds, ...chapterIds) - 1;
   const pseudoByKey = new Map<string, number>();
   for (const course of local.courses.values()) {
     if (course.id !== undefined) continue;

@@ -17,7 +17,7 @@ import { baseTextsFor, buildLocalView, knownHashes } from "./local-view.js";
 import { applyOps, effectiveOps } from "./pull/apply.js";
 import { completeSummaries, type RecordReader } from "./pull/complete.js";
 import { holdInvalid } from "./pull/held.js";
-import { otherSite } from "./pull/other-site.js";
+import { type OtherSite, otherSite } from "./pull/other-site.js";
 import { planPull } from "./pull-plan.js";
 import { siteView } from "./push/restore.js";
 import { jsonEqual } from "./reconcile.js";
@@ -33,6 +33,7 @@ import {
   stateTemps,
 } from "./snapshot.js";
 import { mappedClient, type RecordClient } from "./state/id-map.js";
+import { rekeyProvisional } from "./state/provisional.js";
 
 /** The part of the API client pull uses: the lists, and single reads for summary lists. */
 export interface Lister extends RecordReader {
@@ -120,24 +121,32 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
   // it sent without an answer is found on the site (by the fields sent) and its file gets the id.
   const journal = new Journal(statePaths(root, options.site).journal, snapshotBase(loaded), fs);
   const earlier = loaded ? await journal.read() : [];
-  const snapshot = earlier.length > 0 && loaded ? foldJournal(loaded, earlier) : loaded;
-  // Another site than the default one is read through its id map: records under tree ids.
-  const other = otherSite(options, snapshot);
-  const reader = other ? mappedClient(client as RecordClient, other.ids) : client;
+  let snapshot = earlier.length > 0 && loaded ? foldJournal(loaded, earlier) : loaded;
+  // Another site than the default one is read through its id map: records under tree ids. Its
+  // listing is translated once the tree is read (provisional records re-keyed to their ids).
+  let other = otherSite(options, snapshot);
+  let otherReady: (other: OtherSite | undefined) => void = () => {};
+  const ready = other ? new Promise<OtherSite | undefined>((resolve) => (otherReady = resolve)) : undefined;
   const cache = new ContentCache(statePaths(root, options.site).cache, fs);
   // Records a summary list left a field out of are made whole before anything looks at them.
-  const complete = { snapshot, cache, reader, onNote: options.onNote };
-  const whole = async (resource: Resource, listing: Listing): Promise<Listing> => {
-    if (other) listing = other.known(resource, listing);
+  const whole = async (
+    resource: Resource,
+    listing: Listing,
+    site: OtherSite | undefined,
+  ): Promise<Listing> => {
+    if (site) listing = site.known(resource, listing);
+    const reader = site ? mappedClient(client as RecordClient, site.ids) : client;
+    const complete = { snapshot, cache, reader, onNote: options.onNote };
     const { records, reads } = await completeSummaries(resource, listing.records, complete);
     return { ...listing, records, requests: listing.requests + reads };
   };
-  const listing = listed.then(([courses, chapters]) =>
-    Promise.all([whole("courses", courses), whole("chapters", chapters)]),
+  const listing = Promise.all([listed, ready]).then(([[courses, chapters], site]) =>
+    Promise.all([whole("courses", courses, site), whole("chapters", chapters, site)]),
   );
   // Handled below; this only keeps an early exit (invalid files) from an unhandled rejection.
   listing.catch(() => {});
-  if (earlier.length > 0 && snapshot && !options.dryRun) {
+  // A push to another site never writes a file's id: nothing of its journal to settle in files.
+  if (earlier.length > 0 && snapshot && !options.dryRun && !other) {
     await restoreIds(root, earlier, fs);
     const open = unconfirmedIntents(earlier);
     if (open.length > 0) {
@@ -156,12 +165,18 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
     statCache,
   });
   for (const warning of scan.warnings) options.onWarning?.(warning);
+  if (other && snapshot) {
+    const defaultSnapshot = await loadSnapshot(root, other.names.defaultSite);
+    snapshot = rekeyProvisional(snapshot, scan, defaultSnapshot).snapshot;
+    other = otherSite(options, snapshot);
+  }
+  otherReady(other);
   // Texts of the last sync for the bodies edited here: to tell an edit from a re-rendering,
   // and as the base of a three-way body merge.
   const baseTexts = await baseTextsFor(scan, snapshot, cache);
   const scanned = buildLocalView(scan, snapshot, bodies, baseTexts);
   // Files this site has not received (or new ones) are left alone, as new files are.
-  const local = other && snapshot ? siteView(scanned, snapshot, other.names).view : scanned;
+  const local = other && snapshot ? siteView(scanned, snapshot) : scanned;
   const problems = [...scan.problems, ...local.problems];
 
   const [courses, chapters] = await listing;

@@ -35,6 +35,8 @@ export interface PushPlan {
   problems: FileProblem[];
   /** Deletes left out of this push (watch without --delete): a plain push sends them. */
   heldDeletes?: PushOp[];
+  /** Records of the site this push leaves there although their file is gone, and why. */
+  kept?: Array<{ kind: "course" | "chapter"; path: string; reason: string }>;
   /** A restore: every record is created on a site that was empty and had no snapshot. */
   restore?: boolean;
 }

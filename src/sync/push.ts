@@ -25,8 +25,16 @@ import { openSnapshot, siteView } from "./push/restore.js";
 import { type PushOp, type PushPlan, planPush } from "./push-plan.js";
 import { fileOf, foldJournal, restoreIds, unsettledCreates } from "./recovery.js";
 import { type Change, defaultMaxDelete } from "./report.js";
-import { ContentCache, saveSnapshot, snapshotBase, statePaths, stateTemps } from "./snapshot.js";
+import {
+  ContentCache,
+  loadSnapshot,
+  saveSnapshot,
+  snapshotBase,
+  statePaths,
+  stateTemps,
+} from "./snapshot.js";
 import { emptyIdMap, mappedClient, type RecordClient, SiteIds } from "./state/id-map.js";
+import { holdUnmatchedProvisional, rekeyProvisional } from "./state/provisional.js";
 import { unknownIdProblems, valueProblems } from "./value-checks.js";
 
 /** The part of the API client push uses. */
@@ -115,10 +123,6 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
     snapshot = foldJournal(snapshot, earlier);
     if (!options.dryRun) await restoreIds(root, earlier, fs);
   }
-  // Another site than the default one is written through its id map (the files carry tree ids).
-  const siteIds = opened.other ? new SiteIds(snapshot.ids ?? emptyIdMap()) : undefined;
-  const client = siteIds ? mappedClient(siteClient, siteIds) : siteClient;
-
   const statCache = await new StatCache(path.join(state.cache, "stat.json"), Date.now, fs).load();
   const scan = await scanTree(root, {
     ignore: options.ignore,
@@ -127,13 +131,17 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
     parseAll: options.paths ? (file) => inPaths(file, options.paths) : true,
   });
   for (const warning of scan.warnings) options.onWarning?.(warning);
+  // Records first pushed here have since received their ids from the default site: re-keyed.
+  if (opened.other)
+    snapshot = rekeyProvisional(snapshot, scan, await loadSnapshot(root, names.defaultSite)).snapshot;
+  // Another site than the default one is written through its id map (the files carry tree ids).
+  const siteIds = opened.other ? new SiteIds(snapshot.ids ?? emptyIdMap()) : undefined;
+  const client = siteIds ? mappedClient(siteClient, siteIds) : siteClient;
   const cache = new ContentCache(state.cache, fs);
   const baseTexts = await baseTextsFor(scan, snapshot, cache);
   const scanned = buildLocalView(scan, snapshot, bodies, baseTexts);
-  const mapped = siteIds ? siteView(scanned, snapshot, names) : { view: scanned, problems: [] };
-  const local = mapped.view;
+  const local = siteIds ? siteView(scanned, snapshot) : scanned;
   const problems = [
-    ...mapped.problems,
     ...scan.problems,
     ...local.problems,
     ...valueProblems(scan, local, snapshot, options.limits ?? DEFAULT_LIMITS),
@@ -159,6 +167,7 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
   });
   const plan = planPush(changes, snapshot, local);
   if (opened.restore) plan.restore = true;
+  if (siteIds) holdUnmatchedProvisional(plan);
   if (options.deletes === false) {
     plan.heldDeletes = plan.ops.filter((op) => op.type === "delete");
     plan.ops = plan.ops.filter((op) => op.type !== "delete");

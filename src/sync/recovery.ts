@@ -103,10 +103,14 @@ export async function restoreIds(
     }
     const hash = sha256(text);
     if (hash === line.hash) continue;
-    if (line.from !== undefined && hash === line.from) {
+    // A provisional record (negative id) of a non-default site: its file carries no id, and
+    // takes only what the site filled in.
+    const provisional = line.id < 0;
+    if (line.from !== undefined && hash === line.from && (line.text !== undefined || !provisional)) {
       await writeTreeFile(root, file, line.text ?? withId(text, line.id, line.kind), fs);
       continue;
     }
+    if (provisional) continue;
     if (new RegExp(`^id:[ \\t]*${line.id}[ \\t]*\\r?$`, "m").test(fieldsOf(text, line.kind))) continue;
     await writeTreeFile(root, file, withId(text, line.id, line.kind), fs);
   }
@@ -120,7 +124,9 @@ export async function unsettledCreates(root: string, lines: readonly JournalLine
   const out: Done[] = [];
   for (const line of lines) {
     if (line.t !== "done" || line.op !== "create") continue;
-    if ((await hashTreeFile(root, fileOf(line.kind, line.path))) !== line.hash) out.push(line);
+    const hash = await hashTreeFile(root, fileOf(line.kind, line.path));
+    // A provisional record's file is settled only from the file as sent (it gets no id).
+    if (line.id < 0 ? line.text !== undefined && hash === line.from : hash !== line.hash) out.push(line);
   }
   return out;
 }

@@ -6,7 +6,8 @@ import type { StatCache } from "../tree/stat-cache.js";
 import { copyBeside, inPaths, planLocalChanges } from "./local-plan.js";
 import { baseTextsFor, buildLocalView, knownHashes } from "./local-view.js";
 import { type SiteNames, siteView } from "./push/restore.js";
-import type { ContentCache, Snapshot } from "./snapshot.js";
+import { type ContentCache, loadSnapshot, type Snapshot } from "./snapshot.js";
+import { rekeyProvisional } from "./state/provisional.js";
 import { valueProblems } from "./value-checks.js";
 
 /** What status says of one file or record. */
@@ -50,22 +51,23 @@ export async function treeStatus(options: {
   /** A site other than the default one: files it has not received are new to it. */
   site?: SiteNames | undefined;
 }): Promise<StatusEntry[]> {
-  const { snapshot, paths } = options;
+  const { paths } = options;
+  let { snapshot } = options;
   const scan = await scanTree(options.root, {
     ignore: options.ignore,
     knownHashes: knownHashes(snapshot),
     statCache: options.statCache,
   });
   for (const warning of scan.warnings) options.onWarning?.(warning);
+  if (options.site) {
+    const defaultSnapshot = await loadSnapshot(options.root, options.site.defaultSite);
+    snapshot = rekeyProvisional(snapshot, scan, defaultSnapshot).snapshot;
+  }
   const baseTexts = options.cache ? await baseTextsFor(scan, snapshot, options.cache) : undefined;
   const scanned = buildLocalView(scan, snapshot, options.bodies, baseTexts);
-  const mapped = options.site ? siteView(scanned, snapshot, options.site) : { view: scanned, problems: [] };
-  const local = mapped.view;
+  const local = options.site ? siteView(scanned, snapshot) : scanned;
   const entries: StatusEntry[] = [];
-  const values = [
-    ...mapped.problems,
-    ...valueProblems(scan, local, snapshot, options.limits ?? DEFAULT_LIMITS),
-  ];
+  const values = [...valueProblems(scan, local, snapshot, options.limits ?? DEFAULT_LIMITS)];
   for (const problem of [...scan.problems, ...local.problems, ...values]) {
     if (!inPaths(problem.file, paths)) continue;
     // Markers are a merge waiting for its author: a conflict, with what resolves it.

@@ -5,6 +5,8 @@ import type { ChapterRecord, CourseRecord, StateDump } from "../../src/emulator/
 import type { RunningEmulator } from "../../src/emulator/server.js";
 import { COURSE_KEYS } from "../../src/tree/course-file.js";
 import { equivalentNodes, parseHtml } from "../../src/tree/markdown/gate.js";
+import { manualClock, type TestEmulator } from "./emulator.js";
+import { type PulledSite, pulledSite, type StartEmulator } from "./site.js";
 
 /** Add a site to the tree's coursesync.yaml, as `coursesync site add <name> --url` does. */
 export async function addSite(root: string, name: string, url: string): Promise<void> {
@@ -69,4 +71,34 @@ export function writesTo(emulator: RunningEmulator): string[] {
   return emulator.state.requests
     .filter((r) => r.method !== "GET" && r.path !== "/api/login")
     .map((r) => `${r.method} ${r.path}`);
+}
+
+/**
+ * Production (the default site) pulled into a tree (html bodies: courses Web and Go, chapters
+ * 1 Intro and 2 Tags in Web, 3 Tour in Go), and an empty staging site restored from it, whose
+ * ids differ from production's. Both sites' request logs start empty.
+ */
+export async function productionAndStaging(
+  start: StartEmulator,
+): Promise<{ s: PulledSite; staging: TestEmulator }> {
+  const s = await pulledSite(start, {
+    body: "html",
+    options: { now: manualClock().now },
+    courses: [{ title: "Web", status: 1, excerpt: "All of it", free: true }, { title: "Go" }],
+    chapters: [
+      { course_id: 1, title: "Intro", ordinal: 1, content: "<p>one</p>" },
+      { course_id: 1, title: "Tags", ordinal: 2, content: "<p>tags</p>" },
+      { course_id: 2, title: "Tour", ordinal: 1, content: "<p>tour</p>" },
+    ],
+  });
+  const staging = await start({ seedDir: null, now: manualClock("2026-04-01T08:00:00.000Z").now });
+  // Staging's ids differ from production's: one record made and deleted there first.
+  staging.state.createCourse({ course: { title: "scratch" } });
+  staging.state.remove("courses", 1);
+  await addSite(s.root, "staging", staging.baseUrl);
+  const restored = await s.cli("push", "--site", "staging", "--yes");
+  expect(restored.code, restored.stderr).toBe(0);
+  staging.state.clearRequests();
+  s.emulator.state.clearRequests();
+  return { s, staging };
 }

@@ -1,35 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";
-import { type PulledSite, pulledSite } from "../helpers/site.js";
-import { addSite, writesTo } from "../helpers/sites.js";
+import { useEmulators } from "../helpers/emulator.js";
+import { addSite, productionAndStaging, writesTo } from "../helpers/sites.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
 
 const start = useEmulators();
 afterEach(() => cleanupTestdirs());
 
-/** Production (the default site) pulled into a tree, and an empty staging site restored from it. */
-async function twoSites(): Promise<{ s: PulledSite; staging: TestEmulator }> {
-  const s = await pulledSite(start, {
-    body: "html",
-    options: { now: manualClock().now },
-    courses: [{ title: "Web", status: 1, excerpt: "All of it", free: true }, { title: "Go" }],
-    chapters: [
-      { course_id: 1, title: "Intro", ordinal: 1, content: "<p>one</p>" },
-      { course_id: 1, title: "Tags", ordinal: 2, content: "<p>tags</p>" },
-      { course_id: 2, title: "Tour", ordinal: 1, content: "<p>tour</p>" },
-    ],
-  });
-  const staging = await start({ seedDir: null, now: manualClock("2026-04-01T08:00:00.000Z").now });
-  // Staging's ids differ from production's: one record made and deleted there first.
-  staging.state.createCourse({ course: { title: "scratch" } });
-  staging.state.remove("courses", 1);
-  await addSite(s.root, "staging", staging.baseUrl);
-  const restored = await s.cli("push", "--site", "staging", "--yes");
-  expect(restored.code, restored.stderr).toBe(0);
-  staging.state.clearRequests();
-  s.emulator.state.clearRequests();
-  return { s, staging };
-}
+/** Production and a staging site restored from it. */
+const twoSites = () => productionAndStaging(start);
 
 describe("promote: edit, push to staging, review, push to production", () => {
   it("sends one edit to each site once, to the record each site holds", async () => {
@@ -64,40 +42,6 @@ describe("promote: edit, push to staging, review, push to production", () => {
     }
     expect(writesTo(s.emulator)).toHaveLength(1);
     expect(writesTo(staging)).toHaveLength(1);
-  });
-
-  it("a new chapter goes to the default site first (which gives it its id), then to staging", async () => {
-    const { s, staging } = await twoSites();
-    const file = "courses/go/02-slices.md";
-    await s.write(file, "---\ntitle: Slices\nordinal: 2\nformat: html\n---\n<p>slices</p>\n");
-
-    const refused = await s.cli("push", "--site", "staging", "--yes");
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(
-      `${file}: is new (no id): a new record goes to the default site "production" first`,
-    );
-    expect(writesTo(staging)).toEqual([]);
-    const status = await s.cli("status", "--site", "staging");
-    expect(status.stdout).toMatch(/invalid\s+courses\/go\/02-slices.md.*default site "production" first/);
-
-    const toProduction = await s.cli("push", "--yes");
-    expect(toProduction.code, toProduction.stderr).toBe(0);
-    expect(writesTo(s.emulator)).toEqual(["POST /api/v1/chapters"]);
-    const text = await s.read(file);
-    const id = Number(/^id: (\d+)$/m.exec(text)?.[1]);
-    expect(id).toBe(4);
-    expect((await s.cli("status", "--site", "staging")).stdout).toMatch(/new\s+courses\/go\/02-slices.md/);
-
-    const toStaging = await s.cli("push", "--site", "staging", "--yes");
-    expect(toStaging.code, toStaging.stderr).toBe(0);
-    expect(writesTo(staging)).toEqual(["POST /api/v1/chapters"]);
-    expect(await s.read(file)).toBe(text);
-    const goOnStaging = staging.state.dump().courses.find((c) => c.title === "Go")!.id;
-    const slices = staging.state.dump().chapters.filter((c) => c.title === "Slices");
-    expect(slices).toHaveLength(1);
-    expect(slices[0]).toMatchObject({ course_id: goOnStaging, ordinal: 2, content: "<p>slices</p>" });
-    expect((await s.cli("push", "--site", "staging", "--yes")).stdout).toContain("Nothing to push");
-    expect((await s.cli("status", "--site", "staging", "--exit-code")).code).toBe(0);
   });
 
   it("an edit made on staging comes into the file by pull --site staging, and goes to production as a local edit", async () => {

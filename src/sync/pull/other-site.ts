@@ -5,14 +5,15 @@ import type { SiteNames } from "../push/restore.js";
 import type { Snapshot } from "../snapshot.js";
 import { type IdMap, SiteIds } from "../state/id-map.js";
 
-// A pull from a site other than the tree's default one: through its id map, and only of the
-// records the tree knows (a record made on that site alone has no tree id yet).
+// A pull from a site other than the tree's default one: through its id map. A record made on
+// that site alone has no tree id yet: it is pulled under its provisional key (the negative of
+// its id on the site), as a file without an id line.
 
 /** What pull needs of a non-default site: its names, its id map, and the listing filter. */
 export interface OtherSite {
   names: SiteNames;
   ids: SiteIds;
-  /** The listing under tree ids, without the records the tree does not know (noted). */
+  /** The listing under tree ids (records the default site does not have under negative ones, noted). */
   known(resource: Resource, listing: Listing): Listing;
   /** The id map of the snapshot a pull leaves: the records it still holds. */
   idsOf(next: Snapshot): IdMap;
@@ -61,13 +62,12 @@ export function otherSite(
     known(resource, listing) {
       const kind = resource === "courses" ? "course" : "chapter";
       const mapped = listing.records.map((record) => ids.recordToTree(kind, record));
-      const records = mapped.filter((r) => r.id > 0 && !(kind === "chapter" && Number(r.course_id) < 0));
-      const left = mapped.length - records.length;
-      if (left > 0)
+      const made = mapped.filter((r) => r.id < 0).length;
+      if (made > 0)
         options.onNote?.(
-          `${left} ${resource} on "${names.site}" are not in this tree (made on that site, or in a course made there): not pulled`,
+          `${made} ${resource} on "${names.site}" are not in the default site "${names.defaultSite}" yet (made on "${names.site}", or first pushed there): pulled as files without an id, which a push to "${names.defaultSite}" creates there`,
         );
-      return { ...listing, records };
+      return { ...listing, records: mapped };
     },
   };
 }

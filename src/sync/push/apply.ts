@@ -160,12 +160,17 @@ export async function apply(
         );
     }
     let siteId: number | undefined;
+    const treeId = treeIdOfKey(op.key);
     if (ctx.siteIds) {
-      // The site's new record stands for the file's record: its tree id, mapped to the site's.
       if (record.id >= 0) throw new Error(`${op.key}: the site answered with a record the map knows`);
-      siteId = -record.id;
-      record = { ...record, id: treeIdOfKey(op.key) };
-      ctx.siteIds.set(op.kind, record.id, siteId);
+      // The site's new record stands for the file's record: its tree id, mapped to the site's.
+      // A file without an id keeps none: the record stays provisional (the negative of the
+      // site's id) until the default site gives the file its id.
+      if (treeId !== undefined) {
+        siteId = -record.id;
+        record = { ...record, id: treeId };
+        ctx.siteIds.set(op.kind, treeId, siteId);
+      }
     }
     if (op.kind === "course") ctx.createdCourse.set(op.key, record.id);
     ctx.created.set(`${op.kind}:${record.id}`, op.path);
@@ -345,11 +350,14 @@ async function settleFile(
     return { hash: UNSETTLED, from: UNSETTLED, byId: true };
   }
   const from = sha256(text);
-  if (ctx.siteIds) return keptFile(kind, file, text, scanned, created);
+  // A record of the tree is never written by another site; a new file first created on another
+  // site takes what that site filled in, as the default site's would (but no id: see fileId).
+  if (ctx.siteIds && !(created && record.id < 0)) return keptFile(kind, file, text, scanned, created);
+  const withNewId = (t: string) => (created && record.id >= 0 ? withId(t, record.id, kind) : t);
   if (scanned !== undefined && from !== scanned) {
     // Saved again while its write was under way: that save is kept as it is (a new record
     // only gains its id) and is not taken as synced, so the next push sends it.
-    let next = created ? withId(text, record.id, kind) : text;
+    let next = withNewId(text);
     if (created && kind === "course") {
       // The fields the site filled in (and the new save does not set) come in as well.
       const saved = tryParseCourse(text, file);
@@ -358,14 +366,14 @@ async function settleFile(
     return {
       hash: created ? UNSETTLED : scanned,
       from,
-      byId: next === withId(text, record.id, kind),
+      byId: next === withNewId(text),
       ...(next === text ? {} : { text: next }),
     };
   }
   const wanted = { ...localValues } as Record<string, unknown>;
   if (kind === "chapter") wanted.course_id = (siteValues as ChapterValues).course_id;
   if (sameValues(siteValues, wanted, ctx.bodies)) {
-    const next = created ? withId(text, record.id, kind) : text;
+    const next = withNewId(text);
     const write = next === text ? {} : { text: next };
     if (kind === "course") return { hash: sha256(next), from, byId: true, ...write };
     const { body } = splitFrontMatter(next, file);

@@ -1,6 +1,5 @@
 import type { Listing } from "../../api/client.js";
 import { ExitCode, UserError } from "../../errors.js";
-import { FileProblem } from "../../tree/yaml-text.js";
 import type { LocalChapter, LocalCourse, LocalView } from "../local-view.js";
 import { emptySnapshot, loadSnapshot, type Snapshot } from "../snapshot.js";
 import { emptyIdMap } from "../state/id-map.js";
@@ -83,46 +82,23 @@ async function otherSiteSnapshot(
 
 /**
  * The local view as a non-default site sees it: a file whose id the site's snapshot does not
- * know is a record the site has not received yet (to create, under its tree id); a file without
- * an id is refused, as a new record gets its id from the default site first.
+ * know is a record the site has not received yet (to create, under its tree id). A file without
+ * an id is new, as for any site; created on this site first, it becomes a provisional record
+ * (see state/provisional.ts), and the default site gives it its id later.
  */
-export function siteView(
-  local: LocalView,
-  snapshot: Snapshot,
-  names: SiteNames,
-  /** Keep files without an id in the view, as new (status, diff): a push refuses them. */
-  keepNew = false,
-): { view: LocalView; problems: FileProblem[] } {
-  const problems: FileProblem[] = [];
-  const refuse = (file: string) =>
-    problems.push(
-      new FileProblem(
-        file,
-        undefined,
-        `is new (no id): a new record goes to the default site "${names.defaultSite}" first, which gives the file its id, and then to "${names.site}"`,
-        `Run \`coursesync push --site ${names.defaultSite}\`, then \`coursesync push --site ${names.site}\` again (or leave the file out by naming the paths to push).`,
-        { rule: "id" },
-      ),
-    );
+export function siteView(local: LocalView, snapshot: Snapshot): LocalView {
   const unsent = <T extends LocalCourse | LocalChapter>(entry: T, known: Snapshot["courses"]): T =>
     entry.id !== undefined && !known[entry.id] ? { ...entry, id: undefined } : entry;
   const courses = new Map<string, LocalCourse>();
-  for (const [key, course] of local.courses) {
-    if (course.id === undefined) refuse(course.file);
-    if (course.id !== undefined || keepNew) courses.set(key, unsent(course, snapshot.courses));
-  }
+  for (const [key, course] of local.courses) courses.set(key, unsent(course, snapshot.courses));
   const chapters = new Map<string, LocalChapter>();
-  for (const [key, chapter] of local.chapters) {
-    if (chapter.id === undefined) refuse(chapter.file);
-    if ((chapter.id !== undefined || keepNew) && courses.has(chapter.courseKey))
-      chapters.set(key, unsent(chapter, snapshot.chapters));
-  }
-  return { view: { ...local, courses, chapters }, problems };
+  for (const [key, chapter] of local.chapters)
+    if (courses.has(chapter.courseKey)) chapters.set(key, unsent(chapter, snapshot.chapters));
+  return { ...local, courses, chapters };
 }
 
-/** The tree id a record key names (`course:12` → 12), for a create on a non-default site. */
-export function treeIdOfKey(key: string): number {
+/** The tree id a record key names (`course:12` → 12); undefined for a new file's key. */
+export function treeIdOfKey(key: string): number | undefined {
   const id = /^(?:course|chapter):(\d+)$/.exec(key)?.[1];
-  if (id === undefined) throw new Error(`${key}: a create on a non-default site needs a tree id`);
-  return Number(id);
+  return id === undefined ? undefined : Number(id);
 }
