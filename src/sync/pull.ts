@@ -17,7 +17,7 @@ import { baseTextsFor, buildLocalView, knownHashes } from "./local-view.js";
 import { applyOps, effectiveOps } from "./pull/apply.js";
 import { completeSummaries, type RecordReader } from "./pull/complete.js";
 import { holdInvalid } from "./pull/held.js";
-import { type OtherSite, otherSite } from "./pull/other-site.js";
+import { adoptProvisionalIntents, type OtherSite, otherSite } from "./pull/other-site.js";
 import { planPull } from "./pull-plan.js";
 import { siteView } from "./push/restore.js";
 import { jsonEqual } from "./reconcile.js";
@@ -171,6 +171,14 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
     other = otherSite(options, snapshot);
   }
   otherReady(other);
+  const openCreates = other && snapshot && !options.dryRun ? unconfirmedIntents(earlier) : [];
+  if (snapshot && openCreates.length > 0) {
+    const [courses, chapters] = await listing;
+    snapshot = adoptProvisionalIntents(snapshot, openCreates, {
+      course: courses.records,
+      chapter: chapters.records,
+    });
+  }
   // Texts of the last sync for the bodies edited here: to tell an edit from a re-rendering,
   // and as the base of a three-way body merge.
   const baseTexts = await baseTextsFor(scan, snapshot, cache);

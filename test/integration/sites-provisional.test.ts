@@ -216,4 +216,28 @@ describe("crash safety of a provisional create", () => {
       expect(again.stdout, `${point.where}: ${again.stderr}`).toContain("Nothing to push");
     }
   });
+
+  it("a push to staging killed at any point is finished by a pull and a push: one file, one record each", async () => {
+    const { s, staging } = await productionAndStaging(start);
+    await s.write(SLICES, SLICES_TEXT);
+    const points = captureCrashPoints(s.root, () => staging.state.dump());
+    expect((await s.cli("push", "--site", "staging", "--yes")).code).toBe(0);
+    vi.restoreAllMocks();
+    const finalFiles = userFiles(treeNow(s.root));
+    for (const point of points) {
+      restoreTree(s.root, point.files);
+      staging.state.reset(point.site);
+      const pulled = await s.cli("pull", "--site", "staging");
+      expect(pulled.code, `${point.where}: ${pulled.stderr}`).toBe(0);
+      const pushed = await s.cli("push", "--site", "staging", "--yes");
+      expect(pushed.code, `${point.where}: ${pushed.stderr}`).toBe(0);
+      expect(
+        staging.state.dump().chapters.filter((c) => c.title === "Slices"),
+        point.where,
+      ).toHaveLength(1);
+      expect(userFiles(treeNow(s.root)), point.where).toEqual(finalFiles);
+      const again = await s.cli("push", "--site", "staging", "--yes");
+      expect(again.stdout, point.where).toContain("Nothing to push");
+    }
+  });
 });

@@ -1,7 +1,10 @@
 import type { Listing } from "../../api/client.js";
-import type { Resource } from "../../api/wire.js";
+import type { Resource, WireRecord } from "../../api/wire.js";
 import { ExitCode, UserError } from "../../errors.js";
-import type { SiteNames } from "../push/restore.js";
+import { snapshotRecord } from "../entities.js";
+import type { Intent } from "../journal.js";
+import { type SiteNames, treeIdOfKey } from "../push/restore.js";
+import { findCreated } from "../recovery.js";
 import type { Snapshot } from "../snapshot.js";
 import { type IdMap, SiteIds } from "../state/id-map.js";
 
@@ -70,4 +73,29 @@ export function otherSite(
       return { ...listing, records: mapped };
     },
   };
+}
+
+/**
+ * Pull after a push to this site was killed between sending a create of a new file and hearing
+ * back: the record the site holds that no sync knows, with exactly the fields sent, is that
+ * file's provisional record (the file gets no id). Without this the pull would take it for a
+ * record made on the site and write it a second file.
+ */
+export function adoptProvisionalIntents(
+  snapshot: Snapshot,
+  intents: readonly Intent[],
+  listed: Record<"course" | "chapter", readonly WireRecord[]>,
+): Snapshot {
+  const open = intents.filter((intent) => treeIdOfKey(intent.key) === undefined);
+  if (open.length === 0) return snapshot;
+  const next = { ...snapshot, courses: { ...snapshot.courses }, chapters: { ...snapshot.chapters } };
+  const taken = new Set<string>();
+  for (const intent of open) {
+    const found = findCreated(listed[intent.kind], intent.kind, intent.fields, next, taken);
+    if (!found || found.id >= 0) continue;
+    // No file hash is known for it: the file is read and compared with the record.
+    const entry = { path: intent.path, hash: "unsettled", record: snapshotRecord(found) };
+    (intent.kind === "course" ? next.courses : next.chapters)[found.id] = entry;
+  }
+  return next;
 }
