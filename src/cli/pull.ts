@@ -59,6 +59,17 @@ export function registerPull(program: Command, run: CliRun): void {
         "most local files the pull may delete (default: 10, or 25% of the site if lower)",
       ),
     )
+    .addHelpText(
+      "after",
+      `
+With --site <name> (a site of coursesync.yaml other than the default one), pull reads that site
+through its snapshot's id map; records made there alone come in as files without an id line.
+The first pull from a site that holds records and has no snapshot here maps them to the files
+by content (courses by title, chapters by title and ordinal in their course): what is equal is
+mapped, what differs is a conflict with the site's version written beside the file, and what
+only the site has is pulled. Titles that do not pair one to one stop it (exit 3) and nothing is
+written. It never creates or deletes anything on either side.`,
+    )
     .action(async (paths: string[], flags: PullFlags, command: Command) => {
       const globals = globalsOf(command);
       const out = new Output(run, globals.quiet || flags.json);

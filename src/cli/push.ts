@@ -216,6 +216,8 @@ every course and chapter (journaled: run it again to finish one that was cut sho
               `${deletes} deletes are over the limit of ${result.deleteLimit}: a real push would stop unless --max-delete ${deletes}`,
             );
           }
+        } else if (plan.ops.length === 0 && (plan.kept ?? []).some((kept) => kept.conflict)) {
+          out.result("Nothing was sent: what differs waits for the conflicts below to be resolved.");
         } else if (plan.ops.length === 0) {
           out.result("Nothing to push: the tree matches the last sync.");
         } else if (refused) {
@@ -245,7 +247,8 @@ every course and chapter (journaled: run it again to finish one that was cut sho
             out.warn(`${kept.kind} ${kept.path} is kept on the site: ${kept.reason}`);
         // Another writer raced this push: like a conflict, a person should look (exit 3).
         // A dry run exits as the real run would: 3 on conflicts.
-        if (refused || result.conflicts.length > 0 || result.raced.length > 0)
+        const held = (plan.kept ?? []).some((kept) => kept.conflict);
+        if (refused || held || result.conflicts.length > 0 || result.raced.length > 0)
           run.exitCode = Math.max(run.exitCode, ExitCode.stopped);
         if (result.failed) run.exitCode = Math.max(run.exitCode, ExitCode.failed);
         if (result.interrupted) run.exitCode = result.interrupted.exitCode;

@@ -17,7 +17,14 @@ import { baseTextsFor, buildLocalView, knownHashes } from "./local-view.js";
 import { applyOps, effectiveOps } from "./pull/apply.js";
 import { completeSummaries, type RecordReader } from "./pull/complete.js";
 import { holdInvalid } from "./pull/held.js";
-import { adoptProvisionalIntents, type OtherSite, otherSite } from "./pull/other-site.js";
+import { mapSite } from "./pull/map-site.js";
+import {
+  adoptProvisionalIntents,
+  keepConflicts,
+  type OtherSite,
+  otherSite,
+  withoutConflicts,
+} from "./pull/other-site.js";
 import { planPull } from "./pull-plan.js";
 import { siteView } from "./push/restore.js";
 import { jsonEqual } from "./reconcile.js";
@@ -87,6 +94,9 @@ export interface PullResult {
 export function invalidFilesError(problems: readonly FileProblem[], verb: string): UserError {
   return new UserError(invalidFilesMessage(problems, verb), { hint: FIX_INVALID_FILES });
 }
+
+/** How many files a first mapping of a site names one by one as not on it. */
+const NOTED = 20;
 
 /** Pull the site into the tree: list, reconcile, write, save the snapshot last. */
 export async function pull(options: PullOptions, client: Lister): Promise<PullResult> {
@@ -165,6 +175,33 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
     statCache,
   });
   for (const warning of scan.warnings) options.onWarning?.(warning);
+  if (other?.mapping) {
+    // The site holds records this tree never synced: matched to the files by content.
+    const [courses, chapters] = await listed;
+    if (courses.records.length + chapters.records.length === 0) {
+      throw new UserError(
+        `site "${other.names.site}" is empty and has no snapshot in this tree; nothing was changed`,
+        {
+          hint: `Restore the tree into it: \`coursesync push --site ${other.names.site}\`.`,
+          exitCode: ExitCode.usage,
+        },
+      );
+    }
+    const mapped = mapSite(
+      { ...other.names, body: bodies.mode },
+      scan,
+      { courses: courses.records, chapters: chapters.records },
+      bodies,
+    );
+    for (const file of mapped.notOnSite.slice(0, NOTED))
+      options.onNote?.(
+        `${file}: not on "${other.names.site}" (a push --site ${other.names.site} creates it)`,
+      );
+    if (mapped.notOnSite.length > NOTED)
+      options.onNote?.(`and ${mapped.notOnSite.length - NOTED} more files not on "${other.names.site}"`);
+    if (!options.dryRun) for (const text of mapped.texts) await cache.put(text);
+    snapshot = mapped.snapshot;
+  }
   if (other && snapshot) {
     const defaultSnapshot = await loadSnapshot(root, other.names.defaultSite);
     snapshot = rekeyProvisional(snapshot, scan, defaultSnapshot).snapshot;
@@ -239,7 +276,7 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
     bodies,
   });
   const plan = planPull({
-    snapshot,
+    snapshot: other && snapshot ? withoutConflicts(snapshot) : snapshot,
     site: options.siteUrl,
     local: hold.local,
     held: hold.held,
@@ -251,6 +288,7 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
     existingCopies: new Set(scan.copies),
     inScope: scope ? ({ folders }) => folders.some(inScope) : undefined,
   });
+  if (other && snapshot) keepConflicts(snapshot, plan);
   if (other) plan.snapshot.ids = other.idsOf(plan.snapshot);
   plan.ops.push(...hold.ops.filter((op) => op.op === "copy" && inScope(op.path)));
   plan.changes.push(...hold.changes.filter((change) => inScope(change.path)));

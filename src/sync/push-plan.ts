@@ -36,7 +36,7 @@ export interface PushPlan {
   /** Deletes left out of this push (watch without --delete): a plain push sends them. */
   heldDeletes?: PushOp[];
   /** Records of the site this push leaves there although their file is gone, and why. */
-  kept?: Array<{ kind: "course" | "chapter"; path: string; reason: string }>;
+  kept?: Array<{ kind: "course" | "chapter"; path: string; reason: string; conflict?: true }>;
   /** A restore: every record is created on a site that was empty and had no snapshot. */
   restore?: boolean;
 }

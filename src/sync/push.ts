@@ -21,7 +21,7 @@ import { Adopter, type ApplyContext, apply } from "./push/apply.js";
 import type { Decision, Known } from "./push/decide.js";
 import { doneChange, failureText } from "./push/outcome.js";
 import { checkPlan, followRecreatedCourses, listChapters, recheck } from "./push/recheck.js";
-import { openSnapshot, siteView } from "./push/restore.js";
+import { holdConflicts, openSnapshot, siteView } from "./push/restore.js";
 import { type PushOp, type PushPlan, planPush } from "./push-plan.js";
 import { fileOf, foldJournal, restoreIds, unsettledCreates } from "./recovery.js";
 import { type Change, defaultMaxDelete } from "./report.js";
@@ -167,7 +167,10 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
   });
   const plan = planPush(changes, snapshot, local);
   if (opened.restore) plan.restore = true;
-  if (siteIds) holdUnmatchedProvisional(plan);
+  if (siteIds) {
+    holdUnmatchedProvisional(plan);
+    holdConflicts(plan, snapshot, names.site);
+  }
   if (options.deletes === false) {
     plan.heldDeletes = plan.ops.filter((op) => op.type === "delete");
     plan.ops = plan.ops.filter((op) => op.type !== "delete");

@@ -28,6 +28,12 @@ export interface SnapshotEntry {
    * out of line: `content_sha256` names it in the content cache.
    */
   record: WireRecord;
+  /**
+   * A non-default site's record that the first pull from it matched to this file, but that
+   * differs from it: there is no base to tell whose side changed. Pull reconciles it as with no
+   * snapshot (equal: synced; else a conflict, both sides shown); push sends nothing for it.
+   */
+  conflict?: true;
 }
 
 /** The base of three-way reconciliation: `.coursesync/<site>.json`. */

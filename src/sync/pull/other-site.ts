@@ -5,8 +5,9 @@ import { snapshotRecord } from "../entities.js";
 import type { Intent } from "../journal.js";
 import { type SiteNames, treeIdOfKey } from "../push/restore.js";
 import { findCreated } from "../recovery.js";
+import type { Change } from "../report.js";
 import type { Snapshot } from "../snapshot.js";
-import { type IdMap, SiteIds } from "../state/id-map.js";
+import { emptyIdMap, type IdMap, SiteIds } from "../state/id-map.js";
 
 // A pull from a site other than the tree's default one: through its id map. A record made on
 // that site alone has no tree id yet: it is pulled under its provisional key (the negative of
@@ -20,12 +21,14 @@ export interface OtherSite {
   known(resource: Resource, listing: Listing): Listing;
   /** The id map of the snapshot a pull leaves: the records it still holds. */
   idsOf(next: Snapshot): IdMap;
+  /** The site holds records and has no snapshot here: this pull maps it (pull/map-site.ts). */
+  mapping?: boolean;
 }
 
 /**
- * The non-default site a pull reads, or undefined for the default site. A non-default site
- * without a snapshot of its own (never restored into or mapped) is refused: its ids are not
- * the files' ids, and matching its records to the tree's by content is not supported yet.
+ * The non-default site a pull reads, or undefined for the default site. One without a snapshot
+ * of its own is mapped to the tree by this pull (`mapping`); one whose snapshot has no id map
+ * (made before sites shared a tree) is refused: its ids are not the files' ids.
  */
 export function otherSite(
   options: {
@@ -42,11 +45,24 @@ export function otherSite(
     defaultSite: options.defaultSite ?? options.site,
   };
   if (names.site === names.defaultSite) return undefined;
-  if (!snapshot?.ids) {
+  if (!snapshot) {
+    // Matched to the tree by content once the tree is read; an empty site maps to nothing.
+    const ids = new SiteIds(emptyIdMap());
+    return {
+      names,
+      ids,
+      mapping: true,
+      idsOf: (next) => next.ids ?? emptyIdMap(),
+      known: () => {
+        throw new Error("a site is mapped before its listing is read");
+      },
+    };
+  }
+  if (!snapshot.ids) {
     throw new UserError(
-      `site "${names.site}" has no snapshot with an id map in this tree: its ids are not the files' ids (those of "${names.defaultSite}"); nothing was changed`,
+      `the snapshot of site "${names.site}" has no id map: its ids are not the files' ids (those of "${names.defaultSite}"); nothing was changed`,
       {
-        hint: `If the site is empty, restore into it: \`coursesync push --site ${names.site}\`. Pulling a site that holds records into a tree made from another (matching them by content) is not supported yet.`,
+        hint: `The snapshot was made before sites shared one tree. Move .coursesync/${names.site}.json away; then \`coursesync pull --site ${names.site}\` maps the site's records to the files by content.`,
         exitCode: ExitCode.usage,
       },
     );
@@ -98,4 +114,27 @@ export function adoptProvisionalIntents(
     (intent.kind === "course" ? next.courses : next.chapters)[found.id] = entry;
   }
   return next;
+}
+
+/**
+ * The base a pull plans with: without the entries a first mapping marked as conflicts, so that
+ * those are reconciled as with no snapshot (equal: synced; else a conflict with both sides).
+ */
+export function withoutConflicts(snapshot: Snapshot): Snapshot {
+  const keep = (table: Snapshot["courses"]) =>
+    Object.fromEntries(Object.entries(table).filter(([, entry]) => !entry.conflict));
+  return { ...snapshot, courses: keep(snapshot.courses), chapters: keep(snapshot.chapters) };
+}
+
+/** Entries marked as conflicts that are still conflicts after the pull: kept marked (and mapped). */
+export function keepConflicts(
+  snapshot: Snapshot,
+  plan: { snapshot: Snapshot; changes: readonly Change[] },
+): void {
+  for (const change of plan.changes) {
+    if (change.outcome !== "conflict" || change.id === undefined) continue;
+    const table = change.kind === "course" ? "courses" : "chapters";
+    const entry = snapshot[table][change.id];
+    if (entry?.conflict && !plan.snapshot[table][change.id]) plan.snapshot[table][change.id] = entry;
+  }
 }

@@ -1,6 +1,7 @@
 import type { Listing } from "../../api/client.js";
 import { ExitCode, UserError } from "../../errors.js";
 import type { LocalChapter, LocalCourse, LocalView } from "../local-view.js";
+import type { PushOp, PushPlan } from "../push-plan.js";
 import { emptySnapshot, loadSnapshot, type Snapshot } from "../snapshot.js";
 import { emptyIdMap } from "../state/id-map.js";
 
@@ -71,7 +72,7 @@ async function otherSiteSnapshot(
     throw new UserError(
       `site "${names.site}" (${names.siteUrl}) holds ${courses.records.length} courses and ${chapters.records.length} chapters but has no snapshot in this tree; nothing was sent`,
       {
-        hint: `Pushing would create every record again beside those. Mapping a site that holds records to this tree (a pull that matches them by content) is not supported yet; restore only into an empty site.`,
+        hint: `Pushing would create every record again beside those. Run \`coursesync pull --site ${names.site}\` first: it maps the site's records to the files by content (and lists what differs); then push --site ${names.site} sends only the differences.`,
         exitCode: ExitCode.usage,
       },
     );
@@ -101,4 +102,27 @@ export function siteView(local: LocalView, snapshot: Snapshot): LocalView {
 export function treeIdOfKey(key: string): number | undefined {
   const id = /^(?:course|chapter):(\d+)$/.exec(key)?.[1];
   return id === undefined ? undefined : Number(id);
+}
+
+/**
+ * Records a first mapping pull matched to a file but found different (entries marked
+ * `conflict`) are not written by push: neither side is known to be the newer one. They are
+ * kept out of the plan and reported, until a pull finds them equal or `pull --theirs` takes
+ * the site's side.
+ */
+export function holdConflicts(plan: PushPlan, snapshot: Snapshot, site: string): void {
+  const marked = (op: PushOp) =>
+    op.type !== "create" && (op.kind === "course" ? snapshot.courses : snapshot.chapters)[op.id]?.conflict;
+  const held = plan.ops.filter(marked);
+  if (held.length === 0) return;
+  plan.ops = plan.ops.filter((op) => !held.includes(op));
+  plan.kept = [
+    ...(plan.kept ?? []),
+    ...held.map((op) => ({
+      kind: op.kind,
+      path: op.path,
+      conflict: true as const,
+      reason: `the first pull from "${site}" matched it to a record there that differs from it, so nothing is sent for it: make the file equal to the site's version (written beside it) and pull --site ${site}, or take the site's with \`coursesync pull --site ${site} --theirs\`, then push your change`,
+    })),
+  ];
 }
