@@ -91,14 +91,22 @@ export async function productionAndStaging(
       { course_id: 2, title: "Tour", ordinal: 1, content: "<p>tour</p>" },
     ],
   });
-  const staging = await start({ seedDir: null, now: manualClock("2026-04-01T08:00:00.000Z").now });
-  // Staging's ids differ from production's: one record made and deleted there first.
-  staging.state.createCourse({ course: { title: "scratch" } });
-  staging.state.remove("courses", 1);
-  await addSite(s.root, "staging", staging.baseUrl);
+  const staging = await secondSite(start, s.root, "staging");
   const restored = await s.cli("push", "--site", "staging", "--yes");
   expect(restored.code, restored.stderr).toBe(0);
   staging.state.clearRequests();
   s.emulator.state.clearRequests();
   return { s, staging };
+}
+
+/**
+ * An empty site added to the tree under `name`, whose ids differ from the default site's (one
+ * record was made and deleted there first), with a clock of its own.
+ */
+export async function secondSite(start: StartEmulator, root: string, name: string): Promise<TestEmulator> {
+  const site = await start({ seedDir: null, now: manualClock("2026-04-01T08:00:00.000Z").now });
+  site.state.createCourse({ course: { title: "scratch" } });
+  site.state.remove("courses", 1);
+  await addSite(root, name, site.baseUrl);
+  return site;
 }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { manualClock, useEmulators } from "../helpers/emulator.js";
 import { pulledSite, seedSite } from "../helpers/site.js";
-import { addSite, writesTo } from "../helpers/sites.js";
+import { addSite, secondSite, writesTo } from "../helpers/sites.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
 
 const start = useEmulators();
@@ -28,14 +28,8 @@ async function treeAndOtherSite() {
       { course_id: 2, title: "Generics", ordinal: 2, content: "<p>generics</p>" },
     ],
   });
-  const other = await start({ seedDir: null, now: manualClock("2026-04-01T08:00:00.000Z").now });
-  other.state.createCourse({ course: { title: "scratch" } });
-  other.state.remove("courses", 1);
-  const ids = seedSite(other, {
-    courses: [COURSES[1]!, COURSES[0]!],
-    chapters: [],
-  });
-  const [go, web] = ids.courses as [number, number];
+  const other = await secondSite(start, s.root, "other");
+  const [go, web] = seedSite(other, { courses: [COURSES[1]!, COURSES[0]!] }).courses as [number, number];
   seedSite(other, {
     chapters: [
       { course_id: go, title: "Tour", ordinal: 1, content: "<p>tour</p>\n" },
@@ -44,7 +38,6 @@ async function treeAndOtherSite() {
       { course_id: go, title: "Maps", ordinal: 3, content: "<p>maps</p>" },
     ],
   });
-  await addSite(s.root, "other", other.baseUrl);
   other.state.clearRequests();
   return { s, other };
 }
