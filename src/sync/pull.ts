@@ -155,11 +155,13 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
   );
   // Handled below; this only keeps an early exit (invalid files) from an unhandled rejection.
   listing.catch(() => {});
-  // A push to another site never writes a file's id: nothing of its journal to settle in files.
-  if (earlier.length > 0 && snapshot && !options.dryRun && !other) {
+  if (earlier.length > 0 && snapshot && !options.dryRun) {
+    // Files of confirmed creates are settled (for another site: only a new file's fields that
+    // site filled in; never an id).
     await restoreIds(root, earlier, fs);
     const open = unconfirmedIntents(earlier);
-    if (open.length > 0) {
+    // A push to another site never writes an id into a file: its open creates are adopted below.
+    if (open.length > 0 && !other) {
       const [courses, chapters] = await listing;
       await adoptIntents(root, open, snapshot, { course: courses.records, chapter: chapters.records }, fs);
     }
@@ -211,10 +213,8 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
   const openCreates = other && snapshot && !options.dryRun ? unconfirmedIntents(earlier) : [];
   if (snapshot && openCreates.length > 0) {
     const [courses, chapters] = await listing;
-    snapshot = adoptProvisionalIntents(snapshot, openCreates, {
-      course: courses.records,
-      chapter: chapters.records,
-    });
+    const listedNow = { course: courses.records, chapter: chapters.records };
+    snapshot = await adoptProvisionalIntents(root, snapshot, openCreates, listedNow, fs);
   }
   // Texts of the last sync for the bodies edited here: to tell an edit from a re-rendering,
   // and as the base of a three-way body merge.

@@ -220,6 +220,7 @@ describe("crash safety of a provisional create", () => {
   it("a push to staging killed at any point is finished by a pull and a push: one file, one record each", async () => {
     const { s, staging } = await productionAndStaging(start);
     await s.write(SLICES, SLICES_TEXT);
+    await s.write("courses/rust/course.yaml", "title: Rust\nstatus: draft\n");
     const points = captureCrashPoints(s.root, () => staging.state.dump());
     expect((await s.cli("push", "--site", "staging", "--yes")).code).toBe(0);
     vi.restoreAllMocks();
@@ -235,6 +236,8 @@ describe("crash safety of a provisional create", () => {
         staging.state.dump().chapters.filter((c) => c.title === "Slices"),
         point.where,
       ).toHaveLength(1);
+      const rust = staging.state.dump().courses.filter((c) => c.title === "Rust");
+      expect(rust, point.where).toHaveLength(1);
       expect(userFiles(treeNow(s.root)), point.where).toEqual(finalFiles);
       const again = await s.cli("push", "--site", "staging", "--yes");
       expect(again.stdout, point.where).toContain("Nothing to push");

@@ -1,10 +1,14 @@
+import { readFile } from "node:fs/promises";
 import type { Listing } from "../../api/client.js";
 import type { Resource, WireRecord } from "../../api/wire.js";
 import { ExitCode, UserError } from "../../errors.js";
-import { snapshotRecord } from "../entities.js";
+import { abs, writeTreeFile } from "../../tree/fs-ops.js";
+import type { TreeFs } from "../../tree/tree-fs.js";
+import { sha256 } from "../../util/hash.js";
+import { courseFileText, courseValuesOfRecord, snapshotRecord } from "../entities.js";
 import type { Intent } from "../journal.js";
 import { type SiteNames, treeIdOfKey } from "../push/restore.js";
-import { findCreated } from "../recovery.js";
+import { fileOf, findCreated } from "../recovery.js";
 import type { Change } from "../report.js";
 import type { Snapshot } from "../snapshot.js";
 import { emptyIdMap, type IdMap, SiteIds } from "../state/id-map.js";
@@ -94,14 +98,17 @@ export function otherSite(
 /**
  * Pull after a push to this site was killed between sending a create of a new file and hearing
  * back: the record the site holds that no sync knows, with exactly the fields sent, is that
- * file's provisional record (the file gets no id). Without this the pull would take it for a
- * record made on the site and write it a second file.
+ * file's provisional record (the file gets no id; a course.yaml still as sent takes the fields
+ * the site filled in, as the push would have written it). Without this the pull would take it
+ * for a record made on the site and write it a second file.
  */
-export function adoptProvisionalIntents(
+export async function adoptProvisionalIntents(
+  root: string,
   snapshot: Snapshot,
   intents: readonly Intent[],
   listed: Record<"course" | "chapter", readonly WireRecord[]>,
-): Snapshot {
+  fs: TreeFs,
+): Promise<Snapshot> {
   const open = intents.filter((intent) => treeIdOfKey(intent.key) === undefined);
   if (open.length === 0) return snapshot;
   const next = { ...snapshot, courses: { ...snapshot.courses }, chapters: { ...snapshot.chapters } };
@@ -109,8 +116,16 @@ export function adoptProvisionalIntents(
   for (const intent of open) {
     const found = findCreated(listed[intent.kind], intent.kind, intent.fields, next, taken);
     if (!found || found.id >= 0) continue;
-    // No file hash is known for it: the file is read and compared with the record.
-    const entry = { path: intent.path, hash: "unsettled", record: snapshotRecord(found) };
+    const file = fileOf(intent.kind, intent.path);
+    const text = await readFile(abs(root, file), "utf8").catch(() => undefined);
+    // No hash is known for a file that is not as sent: it is read and compared with the record.
+    let hash = "unsettled";
+    if (intent.kind === "course" && text !== undefined && sha256(text) === intent.from) {
+      const settled = courseFileText(found.id, courseValuesOfRecord(found));
+      await writeTreeFile(root, file, settled, fs);
+      hash = sha256(settled);
+    }
+    const entry = { path: intent.path, hash, record: snapshotRecord(found) };
     (intent.kind === "course" ? next.courses : next.chapters)[found.id] = entry;
   }
   return next;
