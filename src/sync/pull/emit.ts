@@ -1,0 +1,238 @@
+import type { WireRecord } from "../../api/wire.js";
+import type { BodyCodec } from "../../tree/bodies.js";
+import { conflictCopyPath } from "../../tree/layout.js";
+import { COURSE_FILE } from "../../tree/scan.js";
+import { sha256 as sha } from "../../util/hash.js";
+import {
+  type ChapterValues,
+  chapterFileText,
+  chapterValuesOfRecord,
+  courseFileText,
+  courseValuesOfRecord,
+  renderChapter,
+  snapshotRecord,
+} from "../entities.js";
+import type { LocalView } from "../local-view.js";
+import type { FileOp, PullInput } from "../pull-plan.js";
+import { type EntityPlan, jsonEqual } from "../reconcile.js";
+import { type Change, conflictReason } from "../report.js";
+import type { Snapshot } from "../snapshot.js";
+import { bodyConflict } from "./markers.js";
+import type { Placement } from "./place.js";
+
+/** What the planner knows once every record is reconciled: the input and each record's plan. */
+export interface Planned {
+  input: PullInput;
+  local: LocalView;
+  bodies: BodyCodec;
+  /** The last sync (empty without a snapshot). */
+  base: Snapshot;
+  remoteCourses: ReadonlyMap<number, WireRecord>;
+  remoteChapters: ReadonlyMap<number, WireRecord>;
+  coursePlans: ReadonlyMap<number, EntityPlan>;
+  chapterPlans: ReadonlyMap<number, EntityPlan>;
+  courseIds: ReadonlySet<number>;
+  chapterIds: ReadonlySet<number>;
+  /** coursesync.yaml's `body` differs from the one the snapshot was written with. */
+  modeChanged: boolean;
+}
+
+/** What the plan is built into: file operations, changes, the next snapshot, counts. */
+export interface PlanOutput {
+  ops: FileOp[];
+  changes: Change[];
+  next: Snapshot;
+  /** Local files deleted (for the delete guard). */
+  deletes: number;
+  cacheTexts: string[];
+}
+
+/**
+ * The course folders' file operations, changes and next snapshot entries. Returns the folder
+ * moves (old folder → new), which the chapters' paths follow.
+ */
+export function emitCourses(p: Planned, placement: Placement, out: PlanOutput): Map<string, string> {
+  const { local, base, remoteCourses, coursePlans, input } = p;
+  const { layout, courseFinal } = placement;
+  const { ops, changes, next } = out;
+  const folderMoves = new Map<string, string>();
+  for (const [id, plan] of coursePlans) {
+    const mine = local.courses.get(`course:${id}`);
+    const remote = remoteCourses.get(id);
+    const entry = base.courses[id];
+    const folder = layout.courseFolder.get(id);
+    const file = folder ? `${folder}/${COURSE_FILE}` : (mine?.file ?? `${entry?.path}/${COURSE_FILE}`);
+    if (mine && folder && mine.folder !== folder) {
+      folderMoves.set(mine.folder, folder);
+      ops.push({ op: "move-folder", from: mine.folder, to: folder });
+    }
+    if (plan.conflict) {
+      const copyPath = conflictCopyPath(mine ? file : `${folder ?? entry?.path}/${COURSE_FILE}`);
+      if (remote)
+        ops.push({ op: "copy", path: copyPath, text: courseFileText(id, courseValuesOfRecord(remote)) });
+      changes.push({
+        kind: "course",
+        id,
+        path: mine ? (folder ?? mine.folder) : (entry?.path ?? ""),
+        outcome: "conflict",
+        reason: plan.conflict ? conflictReason(plan.conflict) : "",
+        fields: plan.conflict.fields,
+        ...(remote ? { copy: copyPath } : {}),
+      });
+      if (entry && folder) next.courses[id] = { ...entry, path: folder };
+      continue;
+    }
+    if (mine && input.existingCopies.has(conflictCopyPath(mine.file))) {
+      ops.push({ op: "remove-copy", path: conflictCopyPath(file) });
+    }
+    const values = courseFinal.get(id);
+    if (plan.local.type === "delete" && mine) {
+      ops.push({ op: "delete", path: mine.file }, { op: "remove-folder-if-empty", path: mine.folder });
+      out.deletes++;
+      changes.push({ kind: "course", id, path: mine.folder, outcome: "deleted" });
+    } else if (plan.local.type === "create" && values && folder) {
+      ops.push({ op: "write", path: file, text: courseFileText(id, values) });
+      changes.push({ kind: "course", id, path: folder, outcome: "created" });
+    } else if (plan.local.type === "write" && values && folder && mine) {
+      ops.push({ op: "write", path: file, text: courseFileText(id, values) });
+      changes.push({
+        kind: "course",
+        id,
+        path: folder,
+        outcome: "updated",
+        fields: plan.local.fields,
+        ...(mine.folder !== folder ? { from: mine.folder } : {}),
+      });
+    } else if (mine && folder && mine.folder !== folder) {
+      changes.push({ kind: "course", id, path: folder, outcome: "renamed", from: mine.folder });
+    }
+    if (remote) {
+      const values = courseValuesOfRecord(remote);
+      const entryPath = folder ?? entry?.path ?? mine?.folder;
+      if (entryPath !== undefined) {
+        const unchanged = entry && jsonEqual(snapshotRecord(remote), entry.record);
+        next.courses[id] = {
+          path: entryPath,
+          hash: unchanged ? entry.hash : sha(courseFileText(id, values)),
+          record: snapshotRecord(remote),
+        };
+      }
+    } else if (plan.local.type === "delete" || !mine) {
+      delete next.courses[id];
+    }
+  }
+  return folderMoves;
+}
+
+/** The chapter files' file operations, changes and next snapshot entries. */
+export function emitChapters(
+  p: Planned,
+  placement: Placement,
+  folderMoves: ReadonlyMap<string, string>,
+  out: PlanOutput,
+): void {
+  const { local, base, remoteChapters, chapterPlans, input, bodies, modeChanged } = p;
+  const { layout, unplaceable } = placement;
+  const { ops, changes, next, cacheTexts } = out;
+  const translate = (file: string) => {
+    const [top, name, rest] = file.split("/");
+    const folder = `${top}/${name}`;
+    const moved = folderMoves.get(folder);
+    return moved ? `${moved}/${rest}` : file;
+  };
+  for (const [id, plan] of chapterPlans) {
+    const mine = local.chapters.get(`chapter:${id}`);
+    const remote = remoteChapters.get(id);
+    const entry = base.chapters[id];
+    const current = mine ? translate(mine.file) : undefined;
+    const target = layout.chapterFile.get(id);
+    const marked = bodyConflict(plan, { id, mine, entry, remote, baseTexts: input.baseTexts, bodies });
+    if (marked && current && remote && entry) {
+      // Both sides are in the file; the site's version becomes the base, as after a git merge.
+      ops.push({ op: "write", path: current, text: marked });
+      const rendered = renderChapter(id, chapterValuesOfRecord(remote), bodies);
+      next.chapters[id] = {
+        path: current,
+        hash: rendered.hash,
+        body: rendered.body,
+        record: snapshotRecord(remote),
+      };
+      cacheTexts.push(String(remote.content));
+      changes.push({
+        kind: "chapter",
+        id,
+        path: current,
+        outcome: "conflict",
+        reason: `${conflictReason({ reason: "both-changed", fields: ["content"] })}; both sides are in the file between conflict markers: keep what you want, remove the markers, then push`,
+        fields: ["content"],
+      });
+      continue;
+    }
+    if (plan.conflict || unplaceable.has(id)) {
+      const where = current ?? target ?? (entry ? translate(entry.path) : undefined);
+      const copyPath = where ? conflictCopyPath(where) : undefined;
+      if (remote && copyPath) {
+        const values = chapterValuesOfRecord(remote);
+        ops.push({ op: "copy", path: copyPath, text: chapterFileText(id, values, bodies) });
+      }
+      changes.push({
+        kind: "chapter",
+        id,
+        path: where ?? "",
+        outcome: "conflict",
+        reason: plan.conflict ? conflictReason(plan.conflict) : "its course has no folder here",
+        fields: plan.conflict?.fields ?? [],
+        ...(remote && copyPath ? { copy: copyPath } : {}),
+      });
+      if (entry && current) next.chapters[id] = { ...entry, path: current };
+      continue;
+    }
+    if (mine && input.existingCopies.has(conflictCopyPath(mine.file))) {
+      ops.push({ op: "remove-copy", path: conflictCopyPath(current ?? mine.file) });
+    }
+    const values = plan.merged as unknown as ChapterValues | undefined;
+    if (plan.local.type === "delete" && current) {
+      ops.push({ op: "delete", path: current });
+      out.deletes++;
+      changes.push({ kind: "chapter", id, path: current, outcome: "deleted" });
+    } else if (plan.local.type === "create" && values && target) {
+      ops.push({ op: "write", path: target, text: chapterFileText(id, values, bodies) });
+      changes.push({ kind: "chapter", id, path: target, outcome: "created" });
+    } else if (plan.local.type === "write" && values && target && current) {
+      ops.push({ op: "write", path: target, text: chapterFileText(id, values, bodies), from: current });
+      changes.push({
+        kind: "chapter",
+        id,
+        path: target,
+        outcome: "updated",
+        fields: plan.local.fields,
+        ...(current !== target ? { from: current } : {}),
+      });
+    } else if (modeChanged && mine?.unchanged && remote && current && target) {
+      // coursesync.yaml's `body` changed: rewrite the untouched files in the new form (no request).
+      const { text } = renderChapter(id, chapterValuesOfRecord(remote), bodies);
+      ops.push({ op: "write", path: target, text, from: current });
+      changes.push({ kind: "chapter", id, path: target, outcome: "updated", fields: ["format"] });
+    } else if (current && target && current !== target) {
+      ops.push({ op: "move", from: current, to: target });
+      changes.push({ kind: "chapter", id, path: target, outcome: "renamed", from: current });
+    }
+    if (remote) {
+      const entryPath = target ?? current ?? (entry ? translate(entry.path) : undefined);
+      const record = snapshotRecord(remote);
+      const unchanged = entry && jsonEqual(record, entry.record) && !modeChanged && entry.body !== undefined;
+      if (!(entry && jsonEqual(record, entry.record))) cacheTexts.push(String(remote.content ?? ""));
+      if (entryPath !== undefined) {
+        const rendered = unchanged ? undefined : renderChapter(id, chapterValuesOfRecord(remote), bodies);
+        next.chapters[id] = {
+          path: entryPath,
+          hash: rendered ? rendered.hash : entry!.hash,
+          body: rendered ? rendered.body : entry!.body,
+          record,
+        };
+      }
+    } else if (plan.local.type === "delete" || !mine) {
+      delete next.chapters[id];
+    }
+  }
+}
