@@ -24,7 +24,9 @@ export function placeRecords(p: Planned): Placement {
   const courseSlots: CourseSlot[] = [];
   const courseFinal = new Map<number, CourseValues>();
   // Below every id, a provisional record's negative one included.
-  let pseudo = Math.min(0, ...courseIds, ...chapterIds) - 1;
+  // (A loop, not Math.min(...ids): spreading a large site's ids overflows the call stack.)
+  let pseudo = -1;
+  for (const id of [courseIds, chapterIds].flatMap((ids) => [...ids])) if (id <= pseudo) pseudo = id - 1;
   const pseudoByKey = new Map<string, number>();
   for (const course of local.courses.values()) {
     if (course.id !== undefined) continue;
