@@ -23,6 +23,8 @@ export interface EmulatorFlags {
   tokenTtl?: string;
   responseShape?: string;
   pagingHeaders?: string;
+  rateHeaders?: string;
+  tokenUses?: string;
   randomSeed?: string;
 }
 
@@ -92,6 +94,12 @@ export function emulatorOptions(flags: EmulatorFlags, cwd = "."): EmulatorOption
     options.tokenTtlMs =
       number("--token-ttl", flags.tokenTtl, "a number of seconds, more than 0", (n) => n > 0 && n < 2 ** 31) *
       1000;
+  }
+  if (flags.tokenUses !== undefined) {
+    options.tokenUses = number("--token-uses", flags.tokenUses, "a whole number, 1 or more", whole(1));
+  }
+  if (flags.rateHeaders !== undefined) {
+    options.rateHeaders = choice("--rate-headers", flags.rateHeaders, ["none", "ietf", "x"] as const);
   }
   if (flags.randomSeed !== undefined) {
     options.randomSeed = number("--random-seed", flags.randomSeed, "a whole number", whole(-(2 ** 53) + 1));
@@ -173,6 +181,10 @@ export function registerEmulator(program: Command, io: CliIO): void {
     .option("--page-size <n>", "records per list page (default: 25)")
     .option("--latency <ms>", "delay added before every API response (default: 0)")
     .option("--rate <n>", "most API requests per second; more get 429 + Retry-After (default: unlimited)")
+    .option(
+      "--rate-headers <s>",
+      "with --rate, rate-limit headers on every answer: none, ietf (RateLimit-*) or x (X-RateLimit-*) (default: none)",
+    )
     .option("--fail-rate <p>", "probability 0..1 of a 500/502/503 (default: 0)")
     .option("--reset-rate <p>", "probability 0..1 of a dropped connection (default: 0)")
     .option(
@@ -183,6 +195,7 @@ export function registerEmulator(program: Command, io: CliIO): void {
     .option("--email <e>", `the account e-mail (default: ${DEFAULT_EMAIL})`)
     .option("--password <p>", `the account password (default: ${DEFAULT_PASSWORD})`)
     .option("--token-ttl <seconds>", "tokens expire this long after login (default: never)")
+    .option("--token-uses <n>", "tokens expire after this many API requests (default: never)")
     .option("--response-shape <s>", "show/create/update bodies: bare, wrapped or empty (default: bare)")
     .option("--paging-headers <s>", "list paging headers: none, link or total (default: none)")
     .option("--random-seed <n>", "seed for the random faults, for reproducible runs")

@@ -156,6 +156,21 @@ export class Faults {
     return undefined;
   }
 
+  /**
+   * The allowance after the last `admit`, for rate-limit headers: the limit, the requests left
+   * in the window now, and the milliseconds until the window is empty again (the allowance
+   * whole). Undefined without a limit.
+   */
+  allowance(): { limit: number; remaining: number; resetMs: number } | undefined {
+    const rate = this.current.rate;
+    if (rate === undefined) return undefined;
+    const now = this.clock();
+    const inWindow = this.admitted.filter((at) => at > now - 1000);
+    const newest = inWindow.at(-1);
+    const resetMs = newest === undefined ? 0 : Math.max(0, newest + 1000 - now);
+    return { limit: rate, remaining: Math.max(0, rate - inWindow.length), resetMs };
+  }
+
   /** Decide whether a request fails or loses its connection before it is applied. */
   beforeApply(request: FaultRequest): Verdict {
     const fail = this.take("fail", request);

@@ -55,6 +55,14 @@ export interface EmulatorOptions {
   password?: string;
   /** Tokens expire this long after login, by the `now` clock (401 afterwards); default never. */
   tokenTtlMs?: number;
+  /** Tokens expire after this many API requests (401 afterwards); default never. */
+  tokenUses?: number;
+  /**
+   * With a rate limit, rate-limit headers on every API answer: "ietf" `RateLimit-Limit`,
+   * `-Remaining`, `-Reset` (seconds) and `RateLimit-Policy` (`5;w=1`); "x" `X-RateLimit-Limit`,
+   * `-Remaining`, `-Reset` (epoch seconds); "none" (default) no such headers.
+   */
+  rateHeaders?: RateHeaderStyle;
   /**
    * Show/create/update bodies: "bare" (default) the record; "wrapped" `{"course": {...}}`;
    * "empty" no body: create 201 (with Location), update 204; show stays bare.
@@ -75,6 +83,9 @@ export interface EmulatorOptions {
   /** Milliseconds of a monotonic clock for the rate window; default performance.now. */
   rateClock?: () => number;
 }
+
+/** Which rate-limit headers the emulator sends. */
+export type RateHeaderStyle = "ietf" | "x" | "none";
 
 /** A started emulator. */
 export interface RunningEmulator {
@@ -114,6 +125,12 @@ function checkOptions(options: EmulatorOptions): void {
     if (p !== undefined && !(p >= 0 && p <= 1)) fail(name, "a probability from 0 to 1", p);
   }
   if (tokenTtlMs !== undefined && !(tokenTtlMs > 0)) fail("tokenTtlMs", "more than 0", tokenTtlMs);
+  const { tokenUses, rateHeaders } = options;
+  if (tokenUses !== undefined && !(Number.isInteger(tokenUses) && tokenUses >= 1))
+    fail("tokenUses", "a whole number, 1 or more", tokenUses);
+  if (rateHeaders !== undefined && !["ietf", "x", "none"].includes(rateHeaders)) {
+    fail("rateHeaders", '"ietf", "x" or "none"', rateHeaders);
+  }
   if (responseShape !== undefined && !["bare", "wrapped", "empty"].includes(responseShape)) {
     fail("responseShape", '"bare", "wrapped" or "empty"', responseShape);
   }
@@ -159,6 +176,30 @@ function send(response: ServerResponse, reply: Reply): void {
   response.writeHead(reply.status, headers).end(text);
 }
 
+/** The rate-limit headers of one answer in `style`; none without a limit. */
+function rateLimitHeaders(
+  style: RateHeaderStyle | undefined,
+  faults: Faults,
+  now: () => Date,
+): Record<string, string> {
+  const allowance = faults.allowance();
+  if (allowance === undefined || style === undefined || style === "none") return {};
+  const { limit, remaining, resetMs } = allowance;
+  if (style === "ietf") {
+    return {
+      "RateLimit-Limit": String(limit),
+      "RateLimit-Remaining": String(remaining),
+      "RateLimit-Reset": String(Math.ceil(resetMs / 1000)),
+      "RateLimit-Policy": `${limit};w=1`,
+    };
+  }
+  return {
+    "X-RateLimit-Limit": String(limit),
+    "X-RateLimit-Remaining": String(remaining),
+    "X-RateLimit-Reset": String(Math.ceil((now().getTime() + resetMs) / 1000)),
+  };
+}
+
 /** Start an emulator; resolves once it listens. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   checkOptions(options);
@@ -174,6 +215,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     email: options.email ?? "demo@example.com",
     password: options.password ?? "coursesync",
     tokenTtlMs: options.tokenTtlMs,
+    tokenUses: options.tokenUses,
   });
   const faults = new Faults(
     {
@@ -208,6 +250,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     };
     const finish = (reply: Reply, fault?: FaultKind) => {
       entry.status = reply.status;
+      reply.headers = { ...reply.headers, ...rateLimitHeaders(options.rateHeaders, faults, now) };
       if (fault) entry.fault = fault;
       state.logRequest(entry);
       send(response, reply);

@@ -58,6 +58,7 @@ export interface StateOptions {
   email: string;
   password: string;
   tokenTtlMs?: number | undefined;
+  tokenUses?: number | undefined;
 }
 
 type AnyRecord = CourseRecord | ChapterRecord;
@@ -79,7 +80,8 @@ export class EmulatorState {
   private sortedIds: { courses?: number[]; chapters?: number[] } = {};
   private events: EventRecord[] = [];
   private nextId = { courses: 1, chapters: 1, events: 1 };
-  private readonly tokens = new Map<string, number>();
+  /** Each token's expiry (by the injected clock) and the requests it has made. */
+  private readonly tokens = new Map<string, { expiresAt: number; uses: number }>();
 
   constructor(private readonly options: StateOptions) {
     this.initial = structuredClone(options.initial);
@@ -99,20 +101,27 @@ export class EmulatorState {
     }
     const token = randomBytes(24).toString("base64url");
     const ttl = this.options.tokenTtlMs;
-    this.tokens.set(token, ttl === undefined ? Number.POSITIVE_INFINITY : this.nowMs() + ttl);
+    const expiresAt = ttl === undefined ? Number.POSITIVE_INFINITY : this.nowMs() + ttl;
+    this.tokens.set(token, { expiresAt, uses: 0 });
     return token;
   }
 
-  /** Whether a token was issued and is still valid by the injected clock. */
+  /**
+   * Whether a token was issued and is still valid by the injected clock and its count of uses;
+   * an "ok" counts as one use.
+   */
   checkToken(token: string): TokenCheck {
-    const expiresAt = this.tokens.get(token);
-    if (expiresAt === undefined) return "unknown";
-    return this.nowMs() < expiresAt ? "ok" : "expired";
+    const entry = this.tokens.get(token);
+    if (entry === undefined) return "unknown";
+    const usedUp = this.options.tokenUses !== undefined && entry.uses >= this.options.tokenUses;
+    if (usedUp || this.nowMs() >= entry.expiresAt) return "expired";
+    entry.uses += 1;
+    return "ok";
   }
 
   /** Make every token issued so far expired (401 from now on); new logins still work. */
   expireTokens(): void {
-    for (const token of this.tokens.keys()) this.tokens.set(token, Number.NEGATIVE_INFINITY);
+    for (const entry of this.tokens.values()) entry.expiresAt = Number.NEGATIVE_INFINITY;
   }
 
   // --- reads ----------------------------------------------------------------------------

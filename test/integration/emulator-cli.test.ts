@@ -184,8 +184,18 @@ describe("coursesync emulator", () => {
       latency: "20",
       rate: "5",
       randomSeed: "42",
+      rateHeaders: "x",
+      tokenUses: "5",
     });
-    expect(options).toMatchObject({ tokenTtlMs: 1500, latencyMs: 20, rate: 5, randomSeed: 42, admin: false });
+    expect(options).toMatchObject({
+      tokenTtlMs: 1500,
+      latencyMs: 20,
+      rate: 5,
+      randomSeed: 42,
+      admin: false,
+      rateHeaders: "x",
+      tokenUses: 5,
+    });
     const packageRoot = fileURLToPath(new URL("../../", import.meta.url));
     expect(options.seedDir).toBe(path.join(packageRoot, "sample-site"));
     expect(defaultSeedDir()).toBe(options.seedDir);

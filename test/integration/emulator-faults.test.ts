@@ -67,6 +67,45 @@ describe("rate limit", () => {
   });
 });
 
+describe("rate-limit headers", () => {
+  it("ietf: RateLimit-Limit, -Remaining, -Reset in seconds and the policy, on answers and 429s", async () => {
+    let ms = 0;
+    const emulator = await start({ rate: 2, rateClock: () => ms, rateHeaders: "ietf" });
+    const first = await emulator.api("GET", "/courses");
+    expect(Object.fromEntries([...first.headers].filter(([name]) => name.startsWith("ratelimit")))).toEqual({
+      "ratelimit-limit": "2",
+      "ratelimit-remaining": "1",
+      "ratelimit-reset": "1",
+      "ratelimit-policy": "2;w=1",
+    });
+    ms = 400;
+    expect((await emulator.api("GET", "/courses")).headers.get("ratelimit-remaining")).toBe("0");
+    ms = 500;
+    const limited = await emulator.api("GET", "/courses");
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("ratelimit-remaining")).toBe("0");
+  });
+
+  it("x: X-RateLimit-Reset as the epoch second the window is empty again", async () => {
+    let ms = 0;
+    const clock = manualClock("2026-03-01T09:30:00.250Z");
+    const emulator = await start({ rate: 3, rateClock: () => ms, now: clock.now, rateHeaders: "x" });
+    ms = 100;
+    const answer = await emulator.api("GET", "/courses");
+    expect(answer.headers.get("x-ratelimit-limit")).toBe("3");
+    expect(answer.headers.get("x-ratelimit-remaining")).toBe("2");
+    expect(answer.headers.get("x-ratelimit-reset")).toBe(String(Date.parse("2026-03-01T09:30:02Z") / 1000));
+  });
+
+  it("none without a rate limit, or by default", async () => {
+    for (const options of [{ rateHeaders: "ietf" as const }, { rate: 5 }]) {
+      const emulator = await start(options);
+      const names = [...(await emulator.api("GET", "/courses")).headers.keys()];
+      expect(names.filter((name) => name.includes("ratelimit"))).toEqual([]);
+    }
+  });
+});
+
 describe("random faults", () => {
   it("failRate 1 answers every API request with a 5xx and a JSON error, applying nothing", async () => {
     const emulator = await start({ failRate: 1, randomSeed: 7 });
@@ -157,6 +196,17 @@ describe("token expiry", () => {
     clock.advance(999);
     expect((await emulator.api("GET", "/courses")).status).toBe(200);
     clock.advance(1);
+    const expired = await emulator.api("GET", "/courses");
+    expect(expired.status).toBe(401);
+    expect((expired.body as { error: string }).error).toMatch(/expired/);
+    const fresh = emulator.state.login("demo@example.com", "coursesync");
+    expect((await emulator.api("GET", "/courses", { token: fresh ?? null })).status).toBe(200);
+  });
+
+  it("answers 401 once a token has made tokenUses requests; a new login works", async () => {
+    const emulator = await start({ tokenUses: 2 });
+    expect((await emulator.api("GET", "/courses")).status).toBe(200);
+    expect((await emulator.api("GET", "/courses")).status).toBe(200);
     const expired = await emulator.api("GET", "/courses");
     expect(expired.status).toBe(401);
     expect((expired.body as { error: string }).error).toMatch(/expired/);
