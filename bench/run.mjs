@@ -1,6 +1,6 @@
 // npm run bench [-- case...]: the performance figures the issues ask for, measured against
 // the built-in emulator over real HTTP on 127.0.0.1. Cases: list, pull, push, watch, markdown,
-// merge, check; and, only when named (it takes minutes, bound by the rate limit), restore.
+// merge, check, politeness; and, only when named (it takes minutes, bound by the rate limit), restore.
 import { spawn } from "node:child_process";
 import {
   appendFileSync,
@@ -172,6 +172,42 @@ async function pushCase(faults, label) {
     );
   } finally {
     rmSync(work, { recursive: true, force: true });
+    await emulator.close();
+  }
+}
+
+if (run("politeness")) {
+  // Issue 14: a listing of 50 pages from a site allowing 5 requests a second (the emulator's
+  // --rate 5; no cap of our own): how many 429s, and the time; then the same site sending
+  // rate-limit headers (none expected), and a site whose tokens stop working every 5 requests.
+  const cases = [
+    { label: "rate 5/s, no headers", options: {} },
+    { label: "rate 5/s, IETF RateLimit-* headers", options: { rateHeaders: "ietf" } },
+    { label: "rate 5/s, X-RateLimit-* headers", options: { rateHeaders: "x" } },
+    { label: "rate 5/s, tokens expire every 5 requests", options: { tokenUses: 5 } },
+  ];
+  for (const { label, options } of cases) {
+    const emulator = await startEmulator({ seedDir: null, pageSize: 2, rate: 5, ...options });
+    seedLargeSite(emulator.state, { courses: 100, chapters: 0 });
+    const client = new ApiClient({
+      baseUrl: emulator.baseUrl,
+      credentials: { email: "demo@example.com", password: "coursesync" },
+    });
+    const started = performance.now();
+    let outcome;
+    try {
+      const listing = await client.listAll("courses");
+      outcome = `${listing.records.length} courses in ${listing.pages} pages`;
+    } catch (error) {
+      outcome = `failed: ${error.message}`;
+    }
+    const ms = performance.now() - started;
+    const limited = countRequests(emulator, (r) => r.status === 429);
+    console.log(
+      `politeness (${label}): ${outcome}; ${countRequests(emulator)} requests, ${limited} answered 429, ` +
+        `${client.stats.logins} logins; ${(ms / 1000).toFixed(2)} s`,
+    );
+    client.close();
     await emulator.close();
   }
 }

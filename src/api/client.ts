@@ -130,6 +130,7 @@ export class ApiClient {
       concurrency: options.concurrency,
       requestsPerSecond: options.requestsPerSecond,
       sleep,
+      now: options.now ?? Date.now,
     });
     const origin = this.baseUrl.origin;
     this.#agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };

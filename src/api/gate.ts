@@ -1,5 +1,8 @@
 import PQueue from "p-queue";
 import { usageError } from "../errors.js";
+import { Pacer, RATE_WINDOW_SLACK_MS, type Start } from "./pacing.js";
+
+export { RATE_WINDOW_SLACK_MS, type Start } from "./pacing.js";
 
 /** Options of the request gate. */
 export interface GateOptions {
@@ -18,6 +21,10 @@ export interface GateOptions {
    * (until it is back at `concurrency`). @default 8
    */
   recoverAfter?: number;
+  /** The clock the pacer keeps start times by (epoch milliseconds). @default Date.now */
+  now?: () => number;
+  /** Quiet time after which a limit learned from 429s rises by one. @default five minutes */
+  creepAfterMs?: number;
 }
 
 /** The default number of requests in flight. */
@@ -38,6 +45,7 @@ export class RequestGate {
   readonly #maxConcurrency: number;
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #recoverAfter: number;
+  readonly #pacer: Pacer;
   #pauses = 0;
   #closed: Error | undefined;
   #slowedInThisPause = false;
@@ -60,12 +68,43 @@ export class RequestGate {
     this.#sleep = options.sleep ?? realSleep;
     this.#recoverAfter = recoverAfter;
     this.#queue = new PQueue({ concurrency, ...rateWindow(rps) });
+    this.#pacer = new Pacer({
+      now: options.now ?? Date.now,
+      sleep: this.#sleep,
+      ...(options.creepAfterMs === undefined ? {} : { creepAfterMs: options.creepAfterMs }),
+    });
   }
 
-  /** Run one attempt through the gate. Higher priority starts first (retries use 1). */
-  run<T>(task: () => Promise<T>, options: { priority?: number } = {}): Promise<T> {
-    const guarded = () => (this.#closed ? Promise.reject(this.#closed) : task());
+  /**
+   * Run one attempt through the gate. Higher priority starts first (retries use 1). The task
+   * gets its start, to report a 429 (`refused`) or the answer's headers (`observe`) with.
+   */
+  run<T>(task: (start: Start) => Promise<T>, options: { priority?: number } = {}): Promise<T> {
+    const guarded = async () => {
+      if (this.#closed) throw this.#closed;
+      const start = await this.#pacer.admit();
+      if (this.#closed) throw this.#closed;
+      return task(start);
+    };
     return this.#queue.add(guarded, { priority: options.priority ?? 0 });
+  }
+
+  /**
+   * The site answered `start`: note whether it took it (anything but a 429) and pace by the
+   * answer's rate-limit headers, if it has any. A 429 also teaches the pace (`Pacer.refused`).
+   */
+  answered(start: Start, status: number, headers: Record<string, string | string[] | undefined>): void {
+    if (status === 429) {
+      this.#pacer.observe(start, headers);
+      this.#pacer.refused(start);
+    } else {
+      this.#pacer.answered(start, headers);
+    }
+  }
+
+  /** Starts per second-and-slack the site has shown it allows; undefined before any 429. */
+  get learnedLimit(): number | undefined {
+    return this.#pacer.learnedLimit;
   }
 
   /**
@@ -152,14 +191,6 @@ export class RequestGate {
     return this.#queue.onIdle();
   }
 }
-
-/**
- * Slack added to the rate window: requests that start 1000 ms apart can arrive closer together
- * (network jitter), and a server counting arrivals in its own one-second window would then see
- * one too many and answer 429. Measured against the emulator at 10 per second: 8 of 107
- * requests got 429 with a bare 1000 ms window, none with this slack.
- */
-export const RATE_WINDOW_SLACK_MS = 100;
 
 /**
  * p-queue options for a cap of `rps` starts per rolling second: intervalCap = rps over a

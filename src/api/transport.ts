@@ -6,7 +6,7 @@ import {
   reasonPhrase,
   WriteOutcomeUnknownError,
 } from "./errors.js";
-import type { RequestGate } from "./gate.js";
+import type { RequestGate, Start } from "./gate.js";
 import { redactUrl, siteKey } from "./login-url.js";
 import { apiError, type Exchange } from "./responses.js";
 import { type BackoffPolicy, backoffDelay, parseRetryAfter, retryDelay } from "./retry.js";
@@ -161,7 +161,7 @@ export class Transport {
     let freshRefused = false;
     for (;;) {
       const token = spec.auth ? await o.session.token() : undefined;
-      const attempt = await o.gate.run(() => this.#attempt(spec, token, retry), {
+      const attempt = await o.gate.run((start) => this.#attempt(spec, token, retry, start), {
         priority: retry > 0 ? 1 : 0,
       });
 
@@ -235,7 +235,12 @@ export class Transport {
   }
 
   /** One HTTP attempt: runs inside the gate. Never throws: errors come back as values. */
-  async #attempt(spec: RequestSpec, token: string | undefined, retry: number): Promise<Attempt> {
+  async #attempt(
+    spec: RequestSpec,
+    token: string | undefined,
+    retry: number,
+    start: Start,
+  ): Promise<Attempt> {
     const o = this.#o;
     o.stats.requests[spec.method] += 1;
     if (retry > 0) o.stats.retries += 1;
@@ -261,6 +266,7 @@ export class Transport {
         url: this.urlOf(spec),
       };
       this.#logLine(spec, String(exchange.status), started);
+      o.gate.answered(start, exchange.status, exchange.headers);
       if (exchange.status !== 429) {
         o.gate.recordSuccess();
         return { kind: "response", exchange };
