@@ -1,3 +1,4 @@
+import { randomInt } from "node:crypto";
 import { lstat, readFile } from "node:fs/promises";
 import path from "node:path";
 import { sha256 } from "../util/hash.js";
@@ -15,9 +16,6 @@ export function abs(root: string, relPath: string): string {
   return full;
 }
 
-let tempCounter = 0;
-const madeDirs = new Set<string>();
-
 /** How atomicWrite writes. */
 export interface WriteOptions {
   /** The file system to write through (default: Node's, errors as Node raises them). */
@@ -29,8 +27,9 @@ export interface WriteOptions {
 /**
  * Write a file atomically: a temp file in the same folder, then rename over the target, so a
  * crash or kill -9 never leaves a half-written file. Lean on purpose (no fsync unless asked,
- * no realpath): resolving every target's real path and syncing each made a pull of thousands
- * of files wait on the disk for each; git does not fsync its work tree either.
+ * no realpath, no mkdir unless the folder is missing): resolving every target's real path and
+ * syncing each made a pull of thousands of files wait on the disk for each; git does not fsync
+ * its work tree either.
  */
 export async function atomicWrite(
   file: string,
@@ -39,22 +38,18 @@ export async function atomicWrite(
   retry = true,
 ): Promise<void> {
   const fs = options.fs ?? nodeFs;
-  const dir = path.dirname(file);
-  if (!madeDirs.has(dir)) {
-    await fs.mkdir(dir);
-    madeDirs.add(dir);
-  }
-  const temp = `${file}.${process.pid}.${tempCounter++}.tmp`;
+  // Unique without a counter kept between calls: writes to one file may run side by side.
+  const temp = `${file}.${process.pid}.${randomInt(2 ** 47)}.tmp`;
   try {
     await fs.writeFile(temp, data, { flush: options.flush === true });
     await fs.rename(temp, file);
   } catch (error) {
     await fs.rm(temp);
-    // A folder removed since we made it (a course folder renamed or deleted while a long
-    // run such as watch goes on): make it again, once. Every write that finds it gone does
-    // so, not only the first: writes into one folder run side by side.
+    // The folder is missing: new, or removed since (a course folder renamed or deleted while
+    // a long run such as watch goes on). Make it and write again, once. Trying the write first
+    // costs one failed call per new folder instead of a mkdir per file.
     if ((error as NodeJS.ErrnoException).code === "ENOENT" && retry) {
-      madeDirs.delete(dir);
+      await fs.mkdir(path.dirname(file));
       return atomicWrite(file, data, options, false);
     }
     throw error;
