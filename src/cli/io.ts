@@ -1,6 +1,7 @@
 import type { StopSignal } from "../errors.js";
 import type { GitRunner } from "../sync/ci/git.js";
 import type { TreeFs } from "../tree/tree-fs.js";
+import type { SetTimer } from "../util/timer.js";
 
 /** Where a command reads and writes: injected so tests run the CLI in-process. */
 export interface CliIO {
@@ -20,6 +21,11 @@ export interface CliIO {
   sleep: (ms: number) => Promise<void>;
   /** The clock, in milliseconds since the epoch: Retry-After dates, request times, times shown. */
   now: () => number;
+  /**
+   * What schedules watch's timed work (the quiet time after saves, the retry after a failed
+   * push); default Node's setTimeout. Tests pass one they fire themselves.
+   */
+  setTimer?: SetTimer;
   /** For tests: how often the API client retries a request itself (default 5). */
   apiRetries?: number;
   /** The file system writes to the tree go through (default: Node's); tests make it fail. */

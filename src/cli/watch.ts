@@ -70,6 +70,9 @@ export async function runWatch(run: CliRun, command: Command, flags: WatchFlags)
         writeConcurrency: tree.config.concurrency,
         deletes,
         stop: run.interrupted,
+        sleep: run.sleep,
+        now: run.now,
+        ...(run.setTimer ? { setTimer: run.setTimer } : {}),
         report,
         confirm: async (plan: PushPlan) => {
           if (!flags.json) {

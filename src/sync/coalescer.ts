@@ -1,3 +1,5 @@
+import { realSetTimer, type SetTimer } from "../util/timer.js";
+
 /** A file-system event as the watcher reports it, path relative to the tree root with /. */
 export interface FsEvent {
   kind: "add" | "change" | "unlink";
@@ -20,6 +22,10 @@ export interface CoalescerOptions {
   maxWaitMs?: number;
   /** Called with each settled batch; the next batch waits until it resolves. */
   onBatch: (batch: Batch) => Promise<void>;
+  /** The clock, in milliseconds; default Date.now. */
+  now?: () => number;
+  /** Schedules the flush; default Node's setTimeout. */
+  setTimer?: SetTimer;
 }
 
 /**
@@ -29,15 +35,19 @@ export interface CoalescerOptions {
  */
 export class Coalescer {
   private pending = new Map<string, FsEvent["kind"]>();
-  private timer: NodeJS.Timeout | undefined;
+  private cancelTimer: (() => void) | undefined;
   private firstAt: number | undefined;
   private running: Promise<void> = Promise.resolve();
   private readonly debounceMs: number;
   private readonly maxWaitMs: number;
+  private readonly now: () => number;
+  private readonly setTimer: SetTimer;
 
   constructor(private readonly options: CoalescerOptions) {
     this.debounceMs = options.debounceMs ?? 300;
     this.maxWaitMs = options.maxWaitMs ?? 2000;
+    this.now = options.now ?? Date.now;
+    this.setTimer = options.setTimer ?? realSetTimer;
   }
 
   /** Record one event and (re)start the quiet-time timer. */
@@ -49,11 +59,11 @@ export class Coalescer {
     } else {
       this.record(event, before);
     }
-    const now = Date.now();
+    const now = this.now();
     this.firstAt ??= now;
-    if (this.timer) clearTimeout(this.timer);
+    this.cancelTimer?.();
     const wait = Math.max(0, Math.min(this.debounceMs, this.firstAt + this.maxWaitMs - now));
-    this.timer = setTimeout(() => this.flush(), wait);
+    this.cancelTimer = this.setTimer(() => this.flush(), wait);
   }
 
   private record(event: FsEvent, before: FsEvent["kind"] | undefined): void {
@@ -65,8 +75,8 @@ export class Coalescer {
 
   /** Hand the settled batch over now (also used on shutdown). */
   flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
     this.firstAt = undefined;
     if (this.pending.size === 0) return this.running;
     const events = this.pending;
@@ -81,7 +91,7 @@ export class Coalescer {
 
   /** Stop the timer; pending events are dropped unless flushed first. */
   close(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
   }
 }

@@ -8,6 +8,7 @@ import { COURSE_FILE, COURSES_DIR, scanTree } from "../tree/scan.js";
 import type { Limits } from "../tree/schema.js";
 import type { TreeFs } from "../tree/tree-fs.js";
 import type { FileProblem } from "../tree/yaml-text.js";
+import { realSetTimer, type SetTimer } from "../util/timer.js";
 import { type Batch, Coalescer } from "./coalescer.js";
 import { planLocalChanges } from "./local-plan.js";
 import { buildLocalView, knownHashes } from "./local-view.js";
@@ -54,6 +55,12 @@ export interface WatchOptions {
   debounceMs?: number;
   /** Files deleted in one burst that pause watching (a branch checkout); default 5. */
   burst?: number;
+  /** How a push waits (for a file an editor is saving); default a setTimeout promise. */
+  sleep?: (ms: number) => Promise<void>;
+  /** The clock, in milliseconds: how long each push took; default Date.now. */
+  now?: () => number;
+  /** Schedules the coalescer's flushes and the retry after a failed push; default setTimeout. */
+  setTimer?: SetTimer;
 }
 
 /**
@@ -63,17 +70,19 @@ export interface WatchOptions {
 export async function watchTree(options: WatchOptions, client: PushClient): Promise<boolean> {
   const { root } = options;
   const burst = options.burst ?? 5;
+  const now = options.now ?? Date.now;
+  const setTimer = options.setTimer ?? realSetTimer;
   /** Invalid files and what was last said of them: each is reported once until it changes. */
   const invalid = new Map<string, string>();
   let paused = false;
   let stopping = false;
-  let retryTimer: NodeJS.Timeout | undefined;
+  let cancelRetry: (() => void) | undefined;
   let retryMs = 1000;
   // A push started by the retry timer, not by the coalescer: stopping waits for it too.
   let retrying: Promise<void> | undefined;
 
   const run = async (paths: readonly string[] | undefined, confirm?: WatchOptions["confirm"]) => {
-    const started = performance.now();
+    const started = now();
     const seen = new Set<string>();
     const release = await acquireLock(root, options.site, "watch");
     try {
@@ -88,6 +97,7 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
           fs: options.fs,
           writeConcurrency: options.writeConcurrency,
           ...(options.limits ? { limits: options.limits } : {}),
+          ...(options.sleep ? { sleep: options.sleep } : {}),
           paths,
           deletes: options.deletes,
           skipInvalid: true,
@@ -106,7 +116,7 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
           },
           onChange: (change) => {
             if (change.outcome === "unchanged") return;
-            options.report({ type: "change", change, ms: Math.round(performance.now() - started) });
+            options.report({ type: "change", change, ms: Math.round(now() - started) });
           },
         },
         client,
@@ -189,9 +199,9 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
           : `internal error: ${(error as Error).message ?? String(error)}`;
       remember(paths);
       options.report({ type: "retrying", message, inMs: retryMs });
-      if (retryTimer) clearTimeout(retryTimer);
-      retryTimer = setTimeout(() => {
-        retryTimer = undefined;
+      cancelRetry?.();
+      cancelRetry = setTimer(() => {
+        cancelRetry = undefined;
         if (stopping) return;
         const again = failed === undefined ? undefined : [...(failed ?? [])];
         failed = null;
@@ -207,7 +217,7 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
     }
   };
 
-  const coalescer = new Coalescer({ debounceMs: options.debounceMs, onBatch });
+  const coalescer = new Coalescer({ debounceMs: options.debounceMs, onBatch, now, setTimer });
   const watcher: FSWatcher = chokidarWatch(coursesDir, {
     ignoreInitial: true,
     ignored: (file: string) => {
@@ -223,7 +233,7 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
 
   await options.stop;
   stopping = true;
-  if (retryTimer) clearTimeout(retryTimer);
+  cancelRetry?.();
   coalescer.close();
   await watcher.close();
   // The batch in flight (if any) finishes; its push saves the snapshot.
