@@ -1,3 +1,5 @@
+import type { SetTimer } from "../../src/util/timer.js";
+
 /** Time for an in-process CLI run that passes only when the run sleeps: no wall-clock wait. */
 export interface FakeTime {
   /** Milliseconds since the epoch: starts at `start` and moves only by sleeps. */
@@ -24,5 +26,36 @@ export function fakeTime(start = Date.parse("2026-03-01T09:30:00.000Z")): FakeTi
       return Promise.resolve();
     },
     waits,
+  };
+}
+
+/** Timers that run only when the test fires them: watch's quiet time and retries, on cue. */
+export interface ManualTimers {
+  /** The seam to pass as `setTimer`. */
+  setTimer: SetTimer;
+  /** The delays of the timers set and neither run nor cancelled, oldest first. */
+  pending(): number[];
+  /** Run every timer pending now (not those they set), or those of delay `ms`; returns how many ran. */
+  fire(ms?: number): number;
+}
+
+/** Timers nothing runs but `fire`: a test decides when the quiet time is over. */
+export function manualTimers(): ManualTimers {
+  let queue: Array<{ fn: () => void; ms: number }> = [];
+  return {
+    setTimer: (fn, ms) => {
+      const timer = { fn, ms };
+      queue.push(timer);
+      return () => {
+        queue = queue.filter((t) => t !== timer);
+      };
+    },
+    pending: () => queue.map((t) => t.ms),
+    fire: (ms?: number) => {
+      const due = queue.filter((t) => ms === undefined || t.ms === ms);
+      queue = queue.filter((t) => !due.includes(t));
+      for (const timer of due) timer.fn();
+      return due.length;
+    },
   };
 }

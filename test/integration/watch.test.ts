@@ -5,10 +5,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { realSleep } from "../../src/api/gate.js";
 import { main } from "../../src/cli/main.js";
 import type { StopSignal } from "../../src/errors.js";
+import type { SetTimer } from "../../src/util/timer.js";
 import { runCli } from "../helpers/cli.js";
 import { type TestEmulator, useEmulators } from "../helpers/emulator.js";
 import { eventually, pulledSite, writeRequests } from "../helpers/site.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
+import { type ManualTimers, manualTimers } from "../helpers/time.js";
 
 const start = useEmulators();
 const stops: Array<() => Promise<number>> = [];
@@ -36,7 +38,7 @@ async function startWatch(
   tree: string,
   env: Record<string, string>,
   args: string[] = [],
-  options: { apiRetries?: number } = {},
+  options: { apiRetries?: number; setTimer?: SetTimer } = {},
 ) {
   let stdout = "";
   let stop!: () => void;
@@ -69,7 +71,20 @@ async function startWatch(
   return handle;
 }
 
-/** The requests of one write method the site got (not logins). */
+/** Once the watcher has seen a save (the 300 ms quiet-time timer is set), end the quiet time now. */
+async function quietTimeOver(timers: ManualTimers): Promise<void> {
+  await eventually(() => timers.pending().includes(300));
+  timers.fire(300);
+}
+
+/** End each quiet time as it starts (saves reported one by one) until `check` holds. */
+function firingUntil(timers: ManualTimers, check: () => boolean): Promise<true> {
+  return eventually(() => {
+    timers.fire(300);
+    return check();
+  });
+}
+
 /** Run `during` at the moment the site applies the next chapter update (as a save landing then). */
 function onNextChapterUpdate(emulator: TestEmulator, during: () => void): void {
   const state = emulator.state;
@@ -82,6 +97,7 @@ function onNextChapterUpdate(emulator: TestEmulator, during: () => void): void {
   };
 }
 
+/** The requests of one write method the site got (not logins). */
 function writes(emulator: TestEmulator, method: string) {
   return writeRequests(emulator).filter((r) => r.method === method);
 }
@@ -89,36 +105,41 @@ function writes(emulator: TestEmulator, method: string) {
 describe("watch", () => {
   it("PATCHes a save, and sends nothing more afterwards (no echo of its own writes)", async () => {
     const { emulator, tree, env, folder } = await setup();
-    const watch = await startWatch(tree, env);
+    const timers = manualTimers();
+    const watch = await startWatch(tree, env, [], { setTimer: timers.setTimer });
     emulator.state.clearRequests();
     await appendFile(path.join(folder, "01-chapter-1.md"), "<p>saved</p>\n");
+    await quietTimeOver(timers);
     await eventually(() => writes(emulator, "PATCH").length === 1);
     expect(emulator.state.get("chapters", 1)?.content).toBe("<p>1</p>\n<p>saved</p>");
-    // Give the watcher every chance to echo: nothing more may be sent.
-    await new Promise((resolve) => setTimeout(resolve, 800));
-    expect(writes(emulator, "PATCH")).toHaveLength(1);
+    // A later save of another file: the watcher reports events in order, so an echo of the
+    // first push's writes would come before it, and be pushed with it or at the stop.
+    await appendFile(path.join(folder, "02-chapter-2.md"), "<p>later</p>\n");
+    await firingUntil(timers, () => writes(emulator, "PATCH").length === 2);
     expect(await watch.stop()).toBe(130); // stopped with Ctrl-C
+    expect(writes(emulator, "PATCH").map((r) => r.path)).toEqual([
+      "/api/v1/chapters/1",
+      "/api/v1/chapters/2",
+    ]);
     expect(watch.output()).toMatch(/updated\s+courses\/course\/01-chapter-1\.md \[content\]/);
     expect(watch.output()).toContain("stopped; the snapshot is saved");
     const status = await runCli(["status", "--exit-code"], { cwd: tree, env });
     expect(status.code).toBe(0);
   });
 
-  it("turns ten saves in a second into at most two PATCHes carrying the final content", async () => {
+  it("turns ten saves before the quiet time ends into one PATCH carrying the final content", async () => {
     const { emulator, tree, env, folder } = await setup();
-    const watch = await startWatch(tree, env);
+    const timers = manualTimers();
+    const watch = await startWatch(tree, env, [], { setTimer: timers.setTimer });
     emulator.state.clearRequests();
     const file = path.join(folder, "02-chapter-2.md");
     const original = await readFile(file, "utf8");
-    for (let i = 1; i <= 10; i++) {
-      await writeFile(file, `${original}<p>draft ${i}</p>\n`);
-      await new Promise((resolve) => setTimeout(resolve, 90));
-    }
+    for (let i = 1; i <= 10; i++) await writeFile(file, `${original}<p>draft ${i}</p>\n`);
+    await quietTimeOver(timers);
     await eventually(() => emulator.state.get("chapters", 2)?.content.endsWith("<p>draft 10</p>"));
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    expect(writes(emulator, "PATCH").length).toBeGreaterThanOrEqual(1);
-    expect(writes(emulator, "PATCH").length).toBeLessThanOrEqual(2);
-    await watch.stop();
+    // Saves the watcher reports late are pushed at the stop, and find nothing new to send.
+    expect(await watch.stop()).toBe(130);
+    expect(writes(emulator, "PATCH")).toHaveLength(1);
   });
 
   it("reads an atomic rename-over save as an edit: a PATCH, never a DELETE", async () => {
@@ -157,20 +178,25 @@ describe("watch", () => {
 
   it("creates a new file once and writes its id back without a second POST", async () => {
     const { emulator, tree, env, folder } = await setup();
-    const watch = await startWatch(tree, env);
+    const timers = manualTimers();
+    const watch = await startWatch(tree, env, [], { setTimer: timers.setTimer });
     emulator.state.clearRequests();
     const file = path.join(folder, "04-new.md");
     await writeFile(file, "---\ntitle: Brand new\nordinal: 4\nformat: html\n---\n<p>new</p>\n");
+    await quietTimeOver(timers);
     await eventually(() => writes(emulator, "POST").length === 1);
     const withId = await eventually(async () => {
       const body = await readFile(file, "utf8");
       return /^id: \d+$/m.test(body) && body;
     }, 4_000);
     expect(withId).toMatch(/^---\nid: \d+\ntitle: Brand new\n/);
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    // A later save of another file: the id written back is reported before it (events come
+    // in order), so it is pushed with it or at the stop, and must send nothing.
+    await appendFile(path.join(folder, "01-chapter-1.md"), "<p>later</p>\n");
+    await firingUntil(timers, () => writes(emulator, "PATCH").length === 1);
+    expect(await watch.stop()).toBe(130);
     expect(writes(emulator, "POST")).toHaveLength(1);
-    expect(writes(emulator, "PATCH")).toHaveLength(0);
-    await watch.stop();
+    expect(writes(emulator, "PATCH").map((r) => r.path)).toEqual(["/api/v1/chapters/1"]);
   });
 
   it("reports an invalid file with its path and line, skips it, and goes on with the others", async () => {
@@ -256,12 +282,17 @@ describe("watch", () => {
   it("keeps a save through a network loss and sends it once the site answers again", async () => {
     const { emulator, tree, env, folder } = await setup();
     // The client gives up at once, so watch's own retry (after 1 s) is what brings it through.
-    const watch = await startWatch(tree, env, [], { apiRetries: 0 });
+    const timers = manualTimers();
+    const watch = await startWatch(tree, env, [], { apiRetries: 0, setTimer: timers.setTimer });
     emulator.faults.update({ resetNext: 1 });
     emulator.state.clearRequests();
     await appendFile(path.join(folder, "01-chapter-1.md"), "<p>offline edit</p>\n");
+    await quietTimeOver(timers);
     await eventually(() => watch.output().includes("waiting"));
+    expect(watch.output()).toContain("trying again in 1 s");
     expect(writes(emulator, "PATCH")).toHaveLength(0);
+    expect(timers.pending()).toEqual([1000]);
+    timers.fire(1000);
     await eventually(() => writes(emulator, "PATCH").length === 1);
     expect(emulator.state.get("chapters", 1)?.content).toContain("<p>offline edit</p>");
     expect(emulator.faults.pending.resetNext).toBe(0);
@@ -273,13 +304,19 @@ describe("watch", () => {
 
   it("keeps the saves of two pushes that fail in a row, and sends both once the site answers", async () => {
     const { emulator, tree, env, folder } = await setup();
-    const watch = await startWatch(tree, env, [], { apiRetries: 0 });
+    const timers = manualTimers();
+    const watch = await startWatch(tree, env, [], { apiRetries: 0, setTimer: timers.setTimer });
     emulator.faults.update({ resetNext: 2 });
     await appendFile(path.join(folder, "01-chapter-1.md"), "<p>edit A</p>\n");
+    await quietTimeOver(timers);
     await eventually(() => watch.output().split("waiting").length === 2);
-    // Before the retry: another file is saved, and its push fails too.
+    expect(timers.pending()).toEqual([1000]);
+    // Before the retry: another file is saved, and its push fails too; the wait doubles.
     await appendFile(path.join(folder, "02-chapter-2.md"), "<p>edit B</p>\n");
+    await quietTimeOver(timers);
     await eventually(() => watch.output().split("waiting").length === 3);
+    expect(timers.pending()).toEqual([2000]);
+    timers.fire(2000);
     await eventually(() => emulator.state.get("chapters", 2)?.content.includes("edit B") === true);
     await eventually(() => emulator.state.get("chapters", 1)?.content.includes("edit A") === true);
     expect(await watch.stop()).toBe(130); // stopped with Ctrl-C
