@@ -82,6 +82,8 @@ export interface EmulatorOptions {
   now?: () => Date;
   /** Milliseconds of a monotonic clock for the rate window; default performance.now. */
   rateClock?: () => number;
+  /** How a request waits out latencyMs (aborted when the emulator closes); default a setTimeout promise. */
+  latencySleep?: (ms: number, signal: AbortSignal) => Promise<unknown>;
 }
 
 /** Which rate-limit headers the emulator sends. */
@@ -231,6 +233,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     },
   );
   const stopping = new AbortController();
+  const latencySleep =
+    options.latencySleep ?? ((ms: number, signal: AbortSignal) => sleep(ms, undefined, { signal }));
   const context: ApiContext = {
     state,
     baseUrl: "",
@@ -261,7 +265,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       response.destroy();
     };
     const latency = faults.settings.latencyMs;
-    if (latency > 0) await sleep(latency, undefined, { signal: stopping.signal });
+    if (latency > 0) await latencySleep(latency, stopping.signal);
     const retryAfter = faults.admit();
     if (retryAfter !== undefined) {
       const error = `Rate limit exceeded (${faults.settings.rate} requests per second): retry after ${retryAfter} s`;
