@@ -8,7 +8,7 @@ import {
   courseFileText,
   courseValuesOfRecord,
 } from "../sync/entities.js";
-import { courseFileOf, planLocalChanges } from "../sync/local-plan.js";
+import { planLocalChanges } from "../sync/local-plan.js";
 import { baseTextsFor, buildLocalView, knownHashes, type LocalView } from "../sync/local-view.js";
 import { siteView } from "../sync/push/restore.js";
 import { remotePairs } from "../sync/remote-diff.js";
@@ -16,6 +16,7 @@ import { ContentCache, loadSnapshot, statePaths } from "../sync/snapshot.js";
 import { rekeyProvisional } from "../sync/state/provisional.js";
 import { bodyCodec } from "../tree/codecs.js";
 import { abs } from "../tree/fs-ops.js";
+import { courseFilePath } from "../tree/layout.js";
 import { scanTree } from "../tree/scan.js";
 import { StatCache } from "../tree/stat-cache.js";
 import { guardedFs } from "../tree/tree-fs.js";
@@ -124,7 +125,7 @@ export function registerDiff(program: Command, run: CliRun): void {
       for (const { plan, path: where, from } of changes) {
         if (plan.remote.type === "none" && !from) continue;
         const isCourse = plan.kind === "course";
-        const file = isCourse ? courseFileOf(where) : where;
+        const file = isCourse ? courseFilePath(where) : where;
         const entry =
           plan.id === undefined ? undefined : snapshot[isCourse ? "courses" : "chapters"][plan.id];
         let before = "";
@@ -138,7 +139,7 @@ export function registerDiff(program: Command, run: CliRun): void {
           }
         }
         const after = plan.remote.type === "delete" ? "" : await readOrEmpty(abs(tree.root, file));
-        const oldName = entry ? (isCourse ? courseFileOf(entry.path) : entry.path) : "/dev/null";
+        const oldName = entry ? (isCourse ? courseFilePath(entry.path) : entry.path) : "/dev/null";
         const newName = plan.remote.type === "delete" ? "/dev/null" : file;
         const fields = plan.remote.type === "update" ? ` [${plan.remote.fields.join(", ")}]` : "";
         out.result(

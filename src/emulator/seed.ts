@@ -2,6 +2,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseChapterFile } from "../tree/chapter-file.js";
 import { parseCourseFile } from "../tree/course-file.js";
+import { COURSE_FILE, COURSES_DIR, isConflictCopy } from "../tree/layout.js";
 import { FileProblem } from "../tree/yaml-text.js";
 import {
   type ChapterRecord,
@@ -57,7 +58,7 @@ function assignIds<T>(entries: Array<SeedEntry<T>>, what: string): number[] {
  * record is stamped `stamp`. Throws FileProblem naming the file (and line) on any problem.
  */
 export async function loadSeed(dir: string, stamp: string): Promise<StateDump> {
-  const coursesDir = join(dir, "courses");
+  const coursesDir = join(dir, COURSES_DIR);
   let folders: Awaited<ReturnType<typeof listDir>>;
   try {
     folders = await listDir(coursesDir);
@@ -74,7 +75,7 @@ export async function loadSeed(dir: string, stamp: string): Promise<StateDump> {
   const chapters: Array<SeedEntry<ReturnType<typeof parseChapterFile>> & { course: number }> = [];
   for (const folder of folders) {
     if (!folder.isDirectory() || folder.name.startsWith(".")) continue;
-    const courseFile = join(coursesDir, folder.name, "course.yaml");
+    const courseFile = join(coursesDir, folder.name, COURSE_FILE);
     let text: string;
     try {
       text = await readFile(courseFile, "utf8");
@@ -90,7 +91,7 @@ export async function loadSeed(dir: string, stamp: string): Promise<StateDump> {
     const course = parseCourseFile(text, courseFile, { strict: true });
     courses.push({ file: courseFile, id: course.id, value: course, folder: folder.name });
     for (const entry of await listDir(join(coursesDir, folder.name))) {
-      if (!entry.isFile() || !entry.name.endsWith(".md") || entry.name.endsWith(".remote.md")) continue;
+      if (!entry.isFile() || !entry.name.endsWith(".md") || isConflictCopy(entry.name)) continue;
       const file = join(coursesDir, folder.name, entry.name);
       const chapter = parseChapterFile(await readFile(file, "utf8"), file, { strict: true });
       if (chapter.format !== "html") {

@@ -1,7 +1,8 @@
 import type { BodyCodec } from "../tree/bodies.js";
 import type { ChapterFile } from "../tree/chapter-file.js";
+import { COURSE_FILE } from "../tree/layout.js";
 import { ordinalPrefix } from "../tree/naming.js";
-import { COURSE_FILE, type ScannedChapter, type ScanResult, scanTree } from "../tree/scan.js";
+import { type ScannedChapter, type ScanResult, scanTree } from "../tree/scan.js";
 import type { Limits } from "../tree/schema.js";
 import { FileProblem } from "../tree/yaml-text.js";
 import {

@@ -1,5 +1,4 @@
-import { conflictCopyPath } from "../tree/layout.js";
-import { COURSE_FILE } from "../tree/scan.js";
+import { conflictCopyPath, courseFilePath } from "../tree/layout.js";
 import { asFields, chapterValuesOfRecord, courseValuesOfRecord, fieldsEqual } from "./entities.js";
 import type { LocalView } from "./local-view.js";
 import { type EntityPlan, reconcileEntity } from "./reconcile.js";
@@ -61,7 +60,7 @@ export function planLocalChanges(
   for (const id of [...courseIds].sort((a, b) => a - b)) {
     const entry = snapshot.courses[id];
     const mine = local.courses.get(`course:${id}`);
-    if (!mine && entry && ignoredHere(local, courseFileOf(entry.path))) continue;
+    if (!mine && entry && ignoredHere(local, courseFilePath(entry.path))) continue;
     const base = entry ? asFields(courseValuesOfRecord(entry.record)) : undefined;
     const plan = reconcileEntity(
       {
@@ -132,9 +131,4 @@ function ignoredHere(local: LocalView, file: string): boolean {
 export function copyBeside(file: string, copies: ReadonlySet<string>): string | undefined {
   const copy = conflictCopyPath(file);
   return copies.has(copy) ? copy : undefined;
-}
-
-/** The course.yaml path of a course folder. */
-export function courseFileOf(folder: string): string {
-  return `${folder}/${COURSE_FILE}`;
 }

@@ -1,6 +1,7 @@
 import type { BodyCodec } from "../tree/bodies.js";
 import type { ChapterFile } from "../tree/chapter-file.js";
-import { COURSE_FILE, type ScanResult } from "../tree/scan.js";
+import { courseFilePath } from "../tree/layout.js";
+import type { ScanResult } from "../tree/scan.js";
 import { type FieldProblem, FileProblem } from "../tree/yaml-text.js";
 import type { LocalBody } from "./content-merge.js";
 import {
@@ -103,7 +104,7 @@ export class DuplicateId extends FileProblem {
 export function knownHashes(snapshot: Snapshot | undefined): Map<string, string> {
   const known = new Map<string, string>();
   if (!snapshot) return known;
-  for (const entry of Object.values(snapshot.courses)) known.set(`${entry.path}/${COURSE_FILE}`, entry.hash);
+  for (const entry of Object.values(snapshot.courses)) known.set(courseFilePath(entry.path), entry.hash);
   for (const entry of Object.values(snapshot.chapters)) known.set(entry.path, entry.hash);
   return known;
 }
@@ -142,7 +143,7 @@ export function buildLocalView(
   const courseAtPath = new Map<string, number>();
   const chapterAtPath = new Map<string, number>();
   for (const [id, entry] of Object.entries(snapshot?.courses ?? {}))
-    courseAtPath.set(`${entry.path}/${COURSE_FILE}`, Number(id));
+    courseAtPath.set(courseFilePath(entry.path), Number(id));
   for (const [id, entry] of Object.entries(snapshot?.chapters ?? {}))
     chapterAtPath.set(entry.path, Number(id));
   const firstFile = new Map<string, string>();

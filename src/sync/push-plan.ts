@@ -1,4 +1,5 @@
 import type { ChapterInput, CourseInput } from "../api/wire.js";
+import { recordFilePath } from "../tree/layout.js";
 import { FIELD_RULES, STATUS_VALUES, statusProblem } from "../tree/schema.js";
 import { FileProblem } from "../tree/yaml-text.js";
 import type { ChapterValues, CourseValues } from "./entities.js";
@@ -100,7 +101,7 @@ export function planPush(changes: readonly LocalChange[], snapshot: Snapshot, lo
 
   for (const change of changes) {
     const { plan: p } = change;
-    const file = p.kind === "course" ? `${change.path}/course.yaml` : change.path;
+    const file = recordFilePath(p.kind, change.path);
     if (p.kind === "course" && p.merged && (p.remote.type === "create" || p.remote.type === "update")) {
       const values = p.merged as unknown as CourseValues;
       const base = p.id === undefined ? undefined : snapshot.courses[p.id];

@@ -6,7 +6,7 @@ import type { WireRecord } from "../api/wire.js";
 import { ExitCode, InterruptedError, UserError } from "../errors.js";
 import type { BodyCodec } from "../tree/bodies.js";
 import { removeLeftoverTemps, removeTreeFile } from "../tree/fs-ops.js";
-import { conflictCopyPath } from "../tree/layout.js";
+import { conflictCopyPath, courseFolderOf, recordFilePath } from "../tree/layout.js";
 import { scanTree } from "../tree/scan.js";
 import { DEFAULT_LIMITS, type Limits } from "../tree/schema.js";
 import { StatCache } from "../tree/stat-cache.js";
@@ -23,7 +23,7 @@ import { doneChange, failureText } from "./push/outcome.js";
 import { checkPlan, followRecreatedCourses, listChapters, recheck } from "./push/recheck.js";
 import { holdConflicts, openSnapshot, siteView } from "./push/restore.js";
 import { type PushOp, type PushPlan, planPush } from "./push-plan.js";
-import { fileOf, foldJournal, restoreIds, unsettledCreates } from "./recovery.js";
+import { foldJournal, restoreIds, unsettledCreates } from "./recovery.js";
 import { type Change, defaultMaxDelete } from "./report.js";
 import {
   ContentCache,
@@ -153,9 +153,7 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
   if (blocking.length > 0) throw invalidFilesError(blocking, "nothing was sent");
   if (options.skipInvalid)
     for (const problem of problems) if (inPaths(problem.file, options.paths)) options.onInvalid?.(problem);
-  const blocked = problems.map((p) =>
-    p.file.endsWith("/course.yaml") ? p.file.slice(0, -"/course.yaml".length) : p.file,
-  );
+  const blocked = problems.map((p) => courseFolderOf(p.file));
   const isBlocked = (file: string | undefined) =>
     file !== undefined && blocked.some((b) => file === b || file.startsWith(`${b}/`));
   const changes = planLocalChanges(snapshot, local, options.paths).filter((change) => {
@@ -315,7 +313,7 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
       }
       done.push(line);
       // The site now has this side: a conflict copy pull left beside the file is settled.
-      await removeTreeFile(root, conflictCopyPath(fileOf(op.kind, op.path)), fs);
+      await removeTreeFile(root, conflictCopyPath(recordFilePath(op.kind, op.path)), fs);
       reportAt(index, doneChange(op, line, decision, ctx.adopted.has(op.key)));
     } catch (error) {
       if (error instanceof InterruptedError) {
@@ -333,7 +331,7 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
         id,
         path: op.path,
         outcome: "failed",
-        reason: failureText(error, fileOf(op.kind, op.path)),
+        reason: failureText(error, recordFilePath(op.kind, op.path)),
       });
     }
   };

@@ -1,20 +1,15 @@
 import { readFile } from "node:fs/promises";
 import type { WireRecord } from "../api/wire.js";
 import { abs, hashTreeFile, writeTreeFile } from "../tree/fs-ops.js";
+import { recordFilePath } from "../tree/layout.js";
 import { guardedFs, type TreeFs } from "../tree/tree-fs.js";
 import { sha256 } from "../util/hash.js";
 import { courseFileText, courseValuesOfRecord, fieldsEqual, snapshotRecord } from "./entities.js";
 import type { Done, Intent, JournalLine } from "./journal.js";
-import { courseFileOf } from "./local-plan.js";
 import type { Snapshot } from "./snapshot.js";
 
 // What a run does with the push journal an earlier run left: fold it into the snapshot and
 // finish the files of the creates it confirmed; and how a create is known on the site.
-
-/** The file of a course (its course.yaml) or chapter at `where`. */
-export function fileOf(kind: "course" | "chapter", where: string): string {
-  return kind === "course" ? courseFileOf(where) : where;
-}
 
 /** An `id:` line of a file's fields (empty, null, or an id the site no longer has). */
 const ID_LINE = /^id:[^\r\n]*/m;
@@ -94,7 +89,7 @@ export async function restoreIds(
 ): Promise<void> {
   for (const line of lines) {
     if (line.t !== "done" || line.op !== "create") continue;
-    const file = fileOf(line.kind, line.path);
+    const file = recordFilePath(line.kind, line.path);
     let text: string;
     try {
       text = await readFile(abs(root, file), "utf8");
@@ -124,7 +119,7 @@ export async function unsettledCreates(root: string, lines: readonly JournalLine
   const out: Done[] = [];
   for (const line of lines) {
     if (line.t !== "done" || line.op !== "create") continue;
-    const hash = await hashTreeFile(root, fileOf(line.kind, line.path));
+    const hash = await hashTreeFile(root, recordFilePath(line.kind, line.path));
     // A provisional record's file is settled only from the file as sent (it gets no id).
     if (line.id < 0 ? line.text !== undefined && hash === line.from : hash !== line.hash) out.push(line);
   }
@@ -179,7 +174,7 @@ export async function adoptIntents(
   for (const intent of intents) {
     const found = findCreated(listed[intent.kind], intent.kind, intent.fields, snapshot, taken);
     if (!found) continue; // never applied: the file is still new, and the next push creates it
-    const file = fileOf(intent.kind, intent.path);
+    const file = recordFilePath(intent.kind, intent.path);
     let text: string;
     try {
       text = await readFile(abs(root, file), "utf8");

@@ -1,5 +1,5 @@
 import type { BodyCodec } from "../tree/bodies.js";
-import { fileOfConflictCopy } from "../tree/layout.js";
+import { courseFolderOf, fileOfConflictCopy, recordFilePath } from "../tree/layout.js";
 import { ConflictMarkers, scanTree } from "../tree/scan.js";
 import { DEFAULT_LIMITS, type Limits } from "../tree/schema.js";
 import type { StatCache } from "../tree/stat-cache.js";
@@ -95,7 +95,7 @@ export async function treeStatus(options: {
   }
   for (const change of planLocalChanges(snapshot, local, paths)) {
     const { plan } = change;
-    const file = plan.kind === "course" ? `${change.path}/course.yaml` : change.path;
+    const file = recordFilePath(plan.kind, change.path);
     const base = { kind: plan.kind, id: plan.id, path: change.path } as const;
     if (conflicted.has(file)) continue; // reported once below, as a conflict
     if (plan.localState === "new") entries.push({ ...base, state: "new" });
@@ -124,7 +124,7 @@ export async function treeStatus(options: {
       state: "conflict",
       kind: file.endsWith(".md") ? "chapter" : "course",
       id,
-      path: file.endsWith("/course.yaml") ? file.slice(0, -"/course.yaml".length) : file,
+      path: courseFolderOf(file),
       copy: copyBeside(file, copies),
       message:
         "the site changed it too: merge by hand and `coursesync push --force`, or `coursesync pull --theirs`",

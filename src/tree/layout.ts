@@ -1,5 +1,32 @@
 import { assignNames, chapterFileBase, courseFolderBase, ordinalNumber, ordinalWidth } from "./naming.js";
-import { COURSES_DIR } from "./scan.js";
+
+/** The folder under the root that holds one folder per course. */
+export const COURSES_DIR = "courses";
+/** The name of a course's own file inside its folder. */
+export const COURSE_FILE = "course.yaml";
+/** The name of a course file's conflict copy inside its folder. */
+const COURSE_COPY = "course.remote.yaml";
+
+/** The course.yaml path of a course folder. */
+export function courseFilePath(folder: string): string {
+  return `${folder}/${COURSE_FILE}`;
+}
+
+/** The file of a course (its course.yaml) or chapter at `where` (a folder or a chapter path). */
+export function recordFilePath(kind: "course" | "chapter", where: string): string {
+  return kind === "course" ? courseFilePath(where) : where;
+}
+
+/** The course folder a course.yaml path stands for; any other path is returned as it is. */
+export function courseFolderOf(file: string): string {
+  const suffix = `/${COURSE_FILE}`;
+  return file.endsWith(suffix) ? file.slice(0, -suffix.length) : file;
+}
+
+/** Whether a file name is one of coursesync's conflict copies. */
+export function isConflictCopy(name: string): boolean {
+  return name.endsWith(".remote.md") || name === COURSE_COPY;
+}
 
 /**
  * Where pull writes the site's version of a conflicted record beside its file: `01-intro.md` →
@@ -8,14 +35,14 @@ import { COURSES_DIR } from "./scan.js";
 export function conflictCopyPath(file: string): string {
   return file.endsWith(".md")
     ? file.replace(/\.md$/, ".remote.md")
-    : file.replace(/course\.yaml$/, "course.remote.yaml");
+    : file.replace(/course\.yaml$/, COURSE_COPY);
 }
 
 /** The file a conflict copy stands beside (the reverse of `conflictCopyPath`). */
 export function fileOfConflictCopy(copy: string): string {
   return copy.endsWith(".remote.md")
     ? copy.replace(/\.remote\.md$/, ".md")
-    : copy.replace(/course\.remote\.yaml$/, "course.yaml");
+    : copy.replace(/course\.remote\.yaml$/, COURSE_FILE);
 }
 
 /** A course that will have a folder after the sync. */

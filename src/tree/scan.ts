@@ -7,13 +7,11 @@ import { type CourseFile, readCourseFile } from "./course-file.js";
 import { readFolder } from "./folder-entries.js";
 import { tempFileOwner } from "./fs-ops.js";
 import { ignoreMatcher } from "./ignore-rules.js";
+import { COURSE_FILE, COURSES_DIR, isConflictCopy } from "./layout.js";
 import type { StatCache } from "./stat-cache.js";
 import { type FieldLines, type FieldProblem, FileProblem } from "./yaml-text.js";
 
-/** The folder under the root that holds one folder per course. */
-export const COURSES_DIR = "courses";
-/** The name of a course's own file inside its folder. */
-export const COURSE_FILE = "course.yaml";
+export { COURSE_FILE, COURSES_DIR, isConflictCopy } from "./layout.js";
 
 /** A course folder as found on disk. */
 export interface ScannedCourse {
@@ -126,11 +124,6 @@ function keepRead<T>(
 export function isLookalike(name: string): boolean {
   if (/\.(md|markdown)$/i.test(name)) return !name.endsWith(".md");
   return /^course\.ya?ml$/i.test(name) && name !== COURSE_FILE;
-}
-
-/** Whether a file name is one of coursesync's conflict copies. */
-export function isConflictCopy(name: string): boolean {
-  return name.endsWith(".remote.md") || name === "course.remote.yaml";
 }
 
 /** How to scan: which files to parse and which to leave alone. */

@@ -1,7 +1,6 @@
 import type { WireRecord } from "../../api/wire.js";
 import type { BodyCodec } from "../../tree/bodies.js";
-import { conflictCopyPath } from "../../tree/layout.js";
-import { COURSE_FILE } from "../../tree/scan.js";
+import { conflictCopyPath, courseFilePath } from "../../tree/layout.js";
 import { sha256 as sha } from "../../util/hash.js";
 import {
   type ChapterValues,
@@ -61,13 +60,13 @@ export function emitCourses(p: Planned, placement: Placement, out: PlanOutput): 
     const remote = remoteCourses.get(id);
     const entry = base.courses[id];
     const folder = layout.courseFolder.get(id);
-    const file = folder ? `${folder}/${COURSE_FILE}` : (mine?.file ?? `${entry?.path}/${COURSE_FILE}`);
+    const file = folder ? courseFilePath(folder) : (mine?.file ?? courseFilePath(`${entry?.path}`));
     if (mine && folder && mine.folder !== folder) {
       folderMoves.set(mine.folder, folder);
       ops.push({ op: "move-folder", from: mine.folder, to: folder });
     }
     if (plan.conflict) {
-      const copyPath = conflictCopyPath(mine ? file : `${folder ?? entry?.path}/${COURSE_FILE}`);
+      const copyPath = conflictCopyPath(mine ? file : courseFilePath(`${folder ?? entry?.path}`));
       if (remote)
         ops.push({ op: "copy", path: copyPath, text: courseFileText(id, courseValuesOfRecord(remote)) });
       changes.push({

@@ -1,8 +1,8 @@
 import type { WireRecord } from "../../api/wire.js";
 import type { BodyCodec } from "../../tree/bodies.js";
-import { conflictCopyPath } from "../../tree/layout.js";
+import { COURSE_FILE, COURSES_DIR, conflictCopyPath, courseFilePath } from "../../tree/layout.js";
 import { courseFolderBase } from "../../tree/naming.js";
-import { COURSE_FILE, COURSES_DIR, type ScanResult } from "../../tree/scan.js";
+import type { ScanResult } from "../../tree/scan.js";
 import type { FileProblem } from "../../tree/yaml-text.js";
 import {
   chapterFileText,
@@ -173,7 +173,7 @@ export function holdInvalid(input: HoldInput): HoldPlan {
     const mine = local.courses.get(`course:${id}`);
     if (mine) return mine.file;
     const folder = base.courses[id]?.path;
-    return folder !== undefined && scannedFolders.has(folder) ? `${folder}/${COURSE_FILE}` : undefined;
+    return folder !== undefined && scannedFolders.has(folder) ? courseFilePath(folder) : undefined;
   };
   const ops: FileOp[] = [];
   const changes: Change[] = [];
@@ -271,7 +271,7 @@ function withStandIns(local: LocalView, scan: ScanResult, invalid: readonly stri
       id: undefined,
       key,
       folder: name,
-      file: `${name}/${COURSE_FILE}`,
+      file: courseFilePath(name),
       hash: "",
       values: courseValuesOfRecord({ id: 0 }),
       unchanged: true,

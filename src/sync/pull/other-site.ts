@@ -3,12 +3,13 @@ import type { Listing } from "../../api/client.js";
 import type { Resource, WireRecord } from "../../api/wire.js";
 import { ExitCode, UserError } from "../../errors.js";
 import { abs, writeTreeFile } from "../../tree/fs-ops.js";
+import { recordFilePath } from "../../tree/layout.js";
 import type { TreeFs } from "../../tree/tree-fs.js";
 import { sha256 } from "../../util/hash.js";
 import { courseFileText, courseValuesOfRecord, snapshotRecord } from "../entities.js";
 import type { Intent } from "../journal.js";
 import { type SiteNames, treeIdOfKey } from "../push/restore.js";
-import { fileOf, findCreated } from "../recovery.js";
+import { findCreated } from "../recovery.js";
 import type { Change } from "../report.js";
 import type { Snapshot } from "../snapshot.js";
 import { emptyIdMap, type IdMap, SiteIds } from "../state/id-map.js";
@@ -116,7 +117,7 @@ export async function adoptProvisionalIntents(
   for (const intent of open) {
     const found = findCreated(listed[intent.kind], intent.kind, intent.fields, next, taken);
     if (!found || found.id >= 0) continue;
-    const file = fileOf(intent.kind, intent.path);
+    const file = recordFilePath(intent.kind, intent.path);
     const text = await readFile(abs(root, file), "utf8").catch(() => undefined);
     // No hash is known for a file that is not as sent: it is read and compared with the record.
     let hash = "unsettled";

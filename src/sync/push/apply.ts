@@ -7,6 +7,7 @@ import type { BodyCodec } from "../../tree/bodies.js";
 import { parseChapterFile, splitFrontMatter } from "../../tree/chapter-file.js";
 import { parseCourseFile } from "../../tree/course-file.js";
 import { abs, writeTreeFile } from "../../tree/fs-ops.js";
+import { recordFilePath } from "../../tree/layout.js";
 import type { TreeFs } from "../../tree/tree-fs.js";
 import { sha256 } from "../../util/hash.js";
 import {
@@ -24,7 +25,7 @@ import type { Done, Intent, Journal } from "../journal.js";
 import type { LocalView } from "../local-view.js";
 import type { PushClient } from "../push.js";
 import { chapterInput, courseInput, type PushOp } from "../push-plan.js";
-import { fileOf, findCreated, matchesCreate, withId } from "../recovery.js";
+import { findCreated, matchesCreate, withId } from "../recovery.js";
 import type { ContentCache, Snapshot } from "../snapshot.js";
 import type { SiteIds } from "../state/id-map.js";
 import { createdAnswerProblem } from "./answers.js";
@@ -193,7 +194,7 @@ export async function apply(
     // snapshot does not know would be untracked after a crash, and its create never settled.
     await journal.append(line);
     if (settled.text !== undefined)
-      await writeTreeFile(ctx.root, fileOf(op.kind, op.path), settled.text, ctx.fs);
+      await writeTreeFile(ctx.root, recordFilePath(op.kind, op.path), settled.text, ctx.fs);
     return line;
   }
   if (op.type === "delete") {
@@ -246,7 +247,7 @@ export async function apply(
   // The file first, then the journal: after a crash between them, the rerun re-reads the
   // record, finds the site already has the file's values, and settles it then.
   if (settled.text !== undefined)
-    await writeTreeFile(ctx.root, fileOf(op.kind, op.path), settled.text, ctx.fs);
+    await writeTreeFile(ctx.root, recordFilePath(op.kind, op.path), settled.text, ctx.fs);
   const line: Done = {
     t: "done",
     op: "update",
@@ -336,7 +337,7 @@ async function settleFile(
   created: boolean,
   ctx: ApplyContext,
 ): Promise<Settled> {
-  const file = fileOf(kind, where);
+  const file = recordFilePath(kind, where);
   const siteValues = valuesOfRecord(kind, record);
   if (kind === "chapter" && typeof record.content === "string") {
     // The last synced text of this chapter, for later comparisons and merges.
@@ -437,7 +438,7 @@ function answerCheck(
     const problem = createdAnswerProblem(kind, record, sent, ctx);
     if (problem === undefined) return undefined;
     return {
-      reason: `${problem}. Not taken as the new ${kind}: ${fileOf(kind, where)} is left as it is, and the next push looks for a ${kind} this POST may have made (and adopts it) before creating one`,
+      reason: `${problem}. Not taken as the new ${kind}: ${recordFilePath(kind, where)} is left as it is, and the next push looks for a ${kind} this POST may have made (and adopts it) before creating one`,
       hint: `Run \`coursesync push\` again, or \`coursesync pull\`; if the site keeps answering so, check what stands between coursesync and the site (a proxy, a cache).`,
     };
   };

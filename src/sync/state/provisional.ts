@@ -1,4 +1,5 @@
 import type { ChapterFile } from "../../tree/chapter-file.js";
+import { recordFilePath } from "../../tree/layout.js";
 import type { ScanResult } from "../../tree/scan.js";
 import { bodyKey, courseValuesOfFile, courseValuesOfRecord, fieldsEqual } from "../entities.js";
 import type { PushPlan } from "../push-plan.js";
@@ -187,7 +188,7 @@ export function holdUnmatchedProvisional(plan: PushPlan): void {
   const held = plan.ops.filter((op) => op.type === "delete" && op.id < 0);
   if (creates.length === 0 || held.length === 0) return;
   plan.ops = plan.ops.filter((op) => !held.includes(op));
-  const news = creates.map((op) => (op.kind === "course" ? `${op.path}/course.yaml` : op.path));
+  const news = creates.map((op) => recordFilePath(op.kind, op.path));
   plan.kept = held.map((op) => ({
     kind: op.kind,
     path: op.path,
