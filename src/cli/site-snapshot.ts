@@ -1,6 +1,7 @@
 import path from "node:path";
 import { resolveSite } from "../config/config.js";
-import { ExitCode, UserError } from "../errors.js";
+import { UserError } from "../errors.js";
+import { guardSnapshotSite } from "../sync/guards.js";
 import type { SiteNames } from "../sync/push/restore.js";
 import { loadSnapshot, STATE_DIR } from "../sync/snapshot.js";
 import type { TreeContext } from "./context.js";
@@ -26,14 +27,12 @@ export async function siteSnapshot(tree: TreeContext, globals: GlobalOptions) {
       },
     );
   }
-  if (snapshot.site !== site.url) {
-    throw new UserError(
-      `the snapshot of site "${site.name}" was made for ${snapshot.site}, not ${site.url}: this tree has never synced ${site.url}`,
-      {
-        hint: "Add the site to coursesync.yaml's `sites:` under its own name and use --site <name>.",
-        exitCode: ExitCode.usage,
-      },
-    );
-  }
+  guardSnapshotSite(
+    `the snapshot of site "${site.name}"`,
+    snapshot.site,
+    site.url,
+    "Add the site to coursesync.yaml's `sites:` under its own name and use --site <name>.",
+    `: this tree has never synced ${site.url}`,
+  );
   return { site, snapshot, names, other: site.name !== tree.config.site };
 }

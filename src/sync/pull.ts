@@ -12,6 +12,7 @@ import { StatCache } from "../tree/stat-cache.js";
 import { guardedFs, type TreeFs } from "../tree/tree-fs.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { snapshotRecord } from "./entities.js";
+import { defaultMaxDelete, guardDeleteLimit, guardEmptyListing, guardSnapshotSite } from "./guards.js";
 import { Journal, unconfirmedIntents } from "./journal.js";
 import { baseTextsFor, buildLocalView, knownHashes } from "./local-view.js";
 import { applyOps, effectiveOps } from "./pull/apply.js";
@@ -29,7 +30,7 @@ import { planPull } from "./pull-plan.js";
 import { siteView } from "./push/restore.js";
 import { jsonEqual } from "./reconcile.js";
 import { adoptIntents, foldJournal, restoreIds } from "./recovery.js";
-import { type Change, defaultMaxDelete, FIX_INVALID_FILES, invalidFilesMessage } from "./report.js";
+import type { Change } from "./report.js";
 import {
   ContentCache,
   loadSnapshot,
@@ -90,11 +91,6 @@ export interface PullResult {
   counts: { courses: number; chapters: number };
 }
 
-/** An error listing every invalid file, each with its line; nothing was written. */
-export function invalidFilesError(problems: readonly FileProblem[], verb: string): UserError {
-  return new UserError(invalidFilesMessage(problems, verb), { hint: FIX_INVALID_FILES });
-}
-
 /** How many files a first mapping of a site names one by one as not on it. */
 const NOTED = 20;
 
@@ -105,13 +101,12 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
   const fs = guardedFs(root, options.fs);
   const bodies = memoized(options.bodies);
   const loaded = await loadSnapshot(root, options.site);
-  if (loaded && loaded.site !== options.siteUrl) {
-    throw new UserError(
-      `the snapshot ${path.relative(root, statePaths(root, options.site).snapshot)} was made for ${loaded.site}, not ${options.siteUrl}`,
-      {
-        hint: "Use the site the tree was pulled from (--site), or start a new tree for this one.",
-        exitCode: ExitCode.usage,
-      },
+  if (loaded) {
+    guardSnapshotSite(
+      `the snapshot ${path.relative(root, statePaths(root, options.site).snapshot)}`,
+      loaded.site,
+      options.siteUrl,
+      "Use the site the tree was pulled from (--site), or start a new tree for this one.",
     );
   }
   // Both lists at once through the one gate, while the tree is read; a failure of any page
@@ -226,24 +221,22 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
 
   const [courses, chapters] = await listing;
   const known = Object.keys(snapshot?.courses ?? {}).length + Object.keys(snapshot?.chapters ?? {}).length;
-  if (courses.records.length === 0 && Object.keys(snapshot?.courses ?? {}).length > 0) {
-    throw new UserError(
-      `the site listed no courses, but the snapshot holds ${known} records; nothing was changed`,
-      {
-        hint: "An empty listing is not taken as 'everything was deleted'. Check the site and the account. If the site really is empty now, remove the courses folder and the snapshot by hand.",
-      },
-    );
-  }
+  guardEmptyListing(
+    "courses",
+    courses.records.length,
+    { count: Object.keys(snapshot?.courses ?? {}).length, said: `${known} records` },
+    "nothing was changed",
+    "An empty listing is not taken as 'everything was deleted'. Check the site and the account. If the site really is empty now, remove the courses folder and the snapshot by hand.",
+  );
   // The same for chapters alone: courses listed but no chapter is as likely a failure as a fact.
   const knownChapters = Object.keys(snapshot?.chapters ?? {}).length;
-  if (chapters.records.length === 0 && knownChapters > 0) {
-    throw new UserError(
-      `the site listed no chapters, but the snapshot holds ${knownChapters}; nothing was changed`,
-      {
-        hint: "An empty listing is not taken as 'every chapter was deleted'. Check the site and the account. If the site really has no chapters now, remove the chapter files and their snapshot entries by hand.",
-      },
-    );
-  }
+  guardEmptyListing(
+    "chapters",
+    chapters.records.length,
+    { count: knownChapters, said: `${knownChapters}` },
+    "nothing was changed",
+    "An empty listing is not taken as 'every chapter was deleted'. Check the site and the account. If the site really has no chapters now, remove the chapter files and their snapshot entries by hand.",
+  );
 
   // A first pull of a large site converts thousands of chapters: spread that over cores.
   if (bodies.mode === "markdown") {
@@ -295,15 +288,7 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
 
   const siteSize = courses.records.length + chapters.records.length;
   const maxDelete = options.maxDelete ?? defaultMaxDelete(Math.max(siteSize, known));
-  if (plan.deletes > maxDelete) {
-    throw new UserError(
-      `the pull would delete ${plan.deletes} local files (the limit is ${maxDelete}); nothing was changed`,
-      {
-        hint: `Check the site: were that many records deleted? If so, run again with --max-delete ${plan.deletes}.`,
-        exitCode: ExitCode.stopped,
-      },
-    );
-  }
+  guardDeleteLimit("pull", plan.deletes, maxDelete);
 
   const result: PullResult = {
     changes: plan.changes,

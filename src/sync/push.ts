@@ -3,7 +3,7 @@ import PQueue from "p-queue";
 import { isTransient } from "../api/errors.js";
 import { realSleep } from "../api/gate.js";
 import type { WireRecord } from "../api/wire.js";
-import { ExitCode, InterruptedError, UserError } from "../errors.js";
+import { InterruptedError, UserError } from "../errors.js";
 import type { BodyCodec } from "../tree/bodies.js";
 import { removeLeftoverTemps, removeTreeFile } from "../tree/fs-ops.js";
 import { conflictCopyPath, courseFolderOf, recordFilePath } from "../tree/layout.js";
@@ -13,10 +13,10 @@ import { StatCache } from "../tree/stat-cache.js";
 import { guardedFs, type TreeFs } from "../tree/tree-fs.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { fieldsEqual, valuesOfRecord } from "./entities.js";
+import { defaultMaxDelete, guardDeleteLimit, invalidFilesError } from "./guards.js";
 import { type Done, Journal, type JournalLine, unconfirmedIntents } from "./journal.js";
 import { inPaths, planLocalChanges } from "./local-plan.js";
 import { baseTextsFor, buildLocalView, knownHashes } from "./local-view.js";
-import { invalidFilesError } from "./pull.js";
 import { Adopter, type ApplyContext, apply } from "./push/apply.js";
 import type { Decision, Known } from "./push/decide.js";
 import { doneChange, failureText } from "./push/outcome.js";
@@ -24,7 +24,7 @@ import { checkPlan, followRecreatedCourses, listChapters, recheck } from "./push
 import { holdConflicts, openSnapshot, siteView } from "./push/restore.js";
 import { type PushOp, type PushPlan, planPush } from "./push-plan.js";
 import { foldJournal, restoreIds, unsettledCreates } from "./recovery.js";
-import { type Change, defaultMaxDelete } from "./report.js";
+import type { Change } from "./report.js";
 import {
   ContentCache,
   loadSnapshot,
@@ -182,15 +182,7 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
   const deletes = plan.ops.filter((op) => op.type === "delete").length;
   const siteSize = Object.keys(snapshot.courses).length + Object.keys(snapshot.chapters).length;
   const maxDelete = options.maxDelete ?? defaultMaxDelete(siteSize);
-  if (deletes > maxDelete && !options.dryRun) {
-    throw new UserError(
-      `the push would delete ${deletes} records on the site (the limit is ${maxDelete}); nothing was sent`,
-      {
-        hint: `Check that the files were deleted on purpose; if so, run again with --max-delete ${deletes}.`,
-        exitCode: ExitCode.stopped,
-      },
-    );
-  }
+  if (!options.dryRun) guardDeleteLimit("push", deletes, maxDelete);
   const result: PushResult = {
     plan,
     changes: [],

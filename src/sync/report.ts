@@ -1,4 +1,3 @@
-import type { FileProblem } from "../tree/yaml-text.js";
 import type { Conflict } from "./reconcile.js";
 
 /** The fixed set of outcomes an entity can end a run with (feeds the summary and --json). */
@@ -47,11 +46,6 @@ export function countOutcomes(changes: readonly Change[]): Record<Outcome, numbe
   return counts;
 }
 
-/** The delete guard of DESIGN section 4: 10, or a quarter of the site if that is lower (at least 1). */
-export function defaultMaxDelete(siteSize: number): number {
-  return Math.max(1, Math.min(10, Math.floor(siteSize / 4)));
-}
-
 /** The words for a conflict, the same in pull, push, status and watch. */
 export function conflictReason(conflict: Conflict): string {
   const fields = conflict.fields.join(", ");
@@ -67,14 +61,4 @@ export function conflictReason(conflict: Conflict): string {
     case "unknown-id":
       return "this id is not on the site";
   }
-}
-
-/** What to do about invalid files, said after their list. */
-export const FIX_INVALID_FILES = "Fix the files above and run the command again.";
-
-/** "2 invalid files; <what happened>:" and each problem with its file, line and hint. */
-export function invalidFilesMessage(problems: readonly FileProblem[], what: string): string {
-  const lines = problems.map((p) => `  ${p.message}${p.hint ? `\n    ${p.hint}` : ""}`);
-  const files = new Set(problems.map((p) => p.file)).size;
-  return `${files} invalid file${files === 1 ? "" : "s"}; ${what}:\n${lines.join("\n")}`;
 }

@@ -19,11 +19,11 @@ import {
   fieldsEqual,
   snapshotRecord,
 } from "../../src/sync/entities.js";
+import { defaultMaxDelete } from "../../src/sync/guards.js";
 import { planLocalChanges } from "../../src/sync/local-plan.js";
 import { buildLocalView, knownHashes } from "../../src/sync/local-view.js";
 import { planPush } from "../../src/sync/push-plan.js";
 import { reconcileEntity } from "../../src/sync/reconcile.js";
-import { defaultMaxDelete } from "../../src/sync/report.js";
 import type { Snapshot } from "../../src/sync/snapshot.js";
 import { htmlBodies } from "../../src/tree/codecs.js";
 import { scanTree } from "../../src/tree/scan.js";

@@ -1,5 +1,5 @@
 import type { WireRecord } from "../../api/wire.js";
-import { UserError } from "../../errors.js";
+import { guardEmptyListing } from "../guards.js";
 import type { PushClient } from "../push.js";
 import type { PushOp } from "../push-plan.js";
 import type { Change } from "../report.js";
@@ -34,12 +34,13 @@ export async function listChapters(
 ): Promise<WireRecord[]> {
   const { records } = await client.listAll("chapters");
   const held = Object.keys(known.snapshot.chapters).filter((id) => !gone.has(Number(id))).length;
-  if (records.length === 0 && held > 0) {
-    const sent = gone.size > 0 ? "no course was deleted" : "nothing was sent";
-    throw new UserError(`the site listed no chapters, but the snapshot holds ${held}; ${sent}`, {
-      hint: "An empty listing is not taken as 'everything was deleted'. Check the site and the account, then run `coursesync pull` to see the site as it is.",
-    });
-  }
+  guardEmptyListing(
+    "chapters",
+    records.length,
+    { count: held, said: `${held}` },
+    gone.size > 0 ? "no course was deleted" : "nothing was sent",
+    "An empty listing is not taken as 'everything was deleted'. Check the site and the account, then run `coursesync pull` to see the site as it is.",
+  );
   return records;
 }
 

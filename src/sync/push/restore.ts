@@ -1,5 +1,6 @@
 import type { Listing } from "../../api/client.js";
 import { ExitCode, UserError } from "../../errors.js";
+import { guardSnapshotSite } from "../guards.js";
 import type { LocalChapter, LocalCourse, LocalView } from "../local-view.js";
 import type { PushOp, PushPlan } from "../push-plan.js";
 import { emptySnapshot, loadSnapshot, type Snapshot } from "../snapshot.js";
@@ -33,11 +34,13 @@ export async function openSnapshot(
 ): Promise<{ snapshot: Snapshot; restore: boolean; other: boolean }> {
   const loaded = await loadSnapshot(root, names.site);
   const other = names.site !== names.defaultSite;
-  if (loaded && loaded.site !== names.siteUrl) {
-    throw new UserError(`the snapshot was made for ${loaded.site}, not ${names.siteUrl}`, {
-      hint: "Push to the site the tree was pulled from (--site).",
-      exitCode: ExitCode.usage,
-    });
+  if (loaded) {
+    guardSnapshotSite(
+      "the snapshot",
+      loaded.site,
+      names.siteUrl,
+      "Push to the site the tree was pulled from (--site).",
+    );
   }
   if (other) return { ...(await otherSiteSnapshot(loaded, names, (r) => client.listAll(r))), other };
   if (!loaded) {
