@@ -21,30 +21,6 @@ export interface WireRecord {
   [field: string]: unknown;
 }
 
-/** A course as listed (API.md 2.1). Fields beyond these are kept as they came. */
-export interface WireCourse extends WireRecord {
-  title: string;
-  slug?: string;
-  status?: string;
-  created_at?: string;
-  updated_at?: string;
-  scheduled_at?: string | null;
-  published_at?: string | null;
-  excerpt?: string | null;
-  free?: boolean;
-  questions_enabled?: boolean;
-}
-
-/** A chapter as listed (API.md 2.3). */
-export interface WireChapter extends WireRecord {
-  course_id: number;
-  title: string;
-  content: string;
-  ordinal: number;
-  created_at?: string;
-  updated_at?: string;
-}
-
 /** Course fields as sent on create and update (API.md 2.2): status is 0 (draft) or 1 (published). */
 export interface CourseInput {
   title?: string;

@@ -10,8 +10,7 @@ import { loadSnapshot } from "../sync/snapshot.js";
 import { connect, openTree, stopRequestsOnSignal, syncTarget } from "./context.js";
 import type { CliRun } from "./io.js";
 import { globalsOf } from "./main.js";
-import type { Output } from "./output.js";
-import { Output as OutputClass } from "./output.js";
+import { Output } from "./output.js";
 import { knownTreePaths, maxDeleteFlag } from "./paths.js";
 import { type WriteProgress, writeProgress } from "./progress.js";
 import { restoreLines } from "./render/restore.js";
@@ -128,7 +127,7 @@ every course and chapter (journaled: run it again to finish one that was cut sho
         return runWatch(run, command, { delete: flags.delete, yes: flags.yes, json: flags.json });
       }
       const globals = globalsOf(command);
-      const out = new OutputClass(run, globals.quiet || flags.json);
+      const out = new Output(run, globals.quiet || flags.json);
       const tree = await openTree(run, globals);
       const maxDelete = maxDeleteFlag(flags.maxDelete);
       const scope = paths.length

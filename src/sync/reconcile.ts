@@ -284,8 +284,3 @@ export function reconcileEntity(input: EntityInput, options: ReconcileOptions = 
     remote: toRemote.length ? { type: "update", fields: toRemote } : NONE,
   });
 }
-
-/** Reconcile every entity; the plan keeps the input order. */
-export function reconcile(inputs: readonly EntityInput[], options: ReconcileOptions = {}): EntityPlan[] {
-  return inputs.map((input) => reconcileEntity(input, options));
-}

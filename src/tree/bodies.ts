@@ -3,7 +3,8 @@ import { FileProblem } from "./yaml-text.js";
 
 /**
  * The body step: the one seam between a chapter's HTML `content` on the site and the body of
- * its file. For now every body is the HTML verbatim (`format: html`); Markdown arrives here.
+ * its file: Markdown where the conversion is proven lossless (`format: markdown`), otherwise the
+ * HTML as it is (`format: html`), or JSON for HTML that UTF-8 cannot hold (`format: json`).
  */
 export interface BodyCodec {
   /** How new bodies are written: Markdown where proven lossless, or always the HTML. */
