@@ -7,8 +7,8 @@ import { CONFIG_FILE, SITE_NAME } from "../config/config.js";
 import { usageError } from "../errors.js";
 import { jsonSchemas, schemaText } from "../tree/json-schema.js";
 import { stringifyYamlFields } from "../tree/yaml-text.js";
+import { globalsOf } from "./globals.js";
 import type { CliRun } from "./io.js";
-import { globalsOf } from "./main.js";
 import { Output } from "./output.js";
 
 /** Where init writes the JSON Schemas editors validate the tree's files with (committed). */

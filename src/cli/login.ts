@@ -4,8 +4,8 @@ import { resolveSite } from "../config/config.js";
 import { CredentialStore, configDir } from "../config/credentials.js";
 import { UserError } from "../errors.js";
 import { envLogin, maybeOpenTree } from "./context.js";
+import { globalsOf } from "./globals.js";
 import type { CliRun } from "./io.js";
-import { globalsOf } from "./main.js";
 import { Output } from "./output.js";
 
 /**

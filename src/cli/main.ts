@@ -8,7 +8,7 @@ import { registerSite } from "./commands/site.js";
 import { registerDiff } from "./diff.js";
 import { registerEmulator } from "./emulator.js";
 import { registerInit } from "./init.js";
-import type { CliIO, CliRun, GlobalOptions } from "./io.js";
+import type { CliIO, CliRun } from "./io.js";
 import { registerLogin, registerLogout } from "./login.js";
 import { registerPull } from "./pull.js";
 import { registerPush } from "./push.js";
@@ -47,14 +47,9 @@ export function buildProgram(io: CliRun): Command {
   registerWatch(program, io);
   registerCheck(program, io);
   registerEmulator(program, io);
-  registerCi(program, io);
+  registerCi(program, io, main);
   for (const command of program.commands) command.exitOverride();
   return program;
-}
-
-/** The global options as a command sees them, wherever on the line they were given. */
-export function globalsOf(command: Command): GlobalOptions {
-  return command.optsWithGlobals() as GlobalOptions;
 }
 
 /** Print an error the way every command does: what happened, then what to do. */

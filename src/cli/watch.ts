@@ -3,8 +3,8 @@ import { ExitCode, type StopSignal } from "../errors.js";
 import type { PushPlan } from "../sync/push-plan.js";
 import { type WatchEvent, watchTree } from "../sync/watch.js";
 import { connect, openTree, syncTarget } from "./context.js";
+import { globalsOf } from "./globals.js";
 import type { CliRun } from "./io.js";
-import { globalsOf } from "./main.js";
 import { Output } from "./output.js";
 import { opLine } from "./push.js";
 

@@ -16,9 +16,9 @@ import {
 } from "../../sync/ci/workflows.js";
 import { statePaths } from "../../sync/snapshot.js";
 import { openTree } from "../context.js";
+import { globalsOf } from "../globals.js";
 import { refreshSchemas } from "../init.js";
-import type { CliRun, GlobalOptions } from "../io.js";
-import { globalsOf, main } from "../main.js";
+import type { CliIO, CliRun, GlobalOptions } from "../io.js";
 import { Output } from "../output.js";
 import { VERSION } from "../version.js";
 
@@ -147,9 +147,13 @@ function forwarded(globals: GlobalOptions, root: string): string[] {
   ];
 }
 
+/** The CLI itself, which a publish or backup job runs its push or pull through. */
+export type RunCli = (argv: readonly string[], io: CliIO) => Promise<number>;
+
 /** Run a publish or backup job from its flags. */
 async function job(
   run: CliRun,
+  runCli: RunCli,
   command: Command,
   flags: JobFlags,
   spec: {
@@ -174,7 +178,7 @@ async function job(
       branch: flags.branch,
       attempts,
       command: spec.args,
-      runCommand: (args) => main([...forwarded(globals, tree.root), ...args], run),
+      runCommand: (args) => runCli([...forwarded(globals, tree.root), ...args], run),
       verdict: spec.verdict,
       snapshot: path.relative(tree.root, statePaths(tree.root, site).snapshot).split(path.sep).join("/"),
       message: spec.message(site),
@@ -200,7 +204,7 @@ function jobCommand(ci: Command, name: string, description: string): Command {
 }
 
 /** `coursesync ci github|gitlab|publish|backup` */
-export function registerCi(program: Command, run: CliRun): void {
+export function registerCi(program: Command, run: CliRun, runCli: RunCli): void {
   const ci = program
     .command("ci")
     .description("CI recipes: write the workflow files, and the publish and backup steps they run");
@@ -210,7 +214,7 @@ export function registerCi(program: Command, run: CliRun): void {
     "publish",
     "for CI: push --yes the tip of the branch, commit the ids and the snapshot back, push (retries a race)",
   ).action((flags: JobFlags, command: Command) =>
-    job(run, command, flags, {
+    job(run, runCli, command, flags, {
       args: ["push", "--yes"],
       verdict: (code) => publishVerdict(code),
       message: () => PUBLISH_MESSAGE,
@@ -223,7 +227,7 @@ export function registerCi(program: Command, run: CliRun): void {
   )
     .option("--no-events", "do not archive the site's events in events.ndjson")
     .action((flags: JobFlags, command: Command) =>
-      job(run, command, flags, {
+      job(run, runCli, command, flags, {
         args: ["pull", ...(flags.events === false ? [] : ["--events"])],
         verdict: backupVerdict,
         message: backupMessage,

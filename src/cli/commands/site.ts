@@ -8,8 +8,8 @@ import { ExitCode, UserError, usageError } from "../../errors.js";
 import { acquireLock } from "../../sync/lock.js";
 import { loadSnapshot, saveSnapshot, statePaths } from "../../sync/snapshot.js";
 import { openTree } from "../context.js";
+import { globalsOf } from "../globals.js";
 import type { CliRun, GlobalOptions } from "../io.js";
-import { globalsOf } from "../main.js";
 import { Output } from "../output.js";
 import { siteLines, siteRecord } from "../render/sites.js";
 
