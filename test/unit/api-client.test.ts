@@ -30,6 +30,28 @@ function netError(code: string, message = code): Error {
   return Object.assign(new Error(message), { code });
 }
 
+/**
+ * A site whose logins hand out t1, t2, ... and whose every token works for `usesEach` requests,
+ * then is answered 401. `uses` counts each token's requests.
+ */
+function expiringTokens(usesEach: number) {
+  let logins = 0;
+  const uses = new Map<string, number>();
+  const scope = nock(ORIGIN)
+    .persist()
+    .post("/school/api/login")
+    .query(true)
+    .reply(() => [200, { auth_token: `t${++logins}` }])
+    .get(/\/school\/api\/v1\/courses\/\d+/)
+    .reply(function () {
+      const token = String(this.req.headers.authorization).replace("Bearer ", "");
+      const used = (uses.get(token) ?? 0) + 1;
+      uses.set(token, used);
+      return used > usesEach ? [401, { error: "Token expired" }] : [200, { id: 1 }];
+    });
+  return { uses, scope };
+}
+
 const clients: ApiClient[] = [];
 
 /** A client with injected sleep (recorded, instant), clock, random and log. */
@@ -476,20 +498,7 @@ describe("auth", () => {
 
   it("renews a token as often as it expires, each renewal once for all requests waiting on it", async () => {
     // Each token works for two requests, then the site answers 401 for it.
-    let logins = 0;
-    const uses = new Map<string, number>();
-    const scope = nock(ORIGIN)
-      .persist()
-      .post("/school/api/login")
-      .query(true)
-      .reply(() => [200, { auth_token: `t${++logins}` }])
-      .get(/\/school\/api\/v1\/courses\/\d+/)
-      .reply(function () {
-        const token = String(this.req.headers.authorization).replace("Bearer ", "");
-        const used = (uses.get(token) ?? 0) + 1;
-        uses.set(token, used);
-        return used > 2 ? [401, { error: "Token expired" }] : [200, { id: 1 }];
-      });
+    const { uses, scope } = expiringTokens(2);
     const { client } = makeClient({ credentials: { email: EMAIL, password: PASSWORD } });
     for (let i = 1; i <= 7; i++) expect(await client.get("courses", i)).toEqual({ id: 1 });
     // Requests 1-2 on t1, 3-4 on t2 (after t1's 401), 5-6 on t3, 7 on t4: one login per expiry.
@@ -501,20 +510,7 @@ describe("auth", () => {
 
   it("renews again for a request whose token another request renewed and that expired since", async () => {
     // Four requests at once on t1, which expires after its first use; every later token too.
-    let logins = 0;
-    const uses = new Map<string, number>();
-    const scope = nock(ORIGIN)
-      .persist()
-      .post("/school/api/login")
-      .query(true)
-      .reply(() => [200, { auth_token: `t${++logins}` }])
-      .get(/\/school\/api\/v1\/courses\/\d+/)
-      .reply(function () {
-        const token = String(this.req.headers.authorization).replace("Bearer ", "");
-        const used = (uses.get(token) ?? 0) + 1;
-        uses.set(token, used);
-        return used > 1 ? [401, { error: "Token expired" }] : [200, { id: 1 }];
-      });
+    const { uses, scope } = expiringTokens(1);
     const { client } = makeClient({ credentials: { email: EMAIL, password: PASSWORD } });
     const all = await Promise.all([1, 2, 3, 4].map((id) => client.get("courses", id)));
     expect(all).toEqual([{ id: 1 }, { id: 1 }, { id: 1 }, { id: 1 }]);
