@@ -4,7 +4,8 @@ import { watch as chokidarWatch, type FSWatcher } from "chokidar";
 import { UserError } from "../errors.js";
 import type { BodyCodec } from "../tree/bodies.js";
 import { ignoreMatcher } from "../tree/ignore-rules.js";
-import { COURSE_FILE, COURSES_DIR, scanTree } from "../tree/scan.js";
+import { courseFolderOf } from "../tree/layout.js";
+import { COURSES_DIR, scanTree } from "../tree/scan.js";
 import type { Limits } from "../tree/schema.js";
 import type { TreeFs } from "../tree/tree-fs.js";
 import type { FileProblem } from "../tree/yaml-text.js";
@@ -165,7 +166,7 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
     const paths = new Set<string>([...batch.changed, ...batch.deleted, ...invalid.keys()]);
     for (const file of batch.changed) {
       // A new or changed course.yaml may make its folder's chapters valid: look at them too.
-      if (file.endsWith(`/${COURSE_FILE}`)) paths.add(file.slice(0, -COURSE_FILE.length - 1));
+      if (courseFolderOf(file) !== file) paths.add(courseFolderOf(file));
     }
     await pushPaths([...paths]);
   };
