@@ -50,7 +50,7 @@ export function registerPull(program: Command, run: CliRun): void {
     .command("pull")
     .description("page through every course and chapter of the site and write the tree")
     .argument("[paths...]", "limit to these course folders")
-    .option("--dry-run", "print what would change; write nothing anywhere")
+    .option("-n, --dry-run", "print what would change; write nothing anywhere")
     .option("--theirs", "take the site's side of every conflict")
     .option("--events", `also archive the site's events in ${EVENTS_FILE} (append-only, deduplicated)`)
     .option("--json", "print one JSON summary on stdout")

@@ -96,7 +96,7 @@ export function registerPush(program: Command, run: CliRun): void {
     .command("push")
     .description("send local edits to the site: creates, updates of changed fields, deletes")
     .argument("[paths...]", "limit to these files or folders")
-    .option("--dry-run", "print the plan; send and write nothing")
+    .option("-n, --dry-run", "print the plan; send and write nothing")
     .option("-y, --yes", "apply without asking (needed without a terminal)")
     .option("--force", "the local side wins conflicts with the site")
     .addOption(

@@ -148,6 +148,19 @@ describe("pull --dry-run", () => {
   });
 });
 
+describe("pull -n", () => {
+  it("is --dry-run: prints what it would write and writes nothing", async () => {
+    const { emulator, root, pull } = await setup();
+    seed(emulator);
+    const before = await readTree(root);
+    const result = await pull("-n");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Dry run: pulled 2 courses and 4 chapters .* would write 6 files$/m);
+    expect(await readTree(root)).toEqual(before);
+    expect(existsSync(path.join(root, ".coursesync"))).toBe(false);
+  });
+});
+
 describe("pull --json", () => {
   it("prints one JSON summary on stdout and nothing else there, even with -v and conflicts", async () => {
     const { emulator, root, pull } = await setup({ pageSize: 1 });

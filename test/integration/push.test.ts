@@ -309,6 +309,18 @@ describe("push: confirmation, dry run, JSON, paths", () => {
     expect(s.writeRequests()).toEqual([]);
   });
 
+  it("-n is --dry-run: the same checked plan, no write, no byte written", async () => {
+    const s = await edited();
+    const all = await readTree(s.root);
+    const short = await s.cli("push", "-n");
+    expect(short.code).toBe(0);
+    expect(short.stdout).toContain("would send 3 writes: 1 to create, 1 to update, 1 to delete");
+    expect(s.writeRequests()).toEqual([]);
+    expect(await readTree(s.root)).toEqual(all);
+    const long = await s.cli("push", "--dry-run");
+    expect(short.stdout).toBe(long.stdout);
+  });
+
   it("--json prints one JSON document on stdout and nothing else", async () => {
     const s = await edited();
     const refused = await s.cli("push", "--json");
