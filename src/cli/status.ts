@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
-import { ExitCode } from "../errors.js";
+import { ExitCode, usageError } from "../errors.js";
 import { ContentCache, statePaths } from "../sync/snapshot.js";
 import { type StatusEntry, treeStatus } from "../sync/status.js";
 import { bodyCodec } from "../tree/codecs.js";
@@ -25,6 +25,43 @@ const STYLE = {
   untracked: "gray",
 } as const;
 
+/** The two-character codes of `status --short`, like `git status --short`. */
+export const SHORT_CODES: Record<StatusEntry["state"], string> = {
+  modified: " M",
+  new: "A ",
+  deleted: " D",
+  renamed: "R ",
+  moved: "RM",
+  conflict: "UU",
+  invalid: "!!",
+  untracked: "??",
+};
+
+/** Which state a path shows when it has several entries (an invalid file with many problems). */
+const SHORT_RANK: readonly StatusEntry["state"][] = ["invalid", "conflict"];
+
+/** A path as `--short` prints it: quoted like JSON when it holds a quote, backslash, control character or " -> ". */
+function shortPath(p: string): string {
+  return /[\u0000-\u001f\u007f"\\]/.test(p) || p.includes(" -> ") ? JSON.stringify(p) : p;
+}
+
+/** `status --short`: one line per path, a two-character code and the path (`old -> new` for a rename). */
+export function shortLines(entries: readonly StatusEntry[]): string[] {
+  const byPath = new Map<string, StatusEntry>();
+  const rank = (e: StatusEntry) => {
+    const at = SHORT_RANK.indexOf(e.state);
+    return at === -1 ? SHORT_RANK.length : at;
+  };
+  for (const entry of entries) {
+    const seen = byPath.get(entry.path);
+    if (!seen || rank(entry) < rank(seen)) byPath.set(entry.path, entry);
+  }
+  return [...byPath.values()].map((e) => {
+    const where = e.from ? `${shortPath(e.from)} -> ${shortPath(e.path)}` : shortPath(e.path);
+    return `${SHORT_CODES[e.state]} ${where}`;
+  });
+}
+
 /** One status line for people. */
 export function statusLine(entry: StatusEntry, out: Output): string {
   const detail = [
@@ -39,6 +76,12 @@ export function statusLine(entry: StatusEntry, out: Output): string {
   return `  ${out.paint(STYLE[entry.state], entry.state.padEnd(9))} ${entry.path}${detail ? `  (${detail})` : ""}`;
 }
 
+interface StatusFlags {
+  json?: boolean;
+  exitCode?: boolean;
+  short?: boolean;
+}
+
 /** `coursesync status [paths...]` */
 export function registerStatus(program: Command, run: CliRun): void {
   program
@@ -47,9 +90,20 @@ export function registerStatus(program: Command, run: CliRun): void {
     .argument("[paths...]", "limit to these files or folders")
     .option("--json", "print one JSON document on stdout")
     .option("--exit-code", "exit 1 when anything is pending")
-    .action(async (paths: string[], flags: { json?: boolean; exitCode?: boolean }, command: Command) => {
+    .option("-s, --short", "one line per path: a two-character code and the path (see below)")
+    .addHelpText(
+      "after",
+      `
+Codes of --short (stable for scripts; nothing else is printed on stdout):
+  " M" modified    "A " new         " D" deleted     "R " renamed (old -> new)
+  "RM" moved to another course (old -> new)          "UU" conflict
+  "!!" invalid (must be fixed before a push)         "??" untracked (an id the last sync does not know)
+A path holding a quote, backslash, control character or " -> " is printed as a JSON string.`,
+    )
+    .action(async (paths: string[], flags: StatusFlags, command: Command) => {
       const globals = globalsOf(command);
-      const out = new Output(run, globals.quiet || flags.json);
+      if (flags.json && flags.short) throw usageError("status takes --json or --short, not both");
+      const out = new Output(run, globals.quiet || flags.json || flags.short);
       const tree = await openTree(run, globals);
       const { site, snapshot, names, other } = await siteSnapshot(tree, globals);
       const statCache = await new StatCache(
@@ -73,7 +127,14 @@ export function registerStatus(program: Command, run: CliRun): void {
       // A push killed part-way: status reads the last sync alone, so what it sent may show here
       // as pending until the next push or pull folds its journal in.
       const interrupted = existsSync(statePaths(tree.root, site.name).journal);
-      if (flags.json) {
+      if (flags.short) {
+        if (interrupted) {
+          out.warn(
+            "a push was interrupted: `coursesync push` (or `pull`) finishes it; until then what it sent may show as pending",
+          );
+        }
+        for (const line of shortLines(entries)) out.result(line);
+      } else if (flags.json) {
         out.json({
           command: "status",
           site: site.url,

@@ -118,6 +118,58 @@ describe("status", () => {
     ]);
   });
 
+  it("--short prints one porcelain line per path and nothing else, offline", async () => {
+    const s = await setup();
+    await s.replace(TAGS, "title: Tags", "title: Tags (mine)");
+    ok(s.emulator.state.edit("chapters", 2, { title: "Tags (theirs)" }));
+    expect((await s.cli("pull")).code).toBe(3);
+    s.emulator.state.clearRequests();
+
+    await s.replace(WEB, "excerpt: HTML", "excerpt: HTML and more");
+    await rename(s.file(INTRO), s.file("courses/web/01-Introduction.md"));
+    await s.write("courses/web/03-new.md", "---\ntitle: New\nordinal: 3\nformat: html\n---\n<p>new</p>\n");
+    await s.write("courses/rust/course.yaml", "title: Rust\n");
+    await rename(s.file(TOUR), s.file("courses/web/04-tour.md"));
+    // Two problems in one file: still one line.
+    await s.write("courses/go/02-broken.md", "---\ntitle: Broken\nordinal: two\nformat: htm\n---\n");
+    await s.write(
+      "courses/go/07-stray.md",
+      "---\nid: 77\ntitle: Stray\nordinal: 7\nformat: html\n---\n<p>?</p>\n",
+    );
+    await s.emulator.close();
+
+    const result = await s.cli("status", "--short");
+    expect(result).toEqual({
+      code: 0,
+      stdout: [
+        "!! courses/go/02-broken.md",
+        "?? courses/go/07-stray.md",
+        "A  courses/rust",
+        " M courses/web",
+        "R  courses/web/01-intro.md -> courses/web/01-Introduction.md",
+        "UU courses/web/02-tags.md",
+        "A  courses/web/03-new.md",
+        "RM courses/go/01-tour.md -> courses/web/04-tour.md",
+        "",
+      ].join("\n"),
+      stderr: "",
+    });
+    expect((await s.cli("status", "-s", "courses/rust")).stdout).toBe("A  courses/rust\n");
+    const failing = await s.cli("status", "-s", "--exit-code");
+    expect([failing.code, failing.stdout]).toEqual([1, result.stdout]);
+    expect(s.emulator.state.requests).toEqual([]);
+  });
+
+  it('--short shows deletes as " D", prints nothing on a clean tree, and refuses --json', async () => {
+    const s = await setup();
+    expect(await s.cli("status", "-s", "--exit-code")).toEqual({ code: 0, stdout: "", stderr: "" });
+    await rm(s.file(TAGS));
+    expect((await s.cli("status", "-s")).stdout).toBe(` D ${TAGS}\n`);
+    const both = await s.cli("status", "-s", "--json");
+    expect(both.code).toBe(2);
+    expect(both.stdout + both.stderr).toContain("status takes --json or --short, not both");
+  });
+
   it("lists deletes, renames (git mv: nothing to send) and files with an id the snapshot does not know", async () => {
     const s = await setup();
     await rm(s.file(TAGS));
