@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Command } from "commander";
-import { createTwoFilesPatch } from "diff";
+import { createTwoFilesPatch, diffLines } from "diff";
+import { ExitCode, usageError } from "../errors.js";
 import {
   chapterFileText,
   chapterValuesOfRecord,
@@ -12,8 +13,9 @@ import { planLocalChanges } from "../sync/local-plan.js";
 import { baseTextsFor, buildLocalView, knownHashes, type LocalView } from "../sync/local-view.js";
 import { siteView } from "../sync/push/restore.js";
 import { remotePairs } from "../sync/remote-diff.js";
-import { ContentCache, loadSnapshot, statePaths } from "../sync/snapshot.js";
+import { ContentCache, loadSnapshot, type Snapshot, statePaths } from "../sync/snapshot.js";
 import { rekeyProvisional } from "../sync/state/provisional.js";
+import type { BodyCodec } from "../tree/bodies.js";
 import { bodyCodec } from "../tree/codecs.js";
 import { abs } from "../tree/fs-ops.js";
 import { courseFilePath } from "../tree/layout.js";
@@ -52,29 +54,147 @@ function printPatch(out: Output, oldName: string, newName: string, before: strin
   }
 }
 
+/** One file's change, however it is shown. */
+interface FileDiff {
+  /** The bold line above its patch, e.g. `chapter 1: update [title]`. */
+  header: string;
+  /** The file before (`/dev/null` when new) and after (`/dev/null` when deleted), tree paths. */
+  oldName: string;
+  newName: string;
+  before: string;
+  after: string;
+  /** The last synced text is not in the local cache: no patch can be shown. */
+  missingBase?: boolean;
+  /** Against the site's current version (`site/` before the old name) rather than the last sync. */
+  remote?: boolean;
+}
+
+interface DiffFlags {
+  remote?: boolean;
+  nameOnly?: boolean;
+  stat?: boolean;
+  exitCode?: boolean;
+}
+
+const NULL = "/dev/null";
+
+/** The file a change is known by: the new path, or the old one for a delete. */
+function shownName(d: FileDiff): string {
+  return d.newName === NULL ? d.oldName : d.newName;
+}
+
+/** Lines added and removed between two texts. */
+function lineCounts(before: string, after: string): { added: number; removed: number } {
+  let added = 0;
+  let removed = 0;
+  for (const part of diffLines(before, after)) {
+    if (part.added) added += part.count ?? 0;
+    else if (part.removed) removed += part.count ?? 0;
+  }
+  return { added, removed };
+}
+
+/** The widest +/- bar of `--stat`; longer ones are scaled down, as git does. */
+const STAT_WIDTH = 40;
+
+/** `diff --stat`: ` path | n +++--` per file, then `k files changed, a insertions(+), r deletions(-)`. */
+function printStat(out: Output, diffs: readonly FileDiff[]): void {
+  if (diffs.length === 0) return;
+  const rows = diffs.map((d) => {
+    const name =
+      d.oldName !== NULL && d.newName !== NULL && d.oldName !== d.newName
+        ? `${d.oldName} => ${d.newName}`
+        : shownName(d);
+    return { name, counts: d.missingBase ? undefined : lineCounts(d.before, d.after) };
+  });
+  const nameWidth = Math.max(...rows.map((r) => r.name.length));
+  const most = Math.max(0, ...rows.map((r) => (r.counts ? r.counts.added + r.counts.removed : 0)));
+  const numberWidth = Math.max(
+    1,
+    ...rows.map((r) => String(r.counts ? r.counts.added + r.counts.removed : "?").length),
+  );
+  const scale = most > STAT_WIDTH ? STAT_WIDTH / most : 1;
+  let added = 0;
+  let removed = 0;
+  for (const { name, counts } of rows) {
+    if (!counts) {
+      out.result(` ${name.padEnd(nameWidth)} | ${"?".padStart(numberWidth)}`);
+      continue;
+    }
+    added += counts.added;
+    removed += counts.removed;
+    const total = counts.added + counts.removed;
+    // Scaled down, a side that changed keeps at least one mark.
+    const plus = counts.added ? Math.max(1, Math.round(counts.added * scale)) : 0;
+    const minus = counts.removed ? Math.max(1, Math.round(counts.removed * scale)) : 0;
+    const bar = `${out.paint("green", "+".repeat(plus))}${out.paint("red", "-".repeat(minus))}`;
+    out.result(
+      ` ${name.padEnd(nameWidth)} | ${String(total).padStart(numberWidth)}${total ? ` ${bar}` : ""}`,
+    );
+  }
+  const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  out.result(
+    [
+      ` ${plural(rows.length, "file changed", "files changed")}`,
+      ...(added ? [`${plural(added, "insertion(+)", "insertions(+)")}`] : []),
+      ...(removed ? [`${plural(removed, "deletion(-)", "deletions(-)")}`] : []),
+    ].join(", "),
+  );
+}
+
+/** The diffs in the form the flags ask for. */
+function printDiffs(out: Output, diffs: readonly FileDiff[], flags: DiffFlags): void {
+  if (flags.nameOnly) {
+    for (const d of diffs) out.result(shownName(d));
+    return;
+  }
+  if (flags.stat) {
+    printStat(out, diffs);
+    return;
+  }
+  for (const d of diffs) {
+    out.result(out.paint("bold", d.header));
+    if (d.missingBase) {
+      out.result(
+        "  (the last synced body is not in the local cache, e.g. in a fresh clone; `coursesync pull` restores it)",
+      );
+      continue;
+    }
+    printPatch(
+      out,
+      d.oldName === NULL ? d.oldName : `${d.remote ? "site" : "a"}/${d.oldName}`,
+      d.newName === NULL ? d.newName : `b/${d.newName}`,
+      d.before,
+      d.after,
+    );
+  }
+}
+
 /** `diff --remote`: each file against the site's current version of its record. */
-async function printRemoteDiff(
+async function remoteDiffs(
   run: CliRun,
   globals: GlobalOptions,
   tree: TreeContext,
   local: LocalView,
   cache: ContentCache,
   paths: readonly string[] | undefined,
-  out: Output,
-): Promise<void> {
+): Promise<FileDiff[]> {
   const { client } = await connect(run, globals, tree.config);
   try {
     const bodies = bodyCodec(tree.config.body);
     const pairs = await remotePairs(tree.root, local, { bodies, client, cache, paths });
-    if (pairs.length === 0) out.result("No difference: the tree matches the site.");
-    for (const pair of pairs) {
+    return pairs.map((pair) => {
       const what =
         pair.here === "" ? "on the site, not here" : pair.site === "" ? "not on the site" : "differs";
-      out.result(out.paint("bold", `${pair.kind} ${pair.id ?? "(new)"}: ${what}`));
-      const siteName = pair.site === "" ? "/dev/null" : `site/${pair.path}`;
-      const hereName = pair.here === "" ? "/dev/null" : `b/${pair.path}`;
-      printPatch(out, siteName, hereName, pair.site, pair.here);
-    }
+      return {
+        header: `${pair.kind} ${pair.id ?? "(new)"}: ${what}`,
+        oldName: pair.site === "" ? NULL : pair.path,
+        newName: pair.here === "" ? NULL : pair.path,
+        before: pair.site,
+        after: pair.here,
+        remote: true,
+      };
+    });
   } finally {
     client.close();
   }
@@ -87,8 +207,12 @@ export function registerDiff(program: Command, run: CliRun): void {
     .description("show local changes as unified diffs against the last sync (offline)")
     .argument("[paths...]", "limit to these files or folders")
     .option("--remote", "compare with the site's current version instead (reads the site)")
-    .action(async (paths: string[], flags: { remote?: boolean }, command: Command) => {
+    .option("--name-only", "print only the name of each changed file, one a line")
+    .option("--stat", "print a line per file (path | lines changed +/-) and a summary line, like git")
+    .option("--exit-code", "exit 1 when there are differences, 0 when there are none")
+    .action(async (paths: string[], flags: DiffFlags, command: Command) => {
       const globals = globalsOf(command);
+      if (flags.nameOnly && flags.stat) throw usageError("diff takes --name-only or --stat, not both");
       const out = new Output(run, globals.quiet);
       const tree = await openTree(run, globals);
       const { site, names, other, ...opened } = await siteSnapshot(tree, globals);
@@ -116,52 +240,54 @@ export function registerDiff(program: Command, run: CliRun): void {
       const scanned = buildLocalView(scan, snapshot, bodies, await baseTextsFor(scan, snapshot, cache));
       const local = other ? siteView(scanned, snapshot) : scanned;
       const scope = paths.length ? knownTreePaths(run, tree.root, paths, snapshot) : undefined;
-      if (flags.remote) {
-        await printRemoteDiff(run, globals, tree, local, cache, scope, out);
-        await statCache.save();
-        return;
+      const diffs = flags.remote
+        ? await remoteDiffs(run, globals, tree, local, cache, scope)
+        : await localDiffs(snapshot, local, scope, cache, bodies, tree.root);
+      if (flags.remote && diffs.length === 0 && !flags.nameOnly && !flags.stat) {
+        out.result("No difference: the tree matches the site.");
       }
-      const changes = planLocalChanges(snapshot, local, scope);
-      for (const { plan, path: where, from } of changes) {
-        if (plan.remote.type === "none" && !from) continue;
-        const isCourse = plan.kind === "course";
-        const file = isCourse ? courseFilePath(where) : where;
-        const entry =
-          plan.id === undefined ? undefined : snapshot[isCourse ? "courses" : "chapters"][plan.id];
-        let before = "";
-        let missingBase = false;
-        if (entry) {
-          if (isCourse) before = courseFileText(plan.id, courseValuesOfRecord(entry.record));
-          else {
-            const text = await cache.get(String(entry.record.content_sha256));
-            if (text === undefined) missingBase = true;
-            else before = chapterFileText(plan.id, chapterValuesOfRecord(entry.record, text), bodies);
-          }
-        }
-        const after = plan.remote.type === "delete" ? "" : await readOrEmpty(abs(tree.root, file));
-        const oldName = entry ? (isCourse ? courseFilePath(entry.path) : entry.path) : "/dev/null";
-        const newName = plan.remote.type === "delete" ? "/dev/null" : file;
-        const fields = plan.remote.type === "update" ? ` [${plan.remote.fields.join(", ")}]` : "";
-        out.result(
-          out.paint(
-            "bold",
-            `${plan.kind} ${plan.id ?? "(new)"}: ${plan.remote.type === "none" ? "renamed" : plan.remote.type}${fields}`,
-          ),
-        );
-        if (missingBase) {
-          out.result(
-            "  (the last synced body is not in the local cache, e.g. in a fresh clone; `coursesync pull` restores it)",
-          );
-          continue;
-        }
-        printPatch(
-          out,
-          oldName === "/dev/null" ? oldName : `a/${oldName}`,
-          newName === "/dev/null" ? newName : `b/${newName}`,
-          before,
-          after,
-        );
-      }
+      printDiffs(out, diffs, flags);
       await statCache.save();
+      if (flags.exitCode && diffs.length > 0) run.exitCode = Math.max(run.exitCode, ExitCode.failed);
     });
+}
+
+/** Each local change against the last sync. */
+async function localDiffs(
+  snapshot: Snapshot,
+  local: LocalView,
+  scope: readonly string[] | undefined,
+  cache: ContentCache,
+  bodies: BodyCodec,
+  root: string,
+): Promise<FileDiff[]> {
+  const diffs: FileDiff[] = [];
+  const changes = planLocalChanges(snapshot, local, scope);
+  for (const { plan, path: where, from } of changes) {
+    if (plan.remote.type === "none" && !from) continue;
+    const isCourse = plan.kind === "course";
+    const file = isCourse ? courseFilePath(where) : where;
+    const entry = plan.id === undefined ? undefined : snapshot[isCourse ? "courses" : "chapters"][plan.id];
+    let before = "";
+    let missingBase = false;
+    if (entry) {
+      if (isCourse) before = courseFileText(plan.id, courseValuesOfRecord(entry.record));
+      else {
+        const text = await cache.get(String(entry.record.content_sha256));
+        if (text === undefined) missingBase = true;
+        else before = chapterFileText(plan.id, chapterValuesOfRecord(entry.record, text), bodies);
+      }
+    }
+    const after = plan.remote.type === "delete" ? "" : await readOrEmpty(abs(root, file));
+    const fields = plan.remote.type === "update" ? ` [${plan.remote.fields.join(", ")}]` : "";
+    diffs.push({
+      header: `${plan.kind} ${plan.id ?? "(new)"}: ${plan.remote.type === "none" ? "renamed" : plan.remote.type}${fields}`,
+      oldName: entry ? (isCourse ? courseFilePath(entry.path) : entry.path) : NULL,
+      newName: plan.remote.type === "delete" ? NULL : file,
+      before,
+      after,
+      ...(missingBase ? { missingBase } : {}),
+    });
+  }
+  return diffs;
 }

@@ -123,4 +123,22 @@ describe("Markdown bodies edited on both sides merge on Markdown", () => {
     const same = await s.cli("diff", "--remote", "courses/web/course.yaml");
     expect(same.stdout).toContain("No difference: the tree matches the site.");
   });
+
+  it("diff --remote takes --name-only, --stat and --exit-code", async () => {
+    const s = await setup();
+    expect(await s.cli("diff", "--remote", "--name-only", "--exit-code", FILE)).toEqual({
+      code: 1,
+      stdout: `${FILE}\n`,
+      stderr: "",
+    });
+    const stat = await s.cli("diff", "--remote", "--stat", FILE);
+    expect(stat.code).toBe(0);
+    expect(stat.stdout).toMatch(
+      new RegExp(
+        `^ ${FILE} \\| \\d+ \\+*-*\n 1 file changed, \\d+ insertions?\\(\\+\\), \\d+ deletions?\\(-\\)\n$`,
+      ),
+    );
+    const same = await s.cli("diff", "--remote", "--stat", "--exit-code", "courses/web/course.yaml");
+    expect(same).toEqual({ code: 0, stdout: "", stderr: "" });
+  });
 });

@@ -326,6 +326,68 @@ describe("diff", () => {
     expect(s.emulator.state.requests).toEqual([]);
   });
 
+  it("--name-only, --stat and --exit-code, offline", async () => {
+    const s = await setup();
+    await s.replace(INTRO, "title: Intro", "title: Introduction");
+    await s.replace(INTRO, "<p>two</p>", "<p>2</p>");
+    await s.replace(WEB, "free: false", "free: true");
+    await s.write("courses/go/02-new.md", "---\ntitle: New\nordinal: 2\nformat: html\n---\n<p>n</p>\n");
+    await rm(s.file(TAGS));
+    await rename(s.file(TOUR), s.file("courses/go/01-start.md"));
+    await s.emulator.close();
+
+    expect(await s.cli("diff", "--name-only")).toEqual({
+      code: 0,
+      stdout: [
+        "courses/web/course.yaml",
+        "courses/go/02-new.md",
+        "courses/web/01-intro.md",
+        "courses/web/02-tags.md",
+        "courses/go/01-start.md",
+        "",
+      ].join("\n"),
+      stderr: "",
+    });
+    expect(await s.cli("diff", "--stat")).toEqual({
+      code: 0,
+      stdout: [
+        " courses/web/course.yaml                         | 2 +-",
+        " courses/go/02-new.md                            | 6 ++++++",
+        " courses/web/01-intro.md                         | 4 ++--",
+        " courses/web/02-tags.md                          | 7 -------",
+        " courses/go/01-tour.md => courses/go/01-start.md | 0",
+        " 5 files changed, 9 insertions(+), 10 deletions(-)",
+        "",
+      ].join("\n"),
+      stderr: "",
+    });
+    expect((await s.cli("diff", "--stat", "courses/go/02-new.md")).stdout).toBe(
+      " courses/go/02-new.md | 6 ++++++\n 1 file changed, 6 insertions(+)\n",
+    );
+    const exit = await s.cli("diff", "--exit-code", "--name-only", "courses/go/02-new.md");
+    expect(exit).toEqual({ code: 1, stdout: "courses/go/02-new.md\n", stderr: "" });
+    const both = await s.cli("diff", "--stat", "--name-only");
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("--name-only or --stat");
+  });
+
+  it("--exit-code exits 0 and --stat and --name-only print nothing on a clean tree", async () => {
+    const s = await setup();
+    for (const flag of ["--stat", "--name-only", "--exit-code"]) {
+      expect(await s.cli("diff", flag, "--exit-code")).toEqual({ code: 0, stdout: "", stderr: "" });
+    }
+  });
+
+  it("--stat scales a long bar down to 40 marks, as git does", async () => {
+    const s = await setup();
+    const many = Array.from({ length: 100 }, (_, i) => `<p>${i}</p>`).join("\n");
+    await s.replace(INTRO, "<p>two</p>", many);
+    const stat = await s.cli("diff", "--stat");
+    expect(stat.stdout).toBe(
+      ` courses/web/01-intro.md | 101 ${"+".repeat(40)}-\n 1 file changed, 100 insertions(+), 1 deletion(-)\n`,
+    );
+  });
+
   it("says so when the last synced body is not in the cache (a fresh clone)", async () => {
     const s = await setup();
     await s.replace(INTRO, "<p>two</p>", "<p>2</p>");
