@@ -90,8 +90,10 @@ export async function treeStatus(options: {
   const copies = new Set(scan.copies);
   const conflicted = new Set<string>();
   for (const copy of scan.copies) {
-    if (!inPaths(copy, paths)) continue;
-    conflicted.add(fileOfConflictCopy(copy));
+    // Named by its file's path or by the copy's: `status courses/web/02-tags.md` shows the conflict.
+    const file = fileOfConflictCopy(copy);
+    if (!inPaths(copy, paths) && !inPaths(file, paths)) continue;
+    conflicted.add(file);
   }
   for (const change of planLocalChanges(snapshot, local, paths)) {
     const { plan } = change;

@@ -118,6 +118,20 @@ describe("status", () => {
     ]);
   });
 
+  it("shows a conflicted file as a conflict when it is the path asked about", async () => {
+    const s = await setup();
+    await s.replace(TAGS, "title: Tags", "title: Tags (mine)");
+    ok(s.emulator.state.edit("chapters", 2, { title: "Tags (theirs)" }));
+    expect((await s.cli("pull")).code).toBe(3);
+    for (const args of [[TAGS], ["courses/web"], []]) {
+      const result = await s.cli("status", "--json", ...args);
+      const entries = (JSON.parse(result.stdout) as { entries: Array<{ state: string; path: string }> })
+        .entries;
+      expect(entries.filter((e) => e.path === TAGS).map((e) => e.state)).toEqual(["conflict"]);
+    }
+    expect((await s.cli("status", "--short", TAGS)).stdout).toBe(`UU ${TAGS}\n`);
+  });
+
   it("--short prints one porcelain line per path and nothing else, offline", async () => {
     const s = await setup();
     await s.replace(TAGS, "title: Tags", "title: Tags (mine)");
