@@ -1,12 +1,13 @@
 import type { Command } from "commander";
 import { ExitCode, type StopSignal } from "../errors.js";
 import type { PushPlan } from "../sync/push-plan.js";
-import { type WatchEvent, watchTree } from "../sync/watch.js";
+import { type Pending, type WatchEvent, watchTree } from "../sync/watch.js";
 import { connect, openTree, syncTarget } from "./context.js";
 import { globalsOf } from "./globals.js";
 import type { CliRun } from "./io.js";
 import { Output } from "./output.js";
 import { opLine } from "./push.js";
+import { counted } from "./render/words.js";
 
 /** Options of watch, whether started as `watch` or as `push --watch`. */
 export interface WatchFlags {
@@ -30,21 +31,39 @@ export function watchLine(event: WatchEvent, out: Output, deletes: boolean, at: 
       const c = event.change;
       const what = c.fields?.length ? ` [${c.fields.join(", ")}]` : "";
       const why = c.reason ? ` (${c.reason})` : "";
-      return `${t}  ${c.outcome.padEnd(9)} ${c.path}${what}${why}  ${event.ms} ms`;
+      const next =
+        c.outcome === "conflict"
+          ? "; run `coursesync pull` to bring the site's version in, then save again"
+          : "";
+      return `${t}  ${c.outcome.padEnd(9)} ${c.path}${what}${why}  ${event.ms} ms${next}`;
     }
     case "invalid":
       return `${t}  ${out.paint("red", "invalid")}   ${event.path}${event.line === undefined ? "" : `:${event.line}`}: ${event.message} (skipped until it is fixed)`;
     case "held-delete":
       return `${t}  deleted   ${event.path} (not sent: run \`coursesync push\` to delete it on the site, or watch with --delete)`;
     case "paused":
-      return `${t}  ${out.paint("yellow", "paused")}: ${event.deleted} files disappeared at once (a branch switch?). Nothing is sent until they are back, or until a plain \`coursesync push\` settles the deletes.`;
+      return `${t}  ${out.paint("yellow", "paused")}: ${counted(event.deleted, "file")} disappeared at once (a branch switch?). Nothing is sent until they are back, or until a plain \`coursesync push\` settles the deletes.`;
     case "resumed":
       return `${t}  resumed: the tree is whole again`;
     case "retrying":
       return `${t}  ${out.paint("yellow", "waiting")}: ${event.message}; trying again in ${Math.round(event.inMs / 1000)} s`;
     case "stopped":
-      return `${t}  stopped; the snapshot is saved`;
+      return `${t}  stopped; the snapshot is saved${pendingText(event.pending)}`;
   }
+}
+
+/** What a stopped watch left unsent, and what settles it. */
+function pendingText({ deletes, conflicts }: Pending): string {
+  const parts: string[] = [];
+  if (deletes > 0)
+    parts.push(
+      `${counted(deletes, "delete")} not sent (\`coursesync push\` sends ${deletes === 1 ? "it" : "them"})`,
+    );
+  if (conflicts.length > 0)
+    parts.push(
+      `${counted(conflicts.length, "conflict")} with the site (\`coursesync pull\` brings its version in): ${conflicts.join(", ")}`,
+    );
+  return parts.length > 0 ? `; ${parts.join("; ")}` : "";
 }
 
 /** Run watch for `watch` and `push --watch`. */

@@ -28,7 +28,15 @@ export type WatchEvent =
   | { type: "paused"; deleted: number }
   | { type: "resumed" }
   | { type: "retrying"; message: string; inMs: number }
-  | { type: "stopped" };
+  | { type: "stopped"; pending: Pending };
+
+/** What a stopped watch leaves for a plain push or a pull. */
+export interface Pending {
+  /** Records whose files are gone here and that the site still has (not sent without --delete). */
+  deletes: number;
+  /** Files left because the site changed them too: a pull brings the site's version in. */
+  conflicts: string[];
+}
 
 /** What watch needs. */
 export interface WatchOptions {
@@ -75,7 +83,10 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
   const setTimer = options.setTimer ?? realSetTimer;
   /** Invalid files and what was last said of them: each is reported once until it changes. */
   const invalid = new Map<string, string>();
-  let paused = false;
+  /** Files last seen in conflict with the site, until a push settles them. */
+  const conflicts = new Set<string>();
+  /** Deletes counted when watching paused (0: not paused), told again when more files go. */
+  let paused = 0;
   let stopping = false;
   let cancelRetry: (() => void) | undefined;
   let retryMs = 1000;
@@ -116,6 +127,8 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
             });
           },
           onChange: (change) => {
+            if (change.outcome === "conflict") conflicts.add(change.path);
+            else conflicts.delete(change.path);
             if (change.outcome === "unchanged") return;
             options.report({ type: "change", change, ms: Math.round(now() - started) });
           },
@@ -151,18 +164,23 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
 
   const onBatch = async (batch: Batch): Promise<void> => {
     if (stopping) return;
-    if (!paused && batch.deleted.length >= burst) {
-      // Many files gone at once is a branch switch or a mass move, not an author's edit:
-      // act on none of it until the tree is whole again (or a plain push settles the deletes).
-      paused = true;
-      options.report({ type: "paused", deleted: batch.deleted.length });
+    if (paused === 0 && batch.deleted.length < burst) return pushBatch(batch);
+    // Many files gone at once is a branch switch or a mass move, not an author's edit: act on
+    // none of it until the tree is whole again (or a plain push settles the deletes). The count
+    // is the tree's, not the batch's: a checkout's deletes may come in several batches.
+    const gone = await pendingDeletes();
+    if (gone >= burst) {
+      if (gone > paused) options.report({ type: "paused", deleted: gone });
+      paused = Math.max(paused, gone);
+      return;
     }
-    if (paused) {
-      if ((await pendingDeletes()) >= burst) return;
-      paused = false;
-      options.report({ type: "resumed" });
-      return pushPaths(undefined);
-    }
+    if (paused === 0) return pushBatch(batch);
+    paused = 0;
+    options.report({ type: "resumed" });
+    return pushPaths(undefined);
+  };
+
+  const pushBatch = async (batch: Batch): Promise<void> => {
     const paths = new Set<string>([...batch.changed, ...batch.deleted, ...invalid.keys()]);
     for (const file of batch.changed) {
       // A new or changed course.yaml may make its folder's chapters valid: look at them too.
@@ -240,6 +258,7 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
   // The batch in flight (if any) finishes; its push saves the snapshot.
   await coalescer.flush();
   await retrying;
-  options.report({ type: "stopped" });
+  const deletes = await pendingDeletes().catch(() => 0);
+  options.report({ type: "stopped", pending: { deletes, conflicts: [...conflicts].sort() } });
   return true;
 }

@@ -156,15 +156,20 @@ describe("watch", () => {
     await watch.stop();
   });
 
-  it("sends no DELETE for a deleted file without --delete, and says it waits for a push", async () => {
+  it("sends no DELETE for a deleted file without --delete, says it waits for a push, and counts it at the stop", async () => {
     const { emulator, tree, env, folder } = await setup();
-    const watch = await startWatch(tree, env);
+    const timers = manualTimers();
+    const watch = await startWatch(tree, env, [], { setTimer: timers.setTimer });
     emulator.state.clearRequests();
     await rm(path.join(folder, "03-chapter-3.md"));
+    await quietTimeOver(timers);
     await eventually(() => watch.output().includes("not sent: run `coursesync push`"));
     expect(writes(emulator, "DELETE")).toHaveLength(0);
     expect(emulator.state.get("chapters", 3)).toBeDefined();
-    await watch.stop();
+    expect(await watch.stop()).toBe(130);
+    expect(watch.output()).toMatch(
+      /stopped; the snapshot is saved; 1 delete not sent \(`coursesync push` sends it\)\n$/,
+    );
   });
 
   it("deletes with --delete", async () => {
@@ -239,7 +244,7 @@ describe("watch", () => {
     await watch.stop();
   });
 
-  it("pauses on a burst of deletes (a branch switch) and resumes when the files are back", async () => {
+  it("pauses on a burst of deletes (a branch switch), counts every file gone, and resumes when they are back", async () => {
     const { emulator, tree, env, folder } = await setup();
     for (let i = 4; i <= 6; i++) {
       emulator.state.createChapter({
@@ -247,21 +252,28 @@ describe("watch", () => {
       });
     }
     await runCli(["pull"], { cwd: tree, env });
-    const watch = await startWatch(tree, env, ["--delete"]);
+    const timers = manualTimers();
+    const watch = await startWatch(tree, env, ["--delete"], { setTimer: timers.setTimer });
     emulator.state.clearRequests();
     const names = (await import("node:fs/promises")).readdir;
-    const files = (await names(folder)).filter((f) => f.endsWith(".md"));
+    const files = (await names(folder)).filter((f) => f.endsWith(".md")).sort();
     const saved = await Promise.all(
       files.map(async (f) => [f, await readFile(path.join(folder, f), "utf8")] as const),
     );
-    await Promise.all(files.map((f) => rm(path.join(folder, f))));
-    await eventually(() => watch.output().includes("paused"));
+    // A checkout's deletes reach the watcher in two bursts: the count is of the files gone.
+    await Promise.all(files.slice(0, 5).map((f) => rm(path.join(folder, f))));
+    await quietTimeOver(timers);
+    await eventually(() => watch.output().includes("paused: 5 files disappeared at once"));
+    await rm(path.join(folder, files[5]!));
+    await quietTimeOver(timers);
+    await eventually(() => watch.output().includes("paused: 6 files disappeared at once"));
     expect(writes(emulator, "DELETE")).toHaveLength(0);
     await Promise.all(saved.map(([f, text]) => writeFile(path.join(folder, f), text)));
-    await eventually(() => watch.output().includes("resumed"));
+    await firingUntil(timers, () => watch.output().includes("resumed"));
     expect(writes(emulator, "DELETE")).toHaveLength(0);
     expect(writes(emulator, "PATCH")).toHaveLength(0);
-    await watch.stop();
+    expect(await watch.stop()).toBe(130);
+    expect(watch.output()).toMatch(/stopped; the snapshot is saved\n$/);
   });
 
   it("leaves a record the site changed too, says so, and goes on with the rest", async () => {
@@ -271,12 +283,18 @@ describe("watch", () => {
     emulator.state.clearRequests();
     await appendFile(path.join(folder, "01-chapter-1.md"), "<p>mine</p>\n");
     await eventually(() => watch.output().includes("conflict"));
+    expect(watch.output()).toMatch(
+      /conflict +courses\/course\/01-chapter-1\.md \[content\].*; run `coursesync pull` to bring the site's version in, then save again\n/,
+    );
     expect(writes(emulator, "PATCH")).toHaveLength(0);
     expect(emulator.state.get("chapters", 1)?.content).toBe("<p>changed on the site</p>");
     await appendFile(path.join(folder, "02-chapter-2.md"), "<p>other</p>\n");
     await eventually(() => writes(emulator, "PATCH").length === 1);
     expect(emulator.state.get("chapters", 2)?.content).toContain("<p>other</p>");
-    await watch.stop();
+    expect(await watch.stop()).toBe(130);
+    expect(watch.output()).toContain(
+      "stopped; the snapshot is saved; 1 conflict with the site (`coursesync pull` brings its version in): courses/course/01-chapter-1.md\n",
+    );
   });
 
   it("keeps a save through a network loss and sends it once the site answers again", async () => {
