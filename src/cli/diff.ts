@@ -27,6 +27,7 @@ import { globalsOf } from "./globals.js";
 import type { CliRun, GlobalOptions } from "./io.js";
 import { Output } from "./output.js";
 import { knownTreePaths } from "./paths.js";
+import { recordName } from "./render/words.js";
 import { siteSnapshot } from "./site-snapshot.js";
 
 async function readOrEmpty(file: string): Promise<string> {
@@ -187,7 +188,7 @@ async function remoteDiffs(
       const what =
         pair.here === "" ? "on the site, not here" : pair.site === "" ? "not on the site" : "differs";
       return {
-        header: `${pair.kind} ${pair.id ?? "(new)"}: ${what}`,
+        header: `${recordName(pair.kind, pair.id)}: ${what}`,
         oldName: pair.site === "" ? NULL : pair.path,
         newName: pair.here === "" ? NULL : pair.path,
         before: pair.site,
@@ -281,7 +282,7 @@ async function localDiffs(
     const after = plan.remote.type === "delete" ? "" : await readOrEmpty(abs(root, file));
     const fields = plan.remote.type === "update" ? ` [${plan.remote.fields.join(", ")}]` : "";
     diffs.push({
-      header: `${plan.kind} ${plan.id ?? "(new)"}: ${plan.remote.type === "none" ? "renamed" : plan.remote.type}${fields}`,
+      header: `${recordName(plan.kind, plan.id)}: ${plan.remote.type === "none" ? "renamed" : plan.remote.type}${fields}`,
       oldName: entry ? (isCourse ? courseFilePath(entry.path) : entry.path) : NULL,
       newName: plan.remote.type === "delete" ? NULL : file,
       before,

@@ -6,8 +6,8 @@ import { ExitCode, InterruptedError, usageError } from "../errors.js";
 import { archiveEvents, EVENTS_FILE } from "../sync/events.js";
 import { FIX_INVALID_FILES, invalidFilesMessage } from "../sync/guards.js";
 import { acquireLock } from "../sync/lock.js";
-import { pull } from "../sync/pull.js";
-import { countOutcomes } from "../sync/report.js";
+import { type PullResult, pull } from "../sync/pull.js";
+import { countOutcomes, type Outcome } from "../sync/report.js";
 import { connect, openTree, stopRequestsOnSignal, syncTarget } from "./context.js";
 import { globalsOf } from "./globals.js";
 import type { CliRun } from "./io.js";
@@ -122,7 +122,7 @@ written. It never creates or deletes anything on either side.`,
             requests: result.requests,
             files_written: result.filesWritten,
             ...(events ? { events } : {}),
-            counts: countOutcomes(result.changes),
+            counts: pullCounts(result),
             changes: result.changes.filter((c) => c.outcome !== "unchanged").map(changeJson),
             conflicts: conflicts.map(changeJson),
             invalid: result.invalid.map(problemJson),
@@ -134,18 +134,22 @@ written. It never creates or deletes anything on either side.`,
           out.result(
             `${result.dryRun ? "Dry run: " : ""}pulled ${counted(result.counts.courses, "course")} and ${counted(result.counts.chapters, "chapter")} ` +
               `in ${counted(result.requests, "request")}; ${countsLine(result.changes)}; ${verb} ${counted(result.filesWritten, "file")}` +
-              (result.filesWritten === 0 && !result.dryRun && !result.invalid.length
+              (result.filesWritten === 0 &&
+              !result.dryRun &&
+              !result.invalid.length &&
+              !result.snapshotWritten &&
+              !events?.added
                 ? " (already up to date)"
                 : ""),
           );
           if (events) {
             out.result(
-              `events: ${events.added} new ${result.dryRun ? "to archive" : "archived"} in ${EVENTS_FILE} (${events.known} already there; ${events.pages} pages read)`,
+              `events: ${events.added} new ${result.dryRun ? "to archive" : "archived"} in ${EVENTS_FILE} (${events.known} already there; ${counted(events.pages, "page")} read)`,
             );
           }
           if (conflicts.length) {
             out.result(
-              `${conflicts.length} conflict${conflicts.length === 1 ? "" : "s"}: your files were left as they are and the site's versions written beside them. ` +
+              `${counted(conflicts.length, "conflict")}: your files were left as they are and the site's versions written beside them. ` +
                 "Merge by hand and `coursesync push --force`, or take the site's side with `coursesync pull --theirs`.",
             );
           }
@@ -160,13 +164,28 @@ written. It never creates or deletes anything on either side.`,
           );
           run.exitCode = Math.max(run.exitCode, ExitCode.failed);
         }
-        // A dry run reports conflicts but, like push --dry-run, ends 0: it only shows. Conflicts
-        // (3) outrank invalid files (1): both need a person, and 3 says a merge waits.
-        if (conflicts.length && !result.dryRun) run.exitCode = Math.max(run.exitCode, ExitCode.stopped);
+        // A dry run exits as the real run would. Conflicts (3) outrank invalid files (1): both
+        // need a person, and 3 says a merge waits.
+        if (conflicts.length) run.exitCode = Math.max(run.exitCode, ExitCode.stopped);
       } finally {
         progress.stop();
         client.close();
         await release();
       }
     });
+}
+
+/**
+ * The outcomes of a pull by record: the planner names only what changed, so every other record
+ * the site listed is counted as unchanged.
+ */
+function pullCounts(result: PullResult): Record<Outcome, number> {
+  const counts = countOutcomes(result.changes);
+  const touched = new Set(
+    result.changes
+      .filter((c) => c.id !== undefined && c.outcome !== "deleted")
+      .map((c) => `${c.kind}:${c.id}`),
+  );
+  counts.unchanged = Math.max(0, result.counts.courses + result.counts.chapters - touched.size);
+  return counts;
 }

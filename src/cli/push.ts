@@ -14,6 +14,7 @@ import { Output } from "./output.js";
 import { knownTreePaths, maxDeleteFlag } from "./paths.js";
 import { type WriteProgress, writeProgress } from "./progress.js";
 import { restoreLines } from "./render/restore.js";
+import { counted } from "./render/words.js";
 import { changeJson, changeLines, countsLine } from "./summary.js";
 import { runWatch } from "./watch.js";
 
@@ -48,7 +49,7 @@ export function opLine(op: PushOp, out: Output): string {
           d.field === "content"
             ? "body changed"
             : d.field === "course_id"
-              ? `moved to course ${d.to ?? "(new)"}`
+              ? `moved to ${d.to === undefined ? "a new course" : `course ${d.to}`}`
               : `${d.field}: ${show(d.from)} -> ${show(d.to)}${"site" in d ? ` (overwrites the site's ${show(d.site)})` : ""}`,
         )
         .join("; ");
@@ -204,7 +205,7 @@ every course and chapter (journaled: run it again to finish one that was cut sho
           });
         } else if (result.dryRun) {
           out.result(
-            `Dry run: push to "${site.name}" (${site.url}) would send ${plan.ops.length} writes: ${planSummary(plan)}`,
+            `Dry run: push to "${site.name}" (${site.url}) would send ${counted(plan.ops.length, "write")}: ${planSummary(plan)}`,
           );
           for (const op of plan.ops) out.result(opLine(op, out));
           if (result.unchecked) out.warn(`the plan was not checked against the site: ${result.unchecked}`);
@@ -214,6 +215,8 @@ every course and chapter (journaled: run it again to finish one that was cut sho
             out.warn(
               `${deletes} deletes are over the limit of ${result.deleteLimit}: a real push would stop unless --max-delete ${deletes}`,
             );
+            // A dry run exits as the real run would.
+            run.exitCode = Math.max(run.exitCode, ExitCode.stopped);
           }
         } else if (plan.ops.length === 0 && (plan.kept ?? []).some((kept) => kept.conflict)) {
           out.result("Nothing was sent: what differs waits for the conflicts below to be resolved.");

@@ -12,6 +12,7 @@ import { globalsOf } from "./globals.js";
 import type { CliRun } from "./io.js";
 import { Output } from "./output.js";
 import { knownTreePaths } from "./paths.js";
+import { recordName } from "./render/words.js";
 import { siteSnapshot } from "./site-snapshot.js";
 
 const STYLE = {
@@ -65,7 +66,7 @@ export function shortLines(entries: readonly StatusEntry[]): string[] {
 /** One status line for people. */
 export function statusLine(entry: StatusEntry, out: Output): string {
   const detail = [
-    entry.kind === "file" ? undefined : `${entry.kind} ${entry.id ?? "(new)"}`,
+    entry.kind === "file" ? undefined : recordName(entry.kind, entry.id),
     entry.from ? `from ${entry.from}` : undefined,
     entry.fields?.length ? `[${entry.fields.join(", ")}]` : undefined,
     entry.copy ? `site's version: ${entry.copy}` : undefined,

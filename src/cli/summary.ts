@@ -1,7 +1,7 @@
 import { type Change, countOutcomes } from "../sync/report.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import type { Output } from "./output.js";
-import { counted } from "./render/words.js";
+import { counted, recordName } from "./render/words.js";
 
 const MARK: Record<Change["outcome"], string> = {
   created: "+",
@@ -30,7 +30,7 @@ export function changeLines(changes: readonly Change[], out: Output): string[] {
   return changes
     .filter((c) => c.outcome !== "unchanged")
     .map((c) => {
-      const what = `${c.kind} ${c.id ?? "(new)"}`;
+      const what = recordName(c.kind, c.id);
       const detail = [
         c.from ? `from ${c.from}` : undefined,
         c.fields?.length ? `[${c.fields.join(", ")}]` : undefined,

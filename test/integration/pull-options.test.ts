@@ -134,6 +134,8 @@ describe("pull --dry-run", () => {
     const before = await readTree(root);
 
     const result = await pull("--dry-run");
+    // A dry run exits as the pull would: 3 for the conflict.
+    expect(result.code).toBe(3);
     expect(result.stdout).toMatch(/~ updated +courses\/beta\/01-first\.md/);
     expect(result.stdout).toMatch(/- deleted +courses\/beta\/02-second\.md/);
     expect(result.stdout).toMatch(/! conflict +courses\/alpha\/02-second\.md/);
@@ -143,8 +145,23 @@ describe("pull --dry-run", () => {
     const json = await pull("--dry-run", "--json");
     const summary = JSON.parse(json.stdout) as { dry_run: boolean; counts: Record<string, number> };
     expect(summary.dry_run).toBe(true);
-    expect(summary.counts).toMatchObject({ updated: 1, deleted: 1, conflict: 1 });
+    // 2 courses and 3 chapters listed; the conflict and the update are not unchanged.
+    expect(summary.counts).toMatchObject({ updated: 1, deleted: 1, conflict: 1, unchanged: 3 });
     expect(await readTree(root)).toEqual(before);
+  });
+});
+
+describe("pull's summary line", () => {
+  it("says 'already up to date' only when nothing at all was written", async () => {
+    const { emulator, pull } = await setup();
+    const ids = seed(emulator);
+    expect((await pull()).code).toBe(0);
+    // A change the files do not show (only updated_at): the snapshot is written, no file.
+    edit(emulator, "chapters", ids.a1, {});
+    const quiet = await pull();
+    expect(quiet.stdout).toMatch(/; no changes; wrote 0 files$/m);
+    const again = await pull();
+    expect(again.stdout).toMatch(/; no changes; wrote 0 files \(already up to date\)$/m);
   });
 });
 

@@ -62,7 +62,7 @@ describe("a create answered with a record that is not the one sent", () => {
       const refused = await s.cli("push", "--yes");
       expect(refused.code, refused.stdout + refused.stderr).toBe(1);
       expect(refused.stdout).toContain(
-        `x failed   ${NEW}  (chapter (new); POST /api/v1/chapters answered 201 Created with chapter 1, ` +
+        `x failed   ${NEW}  (new chapter; POST /api/v1/chapters answered 201 Created with chapter 1, ` +
           `which the last sync already knows, at ${INTRO}. Not taken as the new chapter: ${NEW} is left as it is, ` +
           "and the next push looks for a chapter this POST may have made (and adopts it) before creating one)",
       );
@@ -98,7 +98,7 @@ describe("a create answered with a record that is not the one sent", () => {
     const refused = await s.cli("push", "--yes");
     expect(refused.code).toBe(1);
     expect(refused.stdout).toMatch(
-      /x failed {3}courses\/rust {2}\(course \(new\); POST \/api\/v1\/courses answered 201 Created with course 2, whose title is "Rust for the site", not "Rust" as sent\. Not taken as the new course/,
+      /x failed {3}courses\/rust {2}\(new course; POST \/api\/v1\/courses answered 201 Created with course 2, whose title is "Rust for the site", not "Rust" as sent\. Not taken as the new course/,
     );
     expect(await s.read("courses/rust/course.yaml")).toBe("title: Rust\n");
     expect(s.writes()).toEqual(["POST /api/v1/courses"]);

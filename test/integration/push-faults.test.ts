@@ -270,12 +270,10 @@ describe("failures while writing", () => {
     const result = await s.cli("push", "--yes");
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(
-      "x failed   courses/go/02-big.md  (chapter (new); POST /api/v1/chapters failed: 422 Unprocessable Entity",
+      "x failed   courses/go/02-big.md  (new chapter; POST /api/v1/chapters failed: 422 Unprocessable Entity",
     );
     expect(result.stdout).toContain("courses/go/02-big.md: course_id must exist");
-    expect(result.stdout).toMatch(
-      /\? skipped {2}courses\/web\/04-four\.md {2}\(chapter \(new\); not applied/,
-    );
+    expect(result.stdout).toMatch(/\? skipped {2}courses\/web\/04-four\.md {2}\(new chapter; not applied/);
     expect(result.stdout).toMatch(
       /\? skipped {2}courses\/web\/03-three\.md {2}\(chapter 3; not applied: an earlier write failed\)/,
     );

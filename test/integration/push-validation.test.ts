@@ -523,7 +523,7 @@ describe("push validates every file before it sends anything", () => {
     });
     const result = await runCli(["push", "--dry-run"], { cwd: root, env });
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain("would send 1 writes: 0 to create, 1 to update, 0 to delete");
+    expect(result.stdout).toContain("would send 1 write: 0 to create, 1 to update, 0 to delete");
     // The dry run checks its plan (reads the one record), and sends nothing.
     expect(emulator.state.requests.filter((r) => r.method !== "GET" && r.path !== "/api/login")).toEqual([]);
   });

@@ -77,11 +77,11 @@ describe("status", () => {
       [
         `Site "production" (${s.emulator.baseUrl})`,
         '  invalid   courses/go/02-broken.md  (line 3: ordinal must be a whole number, not "two")',
-        "  new       courses/rust  (course (new))",
+        "  new       courses/rust  (new course)",
         "  modified  courses/web  (course 1; [excerpt, status])",
         "  modified  courses/web/01-intro.md  (chapter 1; [content])",
         "  conflict  courses/web/02-tags.md  (chapter 2; site's version: courses/web/02-tags.remote.md; the site changed it too: merge by hand and `coursesync push --force`, or `coursesync pull --theirs`)",
-        "  new       courses/web/03-new.md  (chapter (new))",
+        "  new       courses/web/03-new.md  (new chapter)",
         "  moved     courses/web/04-tour.md  (chapter 3; from courses/go/01-tour.md; [course_id])",
         "7 pending; 1 invalid file must be fixed before a push. `coursesync diff` shows the changes; `coursesync push` sends them.",
         "",
@@ -317,7 +317,7 @@ describe("diff", () => {
     const go = await s.cli("diff", "courses/go");
     expect(go.stdout).toBe(
       [
-        "chapter (new): create",
+        "new chapter: create",
         "--- /dev/null",
         "+++ b/courses/go/02-new.md",
         "@@ -0,0 +1,6 @@",

@@ -5,3 +5,8 @@
 export function counted(n: number, singular: string, plural = `${singular}s`): string {
   return `${n.toLocaleString("en-US")} ${n === 1 ? singular : plural}`;
 }
+
+/** "chapter 12", or "new chapter" for a record the site has not given an id yet. */
+export function recordName(kind: string, id: number | undefined): string {
+  return id === undefined ? `new ${kind}` : `${kind} ${id}`;
+}
