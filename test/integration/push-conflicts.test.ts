@@ -276,6 +276,13 @@ describe("the delete guard", () => {
     expect(stopped.stderr).toContain("--max-delete 2");
     expect(s.emulator.state.requests).toEqual([]);
     expect(await s.tree()).toEqual(before);
+    // A dry run shows the plan and exits as the push would.
+    const dry = await s.cli("push", "--dry-run");
+    expect(dry.code).toBe(3);
+    expect(dry.stderr).toContain(
+      "2 deletes are over the limit of 1: a real push would stop unless --max-delete 2",
+    );
+    expect(s.writes()).toEqual([]);
 
     const allowed = await s.cli("push", "--yes", "--max-delete", "2");
     expect(allowed.code).toBe(0);
