@@ -144,7 +144,9 @@ export function readChapterFile(text: string, file: string): ReadChapterFile {
   deferCheck(deferred, "title", title, () =>
     checkedTitle(title, file, lines.title, 2, "Give the chapter a title."),
   );
-  deferCheck(deferred, "ordinal", ordinal, () => checkOrdinal(ordinal, file, lines.ordinal));
+  deferCheck(deferred, "ordinal", ordinal, () =>
+    "ordinal" in values ? checkOrdinal(ordinal, file, lines.ordinal) : missingOrdinal(file, bodyLine - 1),
+  );
   const content = "content" in values ? { literal: values.content } : undefined;
   if (content) {
     if (body !== "") {
@@ -188,6 +190,23 @@ export function readChapterFile(text: string, file: string): ReadChapterFile {
     ...(content ? { content } : {}),
   };
   return { chapter, lines: { ...lines, body: bodyLine }, deferred, problems };
+}
+
+/**
+ * A chapter without an `ordinal:` line, reported on the front matter's closing `---` where it
+ * goes; the file name's number prefix (`03-intro.md`) is offered as the value.
+ */
+function missingOrdinal(file: string, closingLine: number): never {
+  const prefix = /^(\d+)-/.exec(file.slice(file.lastIndexOf("/") + 1))?.[1];
+  throw new FileProblem(
+    file,
+    closingLine,
+    "ordinal is missing: a chapter needs its place in the course",
+    prefix === undefined
+      ? "Add a line such as `ordinal: 1` to the front matter."
+      : `Add \`ordinal: ${Number(prefix)}\` to the front matter (the file name starts with ${prefix}-).`,
+    { rule: "required" },
+  );
 }
 
 function checkOrdinal(ordinal: unknown, file: string, line: number | undefined): void {

@@ -197,9 +197,12 @@ const CASES: Array<[string, Record<string, string | Buffer | null>, Array<string
   ["chapter: no title", intro("title: Intro\n", ""), [`${INTRO}:2: title is missing or blank`]],
   ["chapter: a blank title", intro("title: Intro", "title:"), [`${INTRO}:3: title is missing or blank`]],
   [
-    "chapter: no ordinal",
+    "chapter: no ordinal, the file name's prefix offered on the line where it goes",
     intro("ordinal: 1\n", ""),
-    [`${INTRO}:2: ordinal must be a whole number, not null`],
+    [
+      `${INTRO}:5: ordinal is missing: a chapter needs its place in the course`,
+      "Add `ordinal: 1` to the front matter (the file name starts with 01-).",
+    ],
   ],
   [
     "chapter: a quoted ordinal",
