@@ -37,14 +37,19 @@ export interface ManualTimers {
   pending(): number[];
   /** Run every timer pending now (not those they set), or those of delay `ms`; returns how many ran. */
   fire(ms?: number): number;
+  /**
+   * Count one look at the pending timers, and run those this is the `calls`-th look at: a quiet
+   * time a real watcher has not restarted in that many looks is over (no clock involved).
+   */
+  fireSettled(calls: number): number;
 }
 
 /** Timers nothing runs but `fire`: a test decides when the quiet time is over. */
 export function manualTimers(): ManualTimers {
-  let queue: Array<{ fn: () => void; ms: number }> = [];
+  let queue: Array<{ fn: () => void; ms: number; seen: number }> = [];
   return {
     setTimer: (fn, ms) => {
-      const timer = { fn, ms };
+      const timer = { fn, ms, seen: 0 };
       queue.push(timer);
       return () => {
         queue = queue.filter((t) => t !== timer);
@@ -53,6 +58,13 @@ export function manualTimers(): ManualTimers {
     pending: () => queue.map((t) => t.ms),
     fire: (ms?: number) => {
       const due = queue.filter((t) => ms === undefined || t.ms === ms);
+      queue = queue.filter((t) => !due.includes(t));
+      for (const timer of due) timer.fn();
+      return due.length;
+    },
+    fireSettled: (calls: number) => {
+      for (const timer of queue) timer.seen++;
+      const due = queue.filter((t) => t.seen >= calls);
       queue = queue.filter((t) => !due.includes(t));
       for (const timer of due) timer.fn();
       return due.length;
