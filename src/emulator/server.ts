@@ -82,8 +82,15 @@ export interface EmulatorOptions {
   now?: () => Date;
   /** Milliseconds of a monotonic clock for the rate window; default performance.now. */
   rateClock?: () => number;
-  /** How a request waits out latencyMs (aborted when the emulator closes); default a setTimeout promise. */
-  latencySleep?: (ms: number, signal: AbortSignal) => Promise<unknown>;
+  /**
+   * How a request waits out latencyMs (aborted when the emulator closes), told which request it
+   * is; default a setTimeout promise.
+   */
+  latencySleep?: (
+    ms: number,
+    signal: AbortSignal,
+    request: { method: string; path: string },
+  ) => Promise<unknown>;
 }
 
 /** Which rate-limit headers the emulator sends. */
@@ -265,7 +272,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       response.destroy();
     };
     const latency = faults.settings.latencyMs;
-    if (latency > 0) await latencySleep(latency, stopping.signal);
+    if (latency > 0)
+      await latencySleep(latency, stopping.signal, { method: request.method, path: request.path });
     const retryAfter = faults.admit();
     if (retryAfter !== undefined) {
       const error = `Rate limit exceeded (${faults.settings.rate} requests per second): retry after ${retryAfter} s`;
