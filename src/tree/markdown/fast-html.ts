@@ -40,20 +40,13 @@ export function fastParseFragment(source: string): Fragment | undefined {
   return new FastParser(source).run();
 }
 
-// Named references met so far, and what they stand for ("" for none).
-const NAMED_REFERENCES = new Map<string, string>();
-
+/** What a named reference stands for ("" for none); a pure lookup, so nothing is cached. */
 function namedReference(name: string): string {
-  let value = NAMED_REFERENCES.get(name);
-  if (value === undefined) {
-    // With its semicolon a name matches whole or not at all: the longest-prefix rule that
-    // reads `&notit;` as `¬it;` applies only when the whole name is not one.
-    const reference = `&${name};`;
-    const decoded = decodeHTMLStrict(reference);
-    value = decoded === reference ? "" : decoded;
-    if (NAMED_REFERENCES.size < 4096) NAMED_REFERENCES.set(name, value);
-  }
-  return value;
+  // With its semicolon a name matches whole or not at all: the longest-prefix rule that
+  // reads `&notit;` as `¬it;` applies only when the whole name is not one.
+  const reference = `&${name};`;
+  const decoded = decodeHTMLStrict(reference);
+  return decoded === reference ? "" : decoded;
 }
 
 const ATTRIBUTE_NAME = /[A-Za-z_:][-A-Za-z0-9_:.]*/y;
