@@ -71,7 +71,7 @@ function planSummary(plan: PushPlan): string {
 
 /** The last line of a push that met conflicts: what was sent, if anything, and what to do. */
 function conflictSummary(conflicts: number, changes: readonly Change[]): string {
-  const records = `${conflicts} record${conflicts === 1 ? "" : "s"} changed on the site since the last sync`;
+  const records = `${counted(conflicts, "record")} changed on the site since the last sync`;
   const advice =
     "Run `coursesync pull` to merge, or `coursesync push --force` to overwrite the site's changes.";
   const sent = changes.some(
@@ -171,9 +171,7 @@ every course and chapter (journaled: run it again to finish one that was cut sho
               }
               const ok =
                 flags.yes ||
-                (await run.prompts.confirm(
-                  `Apply ${plan.ops.length} write${plan.ops.length === 1 ? "" : "s"} to ${site.url}?`,
-                ));
+                (await run.prompts.confirm(`Apply ${counted(plan.ops.length, "write")} to ${site.url}?`));
               refused = !ok;
               if (ok && plan.restore) progress = writeProgress(run, globals, plan.ops.length);
               return ok;
@@ -213,7 +211,7 @@ every course and chapter (journaled: run it again to finish one that was cut sho
           const deletes = plan.ops.filter((op) => op.type === "delete").length;
           if (result.deleteLimit !== undefined && deletes > result.deleteLimit) {
             out.warn(
-              `${deletes} deletes are over the limit of ${result.deleteLimit}: a real push would stop unless --max-delete ${deletes}`,
+              `${counted(deletes, "delete")} ${deletes === 1 ? "is" : "are"} over the limit of ${result.deleteLimit}: a real push would stop unless --max-delete ${deletes}`,
             );
             // A dry run exits as the real run would.
             run.exitCode = Math.max(run.exitCode, ExitCode.stopped);

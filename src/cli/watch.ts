@@ -95,9 +95,7 @@ export async function runWatch(run: CliRun, command: Command, flags: WatchFlags)
         report,
         confirm: async (plan: PushPlan) => {
           if (!flags.json) {
-            out.result(
-              `Pending before watching: ${plan.ops.length} write${plan.ops.length === 1 ? "" : "s"}`,
-            );
+            out.result(`Pending before watching: ${counted(plan.ops.length, "write")}`);
             for (const op of plan.ops) out.result(opLine(op, out));
           }
           if (flags.yes) return true;
@@ -107,7 +105,9 @@ export async function runWatch(run: CliRun, command: Command, flags: WatchFlags)
             );
             return false;
           }
-          return run.prompts.confirm(`Push these ${plan.ops.length} writes to ${site.url}, then watch?`);
+          return run.prompts.confirm(
+            `Push ${plan.ops.length === 1 ? "this write" : `these ${counted(plan.ops.length, "write")}`} to ${site.url}, then watch?`,
+          );
         },
       },
       client,

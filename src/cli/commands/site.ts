@@ -7,6 +7,7 @@ import { removeSiteState, snapshotInfo, unfinishedWrites } from "../../config/si
 import { ExitCode, UserError, usageError } from "../../errors.js";
 import { acquireLock } from "../../sync/lock.js";
 import { loadSnapshot, saveSnapshot, statePaths } from "../../sync/snapshot.js";
+import { counted } from "../../util/words.js";
 import { openTree } from "../context.js";
 import { globalsOf } from "../globals.js";
 import type { CliRun, GlobalOptions } from "../io.js";
@@ -100,7 +101,7 @@ async function addSite(run: CliRun, globals: GlobalOptions, name: string): Promi
   if (twin) out.warn(`site "${twin}" has the same URL; each name keeps its own snapshot of it`);
   if (snapshot) {
     out.info(
-      `Its snapshot from an earlier sync is there: ${snapshot.courses} courses, ${snapshot.chapters} chapters.`,
+      `Its snapshot from an earlier sync is there: ${counted(snapshot.courses, "course")}, ${counted(snapshot.chapters, "chapter")}.`,
     );
   }
   out.info(
@@ -164,7 +165,7 @@ async function removeSite(
     const pending = await unfinishedWrites(tree.root, name);
     if (pending > 0 && !flags.force) {
       throw new UserError(
-        `.coursesync/${name}.journal holds ${pending} write${pending === 1 ? "" : "s"} to ${url} that its snapshot does not record yet (a push that did not finish); removing the site would lose them`,
+        `.coursesync/${name}.journal holds ${counted(pending, "write")} to ${url} that its snapshot does not record yet (a push that did not finish); removing the site would lose them`,
         {
           hint: `Finish that push first (coursesync push --site ${name}), or pass --force to remove the site anyway.`,
           exitCode: ExitCode.stopped,

@@ -1,4 +1,5 @@
 import type { FileProblem, Rule } from "../../tree/yaml-text.js";
+import { counted } from "../../util/words.js";
 
 /** One problem as `check --json` prints it; `file` is relative to the tree root, with /. */
 export interface ProblemRecord {
@@ -26,7 +27,7 @@ export function problemRecords(problems: readonly FileProblem[]): ProblemRecord[
 export function problemSummary(records: readonly ProblemRecord[]): string {
   const files = new Set(records.map((r) => r.file)).size;
   const n = records.length;
-  return `${n} problem${n === 1 ? "" : "s"} in ${files} file${files === 1 ? "" : "s"}`;
+  return `${counted(n, "problem")} in ${counted(files, "file")}`;
 }
 
 function position(record: ProblemRecord): string {

@@ -1,4 +1,5 @@
 import type { SiteSnapshotInfo } from "../../config/sites.js";
+import { counted } from "../../util/words.js";
 
 /** One site as `site list --json` prints it; never a token, only whether one is stored. */
 export interface SiteRecord {
@@ -34,7 +35,7 @@ function syncText(site: SiteRecord): string {
   if (site.snapshot_problem !== undefined) return `snapshot unreadable: ${site.snapshot_problem}`;
   const snapshot = site.snapshot;
   if (!snapshot) return "never synced";
-  const records = `${snapshot.courses} course${snapshot.courses === 1 ? "" : "s"}, ${snapshot.chapters} chapter${snapshot.chapters === 1 ? "" : "s"}`;
+  const records = `${counted(snapshot.courses, "course")}, ${counted(snapshot.chapters, "chapter")}`;
   const other = snapshot.url === site.url ? "" : `, snapshot made for ${snapshot.url}`;
   return `last sync ${snapshot.written_at} (${records}${other})`;
 }

@@ -1,5 +1,6 @@
 import type { Listing } from "../../api/client.js";
 import { ExitCode, UserError } from "../../errors.js";
+import { counted } from "../../util/words.js";
 import { guardSnapshotSite } from "../guards.js";
 import type { LocalChapter, LocalCourse, LocalView } from "../local-view.js";
 import type { PushOp, PushPlan } from "../push-plan.js";
@@ -73,7 +74,7 @@ async function otherSiteSnapshot(
   const held = courses.records.length + chapters.records.length;
   if (held > 0) {
     throw new UserError(
-      `site "${names.site}" (${names.siteUrl}) holds ${courses.records.length} courses and ${chapters.records.length} chapters but has no snapshot in this tree; nothing was sent`,
+      `site "${names.site}" (${names.siteUrl}) holds ${counted(courses.records.length, "course")} and ${counted(chapters.records.length, "chapter")} but has no snapshot in this tree; nothing was sent`,
       {
         hint: `Pushing would create every record again beside those. Run \`coursesync pull --site ${names.site}\` first: it maps the site's records to the files by content (and lists what differs); then push --site ${names.site} sends only the differences.`,
         exitCode: ExitCode.usage,
