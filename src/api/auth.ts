@@ -1,7 +1,8 @@
 import { UserError } from "../errors.js";
+import { wrongUrlHint } from "./advice.js";
 import { CREDENTIALS_HINT, scrubSecrets } from "./errors.js";
-import { loginUrlFor, siteKey } from "./login-url.js";
-import { apiError, authToken, type Exchange, isOk } from "./responses.js";
+import { loginUrlFor, redactUrl, siteKey } from "./login-url.js";
+import { apiError, authToken, type Exchange, isOk, wrongUrlError } from "./responses.js";
 import type { ClientStats, RequestSpec, Session } from "./transport.js";
 
 /** How the client proves who it is. A token wins; e-mail and password log in when needed. */
@@ -9,6 +10,11 @@ export interface Credentials {
   token?: string;
   email?: string;
   password?: string;
+  /**
+   * Where the token came from ("COURSESYNC_TOKEN", "stored token"), so a refused token is
+   * met with what to do about that one.
+   */
+  source?: string;
 }
 
 /** What `Auth` needs, all given by the client that owns it. */
@@ -62,6 +68,8 @@ export class Auth implements Session {
     url.searchParams.set("password", password);
     const exchange = await this.#o.send({ method: "POST", target: url, auth: false, repeatable: true });
     if (!isOk(exchange.status)) {
+      const wrong = wrongUrlError(exchange, "POST", (text) => this.scrub(text));
+      if (wrong !== undefined) throw wrong;
       const refused = [400, 401, 403, 404, 422].includes(exchange.status);
       throw apiError(exchange, "POST", (text) => this.scrub(text), {
         path: exchange.url.pathname,
@@ -73,8 +81,8 @@ export class Auth implements Session {
     const token = authToken(exchange.body);
     if (token === undefined) {
       throw new UserError(
-        `POST ${exchange.url.pathname} answered ${exchange.status} without an auth_token: this does not look like the site's login`,
-        { hint: "Check the site URL: it must be the versioned API root ending in /api/v1." },
+        `POST ${redactUrl(exchange.url.href)} answered ${exchange.status} without an auth_token: this does not look like the site's login`,
+        { hint: wrongUrlHint(siteKey(this.#o.baseUrl)) },
       );
     }
     this.#token = token;
@@ -89,6 +97,19 @@ export class Auth implements Session {
     if (this.#token !== undefined) return this.#token;
     if (this.canLogIn()) return this.#sharedLogin();
     throw new UserError(`No credentials for ${siteKey(this.#o.baseUrl)}`, { hint: CREDENTIALS_HINT });
+  }
+
+  /** What to do when the site refuses the token and no login can replace it. */
+  refusedHint(fresh: boolean): string {
+    if (fresh) return `The site refused a fresh login too. ${CREDENTIALS_HINT}`;
+    const site = siteKey(this.#o.baseUrl);
+    if (this.#credentials.source === "COURSESYNC_TOKEN") {
+      return `The site at ${site} refused the token in COURSESYNC_TOKEN: renew it (\`coursesync login --print-token\`), or unset COURSESYNC_TOKEN to use the stored login.`;
+    }
+    if (this.#credentials.source === "stored token") {
+      return `The site at ${site} refused the stored token: run \`coursesync login\` to log in again.`;
+    }
+    return CREDENTIALS_HINT;
   }
 
   /** Whether there are an e-mail and a password to log in with. */

@@ -200,6 +200,20 @@ export class ApiClient {
     return this.#auth.login();
   }
 
+  /**
+   * One GET of a list's first page, answered as it came (no status is an error here). Without
+   * `auth` no token is sent and no login happens: what answers at the URL (init, doctor).
+   */
+  firstPage(path: Resource, auth: boolean): Promise<Exchange> {
+    return this.#transport.send({
+      method: "GET",
+      target: path,
+      searchParams: { page: 1 },
+      auth,
+      repeatable: true,
+    });
+  }
+
   /** Read one record; undefined when the server says 404. */
   async get(resource: Resource, id: number | string): Promise<WireRecord | undefined> {
     const exchange = await this.#transport.send({

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import { UserError } from "../errors.js";
+import { networkHint } from "./advice.js";
 import { redactUrl } from "./login-url.js";
 import { type Resource, resourceKey } from "./wire.js";
 
@@ -297,8 +298,9 @@ export function isTransient(error: unknown): boolean {
 }
 
 /**
- * The site could not be reached, or the connection failed, and retries did not help. Names
- * the URL (redacted) and says what to check.
+ * The site could not be reached, or the connection failed, and retries did not help (or were
+ * not tried: an address that does not answer at the start of a run). Names the URL (redacted)
+ * and says what to check for the host it names.
  */
 export class NetworkError extends UserError {
   readonly method: string;
@@ -319,7 +321,7 @@ export class NetworkError extends UserError {
     const what = describeCode(init.code);
     const tries = init.attempts > 1 ? ` after ${init.attempts} attempts` : "";
     super(`${init.method} ${url} failed: ${what}${tries}`, {
-      hint: "Check the site URL (--url or coursesync.yaml) and your network connection, then run the command again.",
+      hint: networkHint(init.code, url),
       cause: init.cause,
     });
     this.method = init.method;
@@ -340,6 +342,9 @@ function describeCode(code: string | undefined): string {
       return "no answer in time (ETIMEDOUT)";
     case "ECONNRESET":
       return "connection reset (ECONNRESET)";
+    case "EHOSTUNREACH":
+    case "ENETUNREACH":
+      return `no route to the host (${code})`;
     case undefined:
       return "network error";
     default:

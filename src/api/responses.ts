@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { UserError } from "../errors.js";
 import { sortKeys } from "../util/stable-json.js";
+import { answersLikeNotTheApi, wrongUrlHint } from "./advice.js";
 import { ApiError, type Scrub } from "./errors.js";
 import { redactUrl } from "./login-url.js";
 import { asWireRecord, type JsonObject, type Resource, resourceKey, type WireRecord } from "./wire.js";
@@ -51,6 +52,27 @@ export function apiError(
   });
 }
 
+/**
+ * The error for an answer that shows the URL is not the API (a web page, a Not Found where
+ * every such API answers), or undefined when it may be the API's own error. It names the full
+ * URL asked and the form a site URL takes.
+ */
+export function wrongUrlError(exchange: Exchange, method: string, scrub: Scrub): ApiError | undefined {
+  const type = headerText(exchange.headers["content-type"]);
+  if (!answersLikeNotTheApi(exchange.status, exchange.body, type)) return undefined;
+  return apiError(exchange, method, scrub, {
+    path: exchange.url.href,
+    hint: wrongUrlHint(apiRootOf(exchange.url)),
+  });
+}
+
+/** The versioned API root a request URL sits under (its path up to /api/v1), for messages. */
+export function apiRootOf(url: URL): string {
+  const at = url.pathname.lastIndexOf("/api/");
+  const path = at < 0 ? url.pathname : `${url.pathname.slice(0, at)}/api/v1`;
+  return `${url.origin}${path}`;
+}
+
 /** A show/create/update answer as a record: bare `{...}` or wrapped `{"course": {...}}`; else undefined. */
 export function recordFromBody(body: string, resource: Resource): WireRecord | undefined {
   if (body.trim() === "") return undefined;
@@ -91,13 +113,13 @@ export function pageItems(exchange: Answer): JsonObject[] {
     parsed = JSON.parse(exchange.body);
   } catch {
     throw new UserError(`${where} did not answer with JSON (a list page must be a JSON array)`, {
-      hint: "Check the site URL: it must be the versioned API root ending in /api/v1.",
+      hint: wrongUrlHint(apiRootOf(exchange.url)),
     });
   }
   if (!Array.isArray(parsed)) {
     const got = parsed === null ? "null" : typeof parsed === "object" ? "an object" : `a ${typeof parsed}`;
     throw new UserError(`${where} answered ${got}, not a JSON array of records`, {
-      hint: "Check the site URL: it must be the versioned API root ending in /api/v1.",
+      hint: wrongUrlHint(apiRootOf(exchange.url)),
     });
   }
   for (const [index, item] of parsed.entries()) {

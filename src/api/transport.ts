@@ -1,14 +1,8 @@
 import { type Got, ReadError, TimeoutError } from "got";
-import {
-  type ApiError,
-  CREDENTIALS_HINT,
-  NetworkError,
-  reasonPhrase,
-  WriteOutcomeUnknownError,
-} from "./errors.js";
+import { type ApiError, NetworkError, reasonPhrase, WriteOutcomeUnknownError } from "./errors.js";
 import type { RequestGate, Start } from "./gate.js";
 import { redactUrl, siteKey } from "./login-url.js";
-import { apiError, type Exchange } from "./responses.js";
+import { apiError, type Exchange, wrongUrlError } from "./responses.js";
 import { type BackoffPolicy, backoffDelay, parseRetryAfter, retryDelay } from "./retry.js";
 import type { Resource } from "./wire.js";
 
@@ -64,6 +58,8 @@ export interface Session {
   logInAgain(rejected: string | undefined): Promise<void>;
   /** The site took a request sent with `token` (any answer but a 401). */
   accepted(token: string | undefined): void;
+  /** What to do when the site refuses the token (`fresh`: one a login just gave) and no login can help. */
+  refusedHint(fresh: boolean): string;
   /** Whether `token` is a login's, not yet accepted by the site. */
   isFresh(token: string | undefined): boolean;
   /** Remove the password and token wherever they appear, plain or URL-encoded. */
@@ -122,6 +118,16 @@ const TRANSIENT_CODES = new Set([
   "UND_ERR_SOCKET",
 ]);
 
+/**
+ * Failures that say the address does not answer at all: not retried while the site has not
+ * answered once in this run (a wrong host or port fails at once, not after a minute of
+ * backoff). Once it has answered, they are a server restarting or a network blip: retried.
+ */
+const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL"]);
+
+/** A host name that does not exist is not retried at all (EAI_AGAIN, a lookup that failed for now, is). */
+const UNKNOWN_HOST = "ENOTFOUND";
+
 type Verdict = "retry" | "outcome-unknown" | "fail";
 
 /** What a network error means for a request: try again, report a lost write, or give up. */
@@ -149,6 +155,8 @@ function errorCode(error: unknown): string | undefined {
  */
 export class Transport {
   readonly #o: TransportOptions;
+  /** Whether the site has answered any request of this transport. */
+  #reached = false;
 
   constructor(options: TransportOptions) {
     this.#o = options;
@@ -176,7 +184,7 @@ export class Transport {
             cause: this.#safeCause(attempt.error),
           });
         }
-        if (verdict === "retry" && retry < o.retries) {
+        if (verdict === "retry" && retry < o.retries && !this.#hopeless(attempt.error)) {
           await o.sleep(backoffDelay(retry, o.random, o.backoff));
           retry += 1;
           continue;
@@ -202,9 +210,7 @@ export class Transport {
           await o.session.logInAgain(token);
           continue;
         }
-        throw this.apiError(exchange, spec.method, {
-          hint: fresh ? `The site refused a fresh login too. ${CREDENTIALS_HINT}` : CREDENTIALS_HINT,
-        });
+        throw this.apiError(exchange, spec.method, { hint: o.session.refusedHint(fresh) });
       }
       if (spec.auth) o.session.accepted(token);
       if (exchange.status === 429) {
@@ -234,6 +240,13 @@ export class Transport {
     }
   }
 
+  /** Whether a network error is not worth retrying: the host does not exist, or never answered. */
+  #hopeless(error: unknown): boolean {
+    const code = errorCode(error);
+    if (code === UNKNOWN_HOST) return true;
+    return !this.#reached && code !== undefined && UNREACHABLE_CODES.has(code);
+  }
+
   /** One HTTP attempt: runs inside the gate. Never throws: errors come back as values. */
   async #attempt(
     spec: RequestSpec,
@@ -258,6 +271,7 @@ export class Transport {
         responseType: "buffer",
       });
       o.stats.bytesReceived += response.rawBody.length;
+      this.#reached = true;
       const exchange: Exchange = {
         status: response.statusCode,
         statusText: reasonPhrase(response.statusCode, response.statusMessage),
@@ -309,9 +323,19 @@ export class Transport {
     return this.#o.session.scrub(redactUrl(`${url.pathname}${url.search}`));
   }
 
-  /** `apiError` with this site's secrets scrubbed. */
+  /**
+   * `apiError` with this site's secrets scrubbed. A GET of a record or of a list's first page
+   * answered as no API answers (a web page, Not Found) says the site URL looks wrong; later
+   * pages are left alone, as some sites answer Not Found past the end of a list.
+   */
   apiError(exchange: Exchange, method: Method, extra: { path?: string; hint?: string } = {}): ApiError {
-    return apiError(exchange, method, (text) => this.#o.session.scrub(text), extra);
+    const scrub = (text: string) => this.#o.session.scrub(text);
+    const page = exchange.url.searchParams.get("page");
+    if (method === "GET" && extra.hint === undefined && (page === null || page === "1")) {
+      const wrong = wrongUrlError(exchange, method, scrub);
+      if (wrong !== undefined) return wrong;
+    }
+    return apiError(exchange, method, scrub, extra);
   }
 
   #logLine(spec: RequestSpec, outcome: string, started: number): void {

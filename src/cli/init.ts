@@ -2,7 +2,8 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Command } from "commander";
-import { parseBaseUrl } from "../api/login-url.js";
+import { parseBaseUrl, redactUrl } from "../api/login-url.js";
+import { probeSite } from "../api/probe.js";
 import { CONFIG_FILE, SITE_NAME } from "../config/config.js";
 import { usageError } from "../errors.js";
 import { jsonSchemas, schemaText } from "../tree/json-schema.js";
@@ -111,7 +112,11 @@ export function registerInit(program: Command, run: CliRun): void {
     .command("init")
     .description("start a tree: write coursesync.yaml, .gitignore and .gitattributes")
     .argument("[dir]", "the folder to set up (created if missing)", ".")
-    .action(async (dir: string, _options: unknown, command: Command) => {
+    .option(
+      "--no-check",
+      "do not try the URL (init never needs the network; it only warns when the URL looks wrong)",
+    )
+    .action(async (dir: string, options: { check: boolean }, command: Command) => {
       const globals = globalsOf(command);
       const out = new Output(run, globals.quiet);
       if (globals.url === undefined) {
@@ -141,6 +146,30 @@ export function registerInit(program: Command, run: CliRun): void {
           `  To validate course.yaml files in VS Code, add to .vscode/settings.json:\n${VSCODE_SETTINGS}`,
         );
       }
+      if (options.check) await checkUrl(url, run, out);
       out.info("Next: `coursesync login`, then `coursesync pull`.");
     });
+}
+
+/**
+ * Try the URL once without a login (see probeSite) and say what answered. The files are
+ * written either way: a tree may be set up offline, and the URL fixed in coursesync.yaml.
+ */
+async function checkUrl(url: string, run: CliRun, out: Output): Promise<void> {
+  const probe = await probeSite(url, { now: run.now });
+  if (probe.kind === "api") {
+    out.info(
+      `  ${url}: the API answered (${probe.status === 401 ? "it wants a login" : `${probe.status}`}).`,
+    );
+    return;
+  }
+  const lead =
+    probe.kind === "unreachable"
+      ? "could not be reached (offline?)"
+      : probe.kind === "wrong-url"
+        ? `looks wrong: fix it in ${CONFIG_FILE}`
+        : "answered with an error";
+  out.warn(
+    `the files are written, but the URL ${lead}:\n  ${redactUrl(probe.error.message)}${probe.error.hint ? `\n  ${redactUrl(probe.error.hint)}` : ""}`,
+  );
 }

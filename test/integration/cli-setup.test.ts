@@ -135,7 +135,7 @@ describe("login and logout", () => {
     const result = await runCli(["login", "--url", emulator.baseUrl], { cwd: dir, env });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/COURSESYNC_EMAIL and COURSESYNC_PASSWORD/);
-    await runCli(["init", "tree", "--url", emulator.baseUrl], { cwd: dir, env });
+    await runCli(["init", "tree", "--url", emulator.baseUrl, "--no-check"], { cwd: dir, env });
     const pull = await runCli(["pull"], { cwd: tree, env });
     expect(pull.code).toBe(1);
     expect(pull.stderr).toMatch(
@@ -146,7 +146,7 @@ describe("login and logout", () => {
 
   it("refuses a COURSESYNC_TOKEN pasted with its line break, before any request, without echoing it", async () => {
     const { emulator, dir, tree, env } = await setup();
-    await runCli(["init", "tree", "--url", emulator.baseUrl], { cwd: dir, env });
+    await runCli(["init", "tree", "--url", emulator.baseUrl, "--no-check"], { cwd: dir, env });
     const pull = await runCli(["pull"], {
       cwd: tree,
       env: { ...env, COURSESYNC_TOKEN: "tok_secret_value\n" },

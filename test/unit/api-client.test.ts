@@ -300,32 +300,61 @@ describe("retries", () => {
     scope.done();
   });
 
-  it("a POST refused before anything was sent is retried", async () => {
+  it("a POST refused before anything was sent is retried, once the site has answered in this run", async () => {
     const scope = nock(ORIGIN)
+      .get(`${API}/courses/1`)
+      .reply(200, { id: 1 })
       .post(`${API}/courses`)
       .replyWithError(netError("ECONNREFUSED", "connect ECONNREFUSED 10.0.0.1:443"))
       .post(`${API}/courses`)
       .reply(201, { id: 9, title: "Intro" });
     const { client } = makeClient();
+    await client.get("courses", 1);
     expect(await client.create("courses", { title: "Intro" })).toEqual({ id: 9, title: "Intro" });
     expect(client.stats.requests.POST).toBe(2);
     scope.done();
   });
 
-  it("an unreachable host fails after the retries, naming the URL and what to check", async () => {
+  it("a refused connection on the first request of a run fails at once, naming the host", async () => {
     const scope = nock(ORIGIN)
       .get(`${API}/courses`)
       .query({ page: 1 })
-      .times(3)
+      .replyWithError(netError("ECONNREFUSED", "connect ECONNREFUSED 10.0.0.1:443"));
+    const { client, sleeps } = makeClient();
+    const error = await client.listAll("courses").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).attempts).toBe(1);
+    expect(sleeps).toEqual([]);
+    expect((error as NetworkError).hint).toMatch(/Nothing answers at academy\.test.*running/);
+    scope.done();
+  });
+
+  it("a lookup that failed for now (EAI_AGAIN) is retried", async () => {
+    const scope = nock(ORIGIN)
+      .get(`${API}/courses/1`)
+      .replyWithError(netError("EAI_AGAIN", "getaddrinfo EAI_AGAIN academy.test"))
+      .get(`${API}/courses/1`)
+      .reply(200, { id: 1 });
+    const { client, sleeps } = makeClient();
+    expect(await client.get("courses", 1)).toEqual({ id: 1 });
+    expect(sleeps).toHaveLength(1);
+    scope.done();
+  });
+
+  it("an unknown host fails at once, naming the URL and what to check", async () => {
+    const scope = nock(ORIGIN)
+      .get(`${API}/courses`)
+      .query({ page: 1 })
       .replyWithError(netError("ENOTFOUND", "getaddrinfo ENOTFOUND academy.test"));
-    const { client } = makeClient({ retries: 2 });
+    const { client, sleeps } = makeClient({ retries: 2 });
     const error = await client.listAll("courses").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as NetworkError).message).toBe(
-      `GET ${BASE}/courses?page=1 failed: host not found (ENOTFOUND) after 3 attempts`,
+      `GET ${BASE}/courses?page=1 failed: host not found (ENOTFOUND)`,
     );
+    expect(sleeps).toEqual([]);
     expect((error as NetworkError).exitCode).toBe(1);
-    expect((error as NetworkError).hint).toMatch(/site URL.*network/);
+    expect((error as NetworkError).hint).toMatch(/host name academy\.test is not known.*site URL.*network/);
     scope.done();
   });
 });
