@@ -4,6 +4,7 @@ import { ExitCode, UserError } from "../errors.js";
 import { fileSystemError } from "../tree/tree-fs.js";
 import { registerCheck } from "./commands/check.js";
 import { registerCi } from "./commands/ci.js";
+import { registerDoctor } from "./commands/doctor.js";
 import { registerSite } from "./commands/site.js";
 import { registerDiff } from "./diff.js";
 import { registerEmulator } from "./emulator.js";
@@ -46,6 +47,7 @@ export function buildProgram(io: CliRun): Command {
   registerPush(program, io);
   registerWatch(program, io);
   registerCheck(program, io);
+  registerDoctor(program, io);
   registerEmulator(program, io);
   registerCi(program, io, main);
   for (const command of program.commands) command.exitOverride();

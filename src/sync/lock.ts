@@ -8,7 +8,7 @@ import { processRunning } from "../util/process.js";
 import { statePaths } from "./snapshot.js";
 
 /** Who holds a tree's lock, as written beside it. */
-interface Holder {
+export interface Holder {
   pid: number;
   host: string;
   command: string;
@@ -96,4 +96,26 @@ function lockedError(lock: string, holder: Holder | undefined, cause: unknown): 
       : `Wait for it to finish. If no coursesync runs, run the command again: a lock that names no holder is taken over after ${HOLDER_GRACE_MS / 1000} seconds.`,
     cause,
   });
+}
+
+/** Who holds a tree's lock for a site, read without taking it: for `coursesync doctor`. */
+export type LockState =
+  | { kind: "free" }
+  /** Held by a process that runs (or runs elsewhere: `alive` is undefined for another host). */
+  | { kind: "held"; holder: Holder | undefined; alive: boolean | undefined; lock: string }
+  /** Left by a run that is gone: the next command takes it over. */
+  | { kind: "abandoned"; holder: Holder | undefined; lock: string };
+
+export async function lockState(
+  root: string,
+  site: string,
+  now: () => number = Date.now,
+): Promise<LockState> {
+  const lock = statePaths(root, site).lock;
+  const made = await stat(lock).catch(() => undefined);
+  if (made === undefined) return { kind: "free" };
+  const holder = await readHolder(`${lock}.holder`);
+  if (await abandoned(lock, holder, now)) return { kind: "abandoned", holder, lock };
+  const alive = holder === undefined || holder.host !== hostname() ? undefined : true;
+  return { kind: "held", holder, alive, lock };
 }
