@@ -1,9 +1,12 @@
 import { UserError } from "../errors.js";
 import { wrongUrlHint } from "./advice.js";
-import { CREDENTIALS_HINT, scrubSecrets } from "./errors.js";
+import { ApiError, CREDENTIALS_HINT, scrubSecrets } from "./errors.js";
 import { loginUrlFor, redactUrl, siteKey } from "./login-url.js";
-import { apiError, authToken, type Exchange, isOk, wrongUrlError } from "./responses.js";
+import { apiError, apiErrorInit, authToken, type Exchange, isOk, wrongUrlError } from "./responses.js";
 import type { ClientStats, RequestSpec, Session } from "./transport.js";
+
+/** The site refused the e-mail and password: the site and the URL are right, the credentials not. */
+export class LoginRefusedError extends ApiError {}
 
 /** How the client proves who it is. A token wins; e-mail and password log in when needed. */
 export interface Credentials {
@@ -70,13 +73,17 @@ export class Auth implements Session {
     if (!isOk(exchange.status)) {
       const wrong = wrongUrlError(exchange, "POST", (text) => this.scrub(text));
       if (wrong !== undefined) throw wrong;
-      const refused = [400, 401, 403, 404, 422].includes(exchange.status);
-      throw apiError(exchange, "POST", (text) => this.scrub(text), {
-        path: exchange.url.pathname,
-        hint: refused
-          ? "Check the e-mail and password (COURSESYNC_EMAIL and COURSESYNC_PASSWORD), or run `coursesync login` again."
-          : undefined,
-      });
+      const scrub = (text: string) => this.scrub(text);
+      const path = exchange.url.pathname;
+      if ([400, 401, 403, 404, 422].includes(exchange.status)) {
+        throw new LoginRefusedError(
+          apiErrorInit(exchange, "POST", scrub, {
+            path,
+            hint: "Check the e-mail and password (COURSESYNC_EMAIL and COURSESYNC_PASSWORD), or run `coursesync login` again.",
+          }),
+        );
+      }
+      throw apiError(exchange, "POST", scrub, { path });
     }
     const token = authToken(exchange.body);
     if (token === undefined) {

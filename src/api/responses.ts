@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { UserError } from "../errors.js";
 import { sortKeys } from "../util/stable-json.js";
 import { answersLikeNotTheApi, wrongUrlHint } from "./advice.js";
-import { ApiError, type Scrub } from "./errors.js";
+import { ApiError, type ApiErrorInit, type Scrub } from "./errors.js";
 import { redactUrl } from "./login-url.js";
 import { asWireRecord, type JsonObject, type Resource, resourceKey, type WireRecord } from "./wire.js";
 
@@ -40,7 +40,17 @@ export function apiError(
   scrub: Scrub,
   extra: { path?: string; hint?: string } = {},
 ): ApiError {
-  return new ApiError({
+  return new ApiError(apiErrorInit(exchange, method, scrub, extra));
+}
+
+/** What `apiError` makes its error from, for a subclass of ApiError. */
+export function apiErrorInit(
+  exchange: Exchange,
+  method: string,
+  scrub: Scrub,
+  extra: { path?: string; hint?: string } = {},
+): ApiErrorInit {
+  return {
     method,
     path: scrub(redactUrl(extra.path ?? `${exchange.url.pathname}${exchange.url.search}`)),
     status: exchange.status,
@@ -49,7 +59,7 @@ export function apiError(
     contentType: headerText(exchange.headers["content-type"]),
     hint: extra.hint,
     scrub,
-  });
+  };
 }
 
 /**

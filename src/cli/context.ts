@@ -14,6 +14,7 @@ import { CredentialStore, configDir } from "../config/credentials.js";
 import { InterruptedError, UserError, usageError } from "../errors.js";
 import { bodyCodec } from "../tree/codecs.js";
 import type { CliRun, GlobalOptions } from "./io.js";
+import { promptLogin } from "./login-prompt.js";
 import { Output } from "./output.js";
 
 /** The tree a command works on: its root folder and validated config. */
@@ -89,9 +90,11 @@ export async function resolveCredentials(
   if (stored) return { token: stored.token, ...fromEnv, source: "stored token" };
   if (fromEnv) return { ...fromEnv, source: "COURSESYNC_EMAIL/COURSESYNC_PASSWORD" };
   if (run.stdinIsTTY) {
-    const email = await run.prompts.input(`E-mail for ${site.url}`);
-    const password = await run.prompts.password("Password");
-    return { email, password, source: "prompt" };
+    // Logged in at once, so a mistyped password is asked again; the token is kept as `login` keeps it.
+    const out = new Output(run);
+    const { email, password, token } = await promptLogin(run, site.url, { warn: (line) => out.warn(line) });
+    await store.set(site.url, { token, email, saved_at: new Date(run.now()).toISOString() });
+    return { token, email, password, source: "prompt" };
   }
   throw new UserError(`no credentials for ${site.url}`, { hint: CREDENTIALS_HINT });
 }

@@ -1,11 +1,11 @@
 import type { Command } from "commander";
-import { ApiClient } from "../api/client.js";
 import { resolveSite } from "../config/config.js";
 import { CredentialStore, configDir } from "../config/credentials.js";
 import { UserError } from "../errors.js";
 import { envLogin, maybeOpenTree } from "./context.js";
 import { globalsOf } from "./globals.js";
 import type { CliRun } from "./io.js";
+import { logIn, promptLogin } from "./login-prompt.js";
 import { Output } from "./output.js";
 
 /**
@@ -25,37 +25,28 @@ export function registerLogin(program: Command, run: CliRun): void {
       const out = new Output(run, globals.quiet);
       const tree = await maybeOpenTree(run, globals);
       const site = resolveSite(tree?.config, globals);
-      let login = envLogin(run);
-      if (!login) {
-        if (!run.stdinIsTTY) {
-          throw new UserError(`no terminal to ask for the e-mail and password of ${site.url}`, {
-            hint: "Set COURSESYNC_EMAIL and COURSESYNC_PASSWORD, or COURSESYNC_TOKEN to skip the login.",
-          });
-        }
-        const email = await run.prompts.input(`E-mail for ${site.url}`);
-        const password = await run.prompts.password("Password");
-        login = { email, password };
+      const log = globals.verbose ? (line: string) => out.info(line) : undefined;
+      const fromEnv = envLogin(run);
+      if (!fromEnv && !run.stdinIsTTY) {
+        throw new UserError(`no terminal to ask for the e-mail and password of ${site.url}`, {
+          hint: "Set COURSESYNC_EMAIL and COURSESYNC_PASSWORD, or COURSESYNC_TOKEN to skip the login.",
+        });
       }
-      const client = new ApiClient({
-        baseUrl: site.url,
-        credentials: login,
-        sleep: run.sleep,
-        now: run.now,
-        log: globals.verbose ? (line) => out.info(line) : undefined,
-      });
-      const token = await client.login();
+      const { email, token } = fromEnv
+        ? { email: fromEnv.email, token: await logIn(run, site.url, fromEnv, log) }
+        : await promptLogin(run, site.url, { log, warn: (line) => out.warn(line) });
       if (options.printToken) {
         // Only the token goes to stdout, so `coursesync login --print-token | gh secret set ...` works.
         run.stdout.write(`${token}\n`);
         out.info(
-          `Logged in to ${site.url} as ${login.email}; the token is printed above, not stored. ` +
+          `Logged in to ${site.url} as ${email}; the token is printed above, not stored. ` +
             "How long it stays valid the API does not say: when jobs fail with 401, print a new one.",
         );
         return;
       }
       const store = new CredentialStore(configDir(run.env));
-      await store.set(site.url, { token, email: login.email, saved_at: new Date(run.now()).toISOString() });
-      out.info(`Logged in to ${site.url} as ${login.email}. Token stored in ${store.file}.`);
+      await store.set(site.url, { token, email, saved_at: new Date(run.now()).toISOString() });
+      out.info(`Logged in to ${site.url} as ${email}. Token stored in ${store.file}.`);
     });
 }
 

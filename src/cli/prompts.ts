@@ -21,6 +21,7 @@ export function terminalPrompts(): Prompts {
   const context = { output: process.stderr };
   return {
     input: (message) => abortable(input({ message, required: true }, context)),
+    // No `mask`: nothing of the password is drawn, not even one star a character.
     password: (message) => abortable(password({ message }, context)),
     confirm: (message) => abortable(confirm({ message, default: false }, context)),
   };
