@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../emulator/server.js";
 import { UserError, usageError } from "../errors.js";
 import { FileProblem } from "../tree/yaml-text.js";
+import { watchParent } from "../util/process.js";
 import type { CliIO } from "./io.js";
 
 /** The flags of `coursesync emulator`, as commander hands them over (all text). */
@@ -160,7 +161,7 @@ function hint(emulator: RunningEmulator, options: EmulatorOptions): string {
     `Log in as ${options.email ?? DEFAULT_EMAIL} with ${password} (login URL ${emulator.loginUrl}).`,
     ...(options.admin ? [`Control routes are on under ${origin}/__admin/.`] : []),
     `Try it: coursesync init demo --url ${emulator.baseUrl}`,
-    "Press Ctrl-C to stop.",
+    "Press Ctrl-C to stop (it stops too when the process that started it ends).",
     "",
   ].join("\n");
 }
@@ -191,7 +192,10 @@ export function registerEmulator(program: Command, io: CliIO): void {
       "--lost-write-rate <p>",
       "probability 0..1 that a write is applied but its response lost (default: 0)",
     )
-    .option("--admin", "serve the /__admin/ control routes (reset, state, requests, edit, faults)")
+    .option(
+      "--admin",
+      "serve the /__admin/ control routes (reset, state, requests, edit, faults); GET /__admin/ lists them",
+    )
     .option("--email <e>", `the account e-mail (default: ${DEFAULT_EMAIL})`)
     .option("--password <p>", `the account password (default: ${DEFAULT_PASSWORD})`)
     .option("--token-ttl <seconds>", "tokens expire this long after login (default: never)")
@@ -202,12 +206,19 @@ export function registerEmulator(program: Command, io: CliIO): void {
     .action(async (flags: EmulatorFlags, command: Command) => {
       const options = emulatorOptions(flags, io.cwd);
       const emulator = await start(options);
+      // A test or script that started the emulator and died (kill -9) leaves no one to stop
+      // it: it stops itself once its parent is gone, as on Ctrl-C or SIGTERM.
+      let stopWatching = () => {};
+      const orphaned = new Promise<void>((gone) => {
+        stopWatching = watchParent(gone, io.setTimer ? { setTimer: io.setTimer } : {});
+      });
       try {
         io.stdout.write(`${emulator.baseUrl}\n`);
         const quiet = (command.optsWithGlobals() as { quiet?: boolean }).quiet === true;
         if (!quiet) io.stderr.write(hint(emulator, options));
-        await io.interrupted;
+        await Promise.race([io.interrupted, orphaned]);
       } finally {
+        stopWatching();
         await emulator.close();
       }
     });

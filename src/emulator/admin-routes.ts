@@ -16,6 +16,53 @@ export interface AdminContext {
   faults: Faults;
 }
 
+/** One control route as `GET /__admin/` lists it: method, path, what it takes and does. */
+export interface AdminRoute {
+  method: "GET" | "POST" | "DELETE";
+  path: string;
+  /** The JSON body it takes, in words; absent for none. */
+  body?: string;
+  does: string;
+}
+
+/** Every control route, in the order `GET /__admin/` lists them. */
+export const ADMIN_ROUTES: readonly AdminRoute[] = [
+  { method: "GET", path: `${ADMIN_ROOT}/`, does: "lists these routes" },
+  {
+    method: "POST",
+    path: `${ADMIN_ROOT}/reset`,
+    body: "optional {courses: [...], chapters: [...], events: [...]} (a GET /__admin/state dump); none: the seed",
+    does: "replaces the store; answers the counts of each",
+  },
+  { method: "GET", path: `${ADMIN_ROOT}/state`, does: "the store: {courses, chapters, events}" },
+  { method: "GET", path: `${ADMIN_ROOT}/requests`, does: "the request log, oldest first" },
+  { method: "DELETE", path: `${ADMIN_ROOT}/requests`, does: "empties the request log" },
+  {
+    method: "POST",
+    path: `${ADMIN_ROOT}/edit`,
+    body: '{resource: "courses"|"chapters", id: number, fields: {...}}',
+    does: "changes a record as another user of the site would; answers the record",
+  },
+  {
+    method: "POST",
+    path: `${ADMIN_ROOT}/delete`,
+    body: '{resource: "courses"|"chapters", id: number}',
+    does: "deletes a record as another user would (a course with its chapters)",
+  },
+  { method: "GET", path: `${ADMIN_ROOT}/faults`, does: "the fault settings and the one-shot faults pending" },
+  {
+    method: "POST",
+    path: `${ADMIN_ROOT}/faults`,
+    body: "any of {latencyMs, rate (null: none), failRate, resetRate, lostWriteRate, failNext, failStatus, resetNext, loseNextWrites, match: {method?, path?, page?}}",
+    does: "changes the faults; the *Next counts apply to the next requests that match",
+  },
+  {
+    method: "POST",
+    path: `${ADMIN_ROOT}/expire-tokens`,
+    does: "expires every token issued (401 until a new login)",
+  },
+];
+
 const notFound: Reply = { status: 404, body: { error: "Not found" } };
 
 function invalid(errors: Record<string, string[]>): Reply {
@@ -67,6 +114,9 @@ export function routeAdmin(context: AdminContext, request: RouteRequest): Reply 
   const body = readJson(request.body);
   if (!body.ok) return body.reply;
   switch (route) {
+    case "GET ":
+    case "GET /":
+      return { status: 200, body: { routes: ADMIN_ROUTES } };
     case "POST /reset": {
       const result = state.reset(body.value ?? undefined);
       if (!result.ok) return invalid(result.errors);

@@ -7,6 +7,34 @@ const start = useEmulators();
 const newCourse = (title: string) => ({ json: { course: { title } } });
 
 describe("control routes", () => {
+  it("GET /__admin/ lists every route with its method and body, and each one listed is served", async () => {
+    const emulator = await start({ admin: true });
+    const index = await emulator.admin("GET", "/");
+    expect(index.status).toBe(200);
+    const routes = (
+      index.body as { routes: Array<{ method: string; path: string; body?: string; does: string }> }
+    ).routes;
+    expect(routes.map((r) => `${r.method} ${r.path}`)).toEqual([
+      "GET /__admin/",
+      "POST /__admin/reset",
+      "GET /__admin/state",
+      "GET /__admin/requests",
+      "DELETE /__admin/requests",
+      "POST /__admin/edit",
+      "POST /__admin/delete",
+      "GET /__admin/faults",
+      "POST /__admin/faults",
+      "POST /__admin/expire-tokens",
+    ]);
+    expect(routes.find((r) => r.path === "/__admin/edit")?.body).toMatch(/resource.*id.*fields/);
+    for (const route of routes) {
+      expect(route.does.length, route.path).toBeGreaterThan(0);
+      const answer = await emulator.admin(route.method, route.path.slice("/__admin".length));
+      expect(answer.status, `${route.method} ${route.path}`).not.toBe(404);
+    }
+    expect((await emulator.admin("GET", "")).status).toBe(200);
+  });
+
   it("are not served unless admin is on", async () => {
     const emulator = await start();
     for (const [method, path] of [
