@@ -25,42 +25,44 @@ export interface AdminRoute {
   does: string;
 }
 
+function route(method: AdminRoute["method"], path: string, does: string, body?: string): AdminRoute {
+  return { method, path: `${ADMIN_ROOT}${path}`, ...(body === undefined ? {} : { body }), does };
+}
+
+const TARGET = '{resource: "courses"|"chapters", id: number';
+
 /** Every control route, in the order `GET /__admin/` lists them. */
 export const ADMIN_ROUTES: readonly AdminRoute[] = [
-  { method: "GET", path: `${ADMIN_ROOT}/`, does: "lists these routes" },
-  {
-    method: "POST",
-    path: `${ADMIN_ROOT}/reset`,
-    body: "optional {courses: [...], chapters: [...], events: [...]} (a GET /__admin/state dump); none: the seed",
-    does: "replaces the store; answers the counts of each",
-  },
-  { method: "GET", path: `${ADMIN_ROOT}/state`, does: "the store: {courses, chapters, events}" },
-  { method: "GET", path: `${ADMIN_ROOT}/requests`, does: "the request log, oldest first" },
-  { method: "DELETE", path: `${ADMIN_ROOT}/requests`, does: "empties the request log" },
-  {
-    method: "POST",
-    path: `${ADMIN_ROOT}/edit`,
-    body: '{resource: "courses"|"chapters", id: number, fields: {...}}',
-    does: "changes a record as another user of the site would; answers the record",
-  },
-  {
-    method: "POST",
-    path: `${ADMIN_ROOT}/delete`,
-    body: '{resource: "courses"|"chapters", id: number}',
-    does: "deletes a record as another user would (a course with its chapters)",
-  },
-  { method: "GET", path: `${ADMIN_ROOT}/faults`, does: "the fault settings and the one-shot faults pending" },
-  {
-    method: "POST",
-    path: `${ADMIN_ROOT}/faults`,
-    body: "any of {latencyMs, rate (null: none), failRate, resetRate, lostWriteRate, failNext, failStatus, resetNext, loseNextWrites, match: {method?, path?, page?}}",
-    does: "changes the faults; the *Next counts apply to the next requests that match",
-  },
-  {
-    method: "POST",
-    path: `${ADMIN_ROOT}/expire-tokens`,
-    does: "expires every token issued (401 until a new login)",
-  },
+  route("GET", "/", "lists these routes"),
+  route(
+    "POST",
+    "/reset",
+    "replaces the store; answers the counts of each",
+    "optional {courses: [...], chapters: [...], events: [...]} (a GET /__admin/state dump); none: the seed",
+  ),
+  route("GET", "/state", "the store: {courses, chapters, events}"),
+  route("GET", "/requests", "the request log, oldest first"),
+  route("DELETE", "/requests", "empties the request log"),
+  route(
+    "POST",
+    "/edit",
+    "changes a record as another user of the site would; answers the record",
+    `${TARGET}, fields: {...}}`,
+  ),
+  route(
+    "POST",
+    "/delete",
+    "deletes a record as another user would (a course with its chapters)",
+    `${TARGET}}`,
+  ),
+  route("GET", "/faults", "the fault settings and the one-shot faults pending"),
+  route(
+    "POST",
+    "/faults",
+    "changes the faults; the *Next counts apply to the next requests that match",
+    "any of {latencyMs, rate (null: none), failRate, resetRate, lostWriteRate, failNext, failStatus, resetNext, loseNextWrites, match: {method?, path?, page?}}",
+  ),
+  route("POST", "/expire-tokens", "expires every token issued (401 until a new login)"),
 ];
 
 const notFound: Reply = { status: 404, body: { error: "Not found" } };

@@ -34,18 +34,27 @@ function logins(emulator: { state: { requests: Array<{ path: string }> } }): num
   return emulator.state.requests.filter((r) => r.path === "/api/login").length;
 }
 
+/** `coursesync login` on a terminal against a new emulator, typing the passwords given. */
+async function loginOnTerminal(passwords: string[]) {
+  const emulator = await start({ seedDir: null });
+  const dir = await testdir();
+  const user = typed("demo@example.com", passwords);
+  const result = await runCli(["login", "--url", emulator.baseUrl], {
+    cwd: dir,
+    env: { COURSESYNC_CONFIG_DIR: path.join(dir, "config") },
+    tty: true,
+    prompts: user.prompts,
+  });
+  return { emulator, dir, user, result };
+}
+
 describe("login on a terminal", () => {
   it("asks a refused password again, and logs in with the third", async () => {
-    const emulator = await start({ seedDir: null });
-    const dir = await testdir();
-    const env = { COURSESYNC_CONFIG_DIR: path.join(dir, "config") };
-    const user = typed("demo@example.com", ["wrong-one-1", "wrong-two-2", "coursesync"]);
-    const result = await runCli(["login", "--url", emulator.baseUrl], {
-      cwd: dir,
-      env,
-      tty: true,
-      prompts: user.prompts,
-    });
+    const { emulator, dir, user, result } = await loginOnTerminal([
+      "wrong-one-1",
+      "wrong-two-2",
+      "coursesync",
+    ]);
     expect(result.code, result.stderr).toBe(0);
     expect(user.asked).toEqual([
       `input:E-mail for ${emulator.baseUrl}`,
@@ -62,16 +71,7 @@ describe("login on a terminal", () => {
   });
 
   it("gives up after three refused passwords with a clear message and exit 1", async () => {
-    const emulator = await start({ seedDir: null });
-    const dir = await testdir();
-    const env = { COURSESYNC_CONFIG_DIR: path.join(dir, "config") };
-    const user = typed("demo@example.com", ["bad-pass-1", "bad-pass-2", "bad-pass-3"]);
-    const result = await runCli(["login", "--url", emulator.baseUrl], {
-      cwd: dir,
-      env,
-      tty: true,
-      prompts: user.prompts,
-    });
+    const { emulator, result } = await loginOnTerminal(["bad-pass-1", "bad-pass-2", "bad-pass-3"]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
       `coursesync: ${emulator.baseUrl} refused the e-mail and password 3 times (Invalid email or password)`,

@@ -220,10 +220,13 @@ describe("records: the three response shapes", () => {
 });
 
 describe("retries", () => {
-  it("a connection reset on GET is retried and succeeds", async () => {
+  it.each([
+    ["a connection reset", "ECONNRESET", "socket hang up"],
+    ["a lookup that failed for now", "EAI_AGAIN", "getaddrinfo EAI_AGAIN academy.test"],
+  ])("%s on GET is retried and succeeds", async (_what, code, message) => {
     const scope = nock(ORIGIN)
       .get(`${API}/courses/1`)
-      .replyWithError(netError("ECONNRESET", "socket hang up"))
+      .replyWithError(netError(code, message))
       .get(`${API}/courses/1`)
       .reply(200, { id: 1 });
     const { client, sleeps } = makeClient();
@@ -326,18 +329,6 @@ describe("retries", () => {
     expect((error as NetworkError).attempts).toBe(1);
     expect(sleeps).toEqual([]);
     expect((error as NetworkError).hint).toMatch(/Nothing answers at academy\.test.*running/);
-    scope.done();
-  });
-
-  it("a lookup that failed for now (EAI_AGAIN) is retried", async () => {
-    const scope = nock(ORIGIN)
-      .get(`${API}/courses/1`)
-      .replyWithError(netError("EAI_AGAIN", "getaddrinfo EAI_AGAIN academy.test"))
-      .get(`${API}/courses/1`)
-      .reply(200, { id: 1 });
-    const { client, sleeps } = makeClient();
-    expect(await client.get("courses", 1)).toEqual({ id: 1 });
-    expect(sleeps).toHaveLength(1);
     scope.done();
   });
 
