@@ -24,6 +24,7 @@ import { StatCache } from "../tree/stat-cache.js";
 import { guardedFs } from "../tree/tree-fs.js";
 import { connect, openTree, type TreeContext } from "./context.js";
 import { globalsOf } from "./globals.js";
+import { type Example, examplesText } from "./help.js";
 import type { CliRun, GlobalOptions } from "./io.js";
 import { Output } from "./output.js";
 import { knownTreePaths } from "./paths.js";
@@ -201,6 +202,15 @@ async function remoteDiffs(
   }
 }
 
+const EXAMPLES: Example[] = [
+  { does: "your edits since the last sync, as unified diffs", line: "coursesync diff" },
+  { does: "your files against the site as it is now", line: "coursesync diff --remote" },
+  {
+    does: "a line per changed file, for one course",
+    line: "coursesync diff --stat courses/data-analysis-with-python",
+  },
+];
+
 /** `coursesync diff [paths...]`: field changes and a unified diff of each file against the last sync. */
 export function registerDiff(program: Command, run: CliRun): void {
   program
@@ -211,6 +221,7 @@ export function registerDiff(program: Command, run: CliRun): void {
     .option("--name-only", "print only the name of each changed file, one a line")
     .option("--stat", "print a line per file (path | lines changed +/-) and a summary line, like git")
     .option("--exit-code", "exit 1 when there are differences, 0 when there are none")
+    .addHelpText("after", examplesText(EXAMPLES))
     .action(async (paths: string[], flags: DiffFlags, command: Command) => {
       const globals = globalsOf(command);
       if (flags.nameOnly && flags.stat) throw usageError("diff takes --name-only or --stat, not both");

@@ -5,6 +5,7 @@ import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../em
 import { UserError, usageError } from "../errors.js";
 import { FileProblem } from "../tree/yaml-text.js";
 import { watchParent } from "../util/process.js";
+import { type Example, examplesText } from "./help.js";
 import type { CliIO } from "./io.js";
 
 /** The flags of `coursesync emulator`, as commander hands them over (all text). */
@@ -166,6 +167,18 @@ function hint(emulator: RunningEmulator, options: EmulatorOptions): string {
   ].join("\n");
 }
 
+const EXAMPLES: Example[] = [
+  {
+    does: "serve the sample site on a fixed port; then: coursesync init demo --url http://127.0.0.1:4000/api/v1",
+    line: "coursesync emulator --port 4000",
+  },
+  {
+    does: "an empty site, slow and failing now and then",
+    line: "coursesync emulator --empty --latency 50 --fail-rate 0.1",
+  },
+  { does: "seeded from a tree of your own", line: "coursesync emulator --seed my-school" },
+];
+
 /** `coursesync emulator [flags]`: serve the API from memory until interrupted. */
 export function registerEmulator(program: Command, io: CliIO): void {
   program
@@ -203,6 +216,7 @@ export function registerEmulator(program: Command, io: CliIO): void {
     .option("--response-shape <s>", "show/create/update bodies: bare, wrapped or empty (default: bare)")
     .option("--paging-headers <s>", "list paging headers: none, link or total (default: none)")
     .option("--random-seed <n>", "seed for the random faults, for reproducible runs")
+    .addHelpText("after", examplesText(EXAMPLES))
     .action(async (flags: EmulatorFlags, command: Command) => {
       const options = emulatorOptions(flags, io.cwd);
       const emulator = await start(options);

@@ -9,6 +9,7 @@ import { usageError } from "../errors.js";
 import { jsonSchemas, schemaText } from "../tree/json-schema.js";
 import { stringifyYamlFields } from "../tree/yaml-text.js";
 import { globalsOf } from "./globals.js";
+import { EXAMPLE_URL, type Example, examplesText } from "./help.js";
 import type { CliRun } from "./io.js";
 import { Output } from "./output.js";
 
@@ -106,6 +107,17 @@ async function appendBlock(file: string, block: string): Promise<"created" | "up
   return "updated";
 }
 
+const EXAMPLES: Example[] = [
+  {
+    does: "start a tree in a new folder for the site's content",
+    line: `coursesync init my-school --url ${EXAMPLE_URL}`,
+  },
+  {
+    does: "in the current folder (a git checkout, say), naming the site",
+    line: `coursesync init --url ${EXAMPLE_URL} --site academy`,
+  },
+];
+
 /** `coursesync init [dir] --url <api-base-url> [--site <name>]` */
 export function registerInit(program: Command, run: CliRun): void {
   program
@@ -116,6 +128,8 @@ export function registerInit(program: Command, run: CliRun): void {
       "--no-check",
       "do not try the URL (init never needs the network; it only warns when the URL looks wrong)",
     )
+    .usage("[dir] --url <api-base-url> [--site <name>] [--no-check]")
+    .addHelpText("after", examplesText(EXAMPLES))
     .action(async (dir: string, options: { check: boolean }, command: Command) => {
       const globals = globalsOf(command);
       const out = new Output(run, globals.quiet);

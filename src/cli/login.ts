@@ -4,9 +4,24 @@ import { CredentialStore, configDir } from "../config/credentials.js";
 import { UserError } from "../errors.js";
 import { envLogin, maybeOpenTree } from "./context.js";
 import { globalsOf } from "./globals.js";
+import { type Example, examplesText } from "./help.js";
 import type { CliRun } from "./io.js";
 import { logIn, promptLogin } from "./login-prompt.js";
 import { Output } from "./output.js";
+
+const LOGIN_EXAMPLES: Example[] = [
+  { does: "asks for e-mail and password, stores a token outside the tree", line: "coursesync login" },
+  { does: "log in to another site of coursesync.yaml", line: "coursesync login --site staging" },
+  {
+    does: "make the COURSESYNC_TOKEN secret of the CI recipes (GitHub CLI)",
+    line: "coursesync login --print-token | gh secret set COURSESYNC_TOKEN",
+  },
+];
+
+const LOGOUT_EXAMPLES: Example[] = [
+  { does: "forget the token of the default site", line: "coursesync logout" },
+  { does: "of another site", line: "coursesync logout --site staging" },
+];
 
 /**
  * `coursesync login [--site <name>] [--print-token]`: log in and store the token outside the
@@ -20,6 +35,7 @@ export function registerLogin(program: Command, run: CliRun): void {
       "--print-token",
       "print the token alone on stdout (for a CI secret such as COURSESYNC_TOKEN) and store nothing",
     )
+    .addHelpText("after", examplesText(LOGIN_EXAMPLES))
     .action(async (options: { printToken?: boolean }, command: Command) => {
       const globals = globalsOf(command);
       const out = new Output(run, globals.quiet);
@@ -55,6 +71,7 @@ export function registerLogout(program: Command, run: CliRun): void {
   program
     .command("logout")
     .description("forget the stored token of the site")
+    .addHelpText("after", examplesText(LOGOUT_EXAMPLES))
     .action(async (_options: unknown, command: Command) => {
       const globals = globalsOf(command);
       const out = new Output(run, globals.quiet);

@@ -8,6 +8,7 @@ import { registerDoctor } from "./commands/doctor.js";
 import { registerSite } from "./commands/site.js";
 import { registerDiff } from "./diff.js";
 import { registerEmulator } from "./emulator.js";
+import { EXAMPLE_URL, type Example, examplesText } from "./help.js";
 import { registerInit } from "./init.js";
 import type { CliIO, CliRun } from "./io.js";
 import { registerLogin, registerLogout } from "./login.js";
@@ -16,6 +17,23 @@ import { registerPush } from "./push.js";
 import { registerStatus } from "./status.js";
 import { VERSION } from "./version.js";
 import { registerWatch } from "./watch.js";
+
+/** The three jobs and the commands of each, for `coursesync --help`. */
+const JOBS = `
+The three jobs, and their commands (each command's --help shows examples):
+  content as code in git:  init, login, pull, check, ci github (or gitlab), push
+  backups and restores:    pull --events, ci backup, site add, push --site <name>
+  editing in an editor:    watch (= push --watch), status, diff`;
+
+const EXAMPLES: Example[] = [
+  { does: "start a tree for the site's content", line: `coursesync init my-school --url ${EXAMPLE_URL}` },
+  { does: "after `coursesync login`: write every course and chapter into it", line: "coursesync pull" },
+  {
+    does: "check pull requests, publish merges and back up daily from GitHub Actions",
+    line: "coursesync ci github",
+  },
+  { does: "push each chapter as you save it", line: "coursesync watch" },
+];
 
 /** Build the commander program: global options plus every command. */
 export function buildProgram(io: CliRun): Command {
@@ -31,6 +49,8 @@ export function buildProgram(io: CliRun): Command {
     .option("-v, --verbose", "log one line per HTTP request (method, path, status, ms; secrets redacted)")
     .option("-q, --quiet", "print only errors and results")
     .addOption(new Option("--no-progress", "no progress bars"))
+    .configureHelp({ showGlobalOptions: true })
+    .addHelpText("after", `${JOBS}\n${examplesText(EXAMPLES)}`)
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({

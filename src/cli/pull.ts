@@ -10,6 +10,7 @@ import { type PullResult, pull } from "../sync/pull.js";
 import { countOutcomes, type Outcome } from "../sync/report.js";
 import { connect, openTree, stopRequestsOnSignal, syncTarget } from "./context.js";
 import { globalsOf } from "./globals.js";
+import { type Example, examplesText } from "./help.js";
 import type { CliRun } from "./io.js";
 import { Output } from "./output.js";
 import { maxDeleteFlag, treePaths } from "./paths.js";
@@ -44,6 +45,19 @@ interface PullFlags {
   maxDelete?: string;
 }
 
+const EXAMPLES: Example[] = [
+  {
+    does: "write the site's courses and chapters into the tree (only what changed)",
+    line: "coursesync pull",
+  },
+  { does: "see what a pull would change, writing nothing", line: "coursesync pull --dry-run" },
+  {
+    does: "a backup (from cron, with courses/data-analysis-with-pythonSYNC_TOKEN set): also archive the site's events",
+    line: "coursesync pull --events",
+  },
+  { does: "pull one course only", line: "coursesync pull courses/data-analysis-with-python" },
+];
+
 /** `coursesync pull [paths...]` */
 export function registerPull(program: Command, run: CliRun): void {
   program
@@ -71,6 +85,7 @@ mapped, what differs is a conflict with the site's version written beside the fi
 only the site has is pulled. Titles that do not pair one to one stop it (exit 3) and nothing is
 written. It never creates or deletes anything on either side.`,
     )
+    .addHelpText("after", examplesText(EXAMPLES))
     .action(async (paths: string[], flags: PullFlags, command: Command) => {
       const globals = globalsOf(command);
       const out = new Output(run, globals.quiet || flags.json);

@@ -9,6 +9,7 @@ import { type Change, countOutcomes } from "../sync/report.js";
 import { loadSnapshot } from "../sync/snapshot.js";
 import { connect, openTree, stopRequestsOnSignal, syncTarget } from "./context.js";
 import { globalsOf } from "./globals.js";
+import { type Example, examplesText } from "./help.js";
 import type { CliRun } from "./io.js";
 import { Output } from "./output.js";
 import { knownTreePaths, maxDeleteFlag } from "./paths.js";
@@ -91,6 +92,19 @@ function racedWarning(change: Change): string {
   );
 }
 
+const EXAMPLES: Example[] = [
+  {
+    does: "see the plan (creates, updates, deletes, conflicts); send nothing",
+    line: "coursesync push --dry-run",
+  },
+  { does: "send local edits: shows the plan and asks first", line: "coursesync push" },
+  {
+    does: "restore the tree into a new, empty site added with `coursesync site add`",
+    line: "coursesync push --site staging --yes",
+  },
+  { does: "push, then keep pushing each file as it is saved", line: "coursesync push --watch" },
+];
+
 /** `coursesync push [paths...]` */
 export function registerPush(program: Command, run: CliRun): void {
   program
@@ -120,6 +134,7 @@ site gives the file its id, the next run with --site <name> maps that id to the 
 To a site that is empty and has no snapshot yet, push --site <name> is a restore: it creates
 every course and chapter (journaled: run it again to finish one that was cut short).`,
     )
+    .addHelpText("after", examplesText(EXAMPLES))
     .action(async (paths: string[], flags: PushFlags, command: Command) => {
       if (flags.watch) {
         if (paths.length || flags.dryRun || flags.force || flags.maxDelete !== undefined) {

@@ -9,6 +9,7 @@ import { StatCache } from "../tree/stat-cache.js";
 import { guardedFs } from "../tree/tree-fs.js";
 import { openTree } from "./context.js";
 import { globalsOf } from "./globals.js";
+import { type Example, examplesText } from "./help.js";
 import type { CliRun } from "./io.js";
 import { Output } from "./output.js";
 import { knownTreePaths } from "./paths.js";
@@ -83,6 +84,12 @@ interface StatusFlags {
   short?: boolean;
 }
 
+const EXAMPLES: Example[] = [
+  { does: "what is pending against the last sync", line: "coursesync status" },
+  { does: "one line a path, as git status --short", line: "coursesync status -s" },
+  { does: "in a script: exit 1 when anything is pending", line: "coursesync status --exit-code" },
+];
+
 /** `coursesync status [paths...]` */
 export function registerStatus(program: Command, run: CliRun): void {
   program
@@ -101,6 +108,7 @@ Codes of --short (stable for scripts; nothing else is printed on stdout):
   "!!" invalid (must be fixed before a push)         "??" untracked (an id the last sync does not know)
 A path holding a quote, backslash, control character or " -> " is printed as a JSON string.`,
     )
+    .addHelpText("after", examplesText(EXAMPLES))
     .action(async (paths: string[], flags: StatusFlags, command: Command) => {
       const globals = globalsOf(command);
       if (flags.json && flags.short) throw usageError("status takes --json or --short, not both");

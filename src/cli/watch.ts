@@ -4,6 +4,7 @@ import type { PushPlan } from "../sync/push-plan.js";
 import { type Pending, type WatchEvent, watchTree } from "../sync/watch.js";
 import { connect, openTree, syncTarget } from "./context.js";
 import { globalsOf } from "./globals.js";
+import { type Example, examplesText } from "./help.js";
 import type { CliRun } from "./io.js";
 import { Output } from "./output.js";
 import { opLine } from "./push.js";
@@ -120,6 +121,12 @@ export async function runWatch(run: CliRun, command: Command, flags: WatchFlags)
   }
 }
 
+const EXAMPLES: Example[] = [
+  { does: "push each file as you save it in your editor (Ctrl-C stops)", line: "coursesync watch" },
+  { does: "also delete on the site what you delete here", line: "coursesync watch --delete" },
+  { does: "push what is pending at start without asking", line: "coursesync watch --yes" },
+];
+
 /** `coursesync watch [--delete]` */
 export function registerWatch(program: Command, run: CliRun): void {
   program
@@ -128,5 +135,6 @@ export function registerWatch(program: Command, run: CliRun): void {
     .option("--delete", "also delete on the site what is deleted here")
     .option("-y, --yes", "push what is pending at start without asking")
     .option("--json", "one JSON line per event on stdout")
+    .addHelpText("after", examplesText(EXAMPLES))
     .action(async (flags: WatchFlags, command: Command) => runWatch(run, command, flags));
 }

@@ -1,6 +1,9 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import type { Command } from "commander";
 import { afterEach, describe, expect, it } from "vitest";
+import type { CliRun } from "../../src/cli/io.js";
+import { buildProgram } from "../../src/cli/main.js";
 import { parseChapterFile } from "../../src/tree/chapter-file.js";
 import { markdownCodec } from "../../src/tree/codecs.js";
 import { equivalentHtml } from "../../src/tree/markdown/index.js";
@@ -9,6 +12,15 @@ import { runBin, startBinEmulator } from "../helpers/subprocess.js";
 import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
 
 afterEach(cleanupTestdirs);
+
+const GLOBAL_OPTIONS = [
+  "-C, --dir <path>",
+  "--site <name>",
+  "--url <api-base-url>",
+  "-v, --verbose",
+  "-q, --quiet",
+  "--no-progress",
+];
 
 const SAMPLE = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "..", "sample-site");
 
@@ -29,6 +41,22 @@ describe("the built CLI", () => {
     expect(bad.stderr).toMatch(/unknown command 'pul'/);
     expect(bad.stderr).toMatch(/Did you mean pull\?/);
   });
+
+  it("ends every command's --help with examples and lists the global options there", async () => {
+    const dir = await testdir();
+    const commands = (command: Command, above: string[]): string[][] =>
+      command.commands.flatMap((sub) => [[...above, sub.name()], ...commands(sub, [...above, sub.name()])]);
+    const all = commands(buildProgram({} as CliRun), []);
+    expect(all.length).toBeGreaterThan(15);
+    const helps = await Promise.all(all.map((words) => runBin([...words, "--help"], { cwd: dir })));
+    for (const [i, help] of helps.entries()) {
+      const name = `${all[i]!.join(" ")} --help`;
+      expect(help.code, name).toBe(0);
+      expect(help.stdout, name).toMatch(/\nExamples:\n {2}# .+\n {2}coursesync .+\n[\s\S]*$/);
+      const globals = help.stdout.slice(help.stdout.indexOf("Global Options:"));
+      for (const option of GLOBAL_OPTIONS) expect(globals, name).toContain(option);
+    }
+  }, 120_000);
 
   it("runs the main job against its own emulator: init, login, pull, and a pull that writes nothing", async () => {
     const emulator = await startBinEmulator();

@@ -10,6 +10,7 @@ import { loadSnapshot } from "../../sync/snapshot.js";
 import { bodyCodec } from "../../tree/codecs.js";
 import { openTree } from "../context.js";
 import { globalsOf } from "../globals.js";
+import { type Example, examplesText } from "../help.js";
 import type { CliRun } from "../io.js";
 import { Output } from "../output.js";
 import { knownTreePaths } from "../paths.js";
@@ -44,6 +45,12 @@ async function repositoryPrefix(root: string, run: CliRun): Promise<string> {
   return rel.split(path.sep).join("/");
 }
 
+const EXAMPLES: Example[] = [
+  { does: "validate every file before a commit or a push", line: "coursesync check" },
+  { does: "in a pull request's CI job: annotations on the lines", line: "coursesync check --format github" },
+  { does: "one course, as JSON", line: "coursesync check courses/data-analysis-with-python --json" },
+];
+
 /** `coursesync check [paths...] [--json] [--format github]` */
 export function registerCheck(program: Command, run: CliRun): void {
   program
@@ -60,6 +67,7 @@ export function registerCheck(program: Command, run: CliRun): void {
       "\nNo credentials, network or lock; writes nothing. Uses the committed snapshot, when there\n" +
         "is one, to leave the site's own values alone as push does. Exit 0: no problem; 1: problems.",
     )
+    .addHelpText("after", examplesText(EXAMPLES))
     .action(async (paths: string[], flags: { json?: boolean; format?: string }, command: Command) => {
       const globals = globalsOf(command);
       const format = formatOf(flags, run);

@@ -17,6 +17,7 @@ import {
 import { statePaths } from "../../sync/snapshot.js";
 import { openTree } from "../context.js";
 import { globalsOf } from "../globals.js";
+import { type Example, examplesText } from "../help.js";
 import { refreshSchemas } from "../init.js";
 import type { CliIO, CliRun, GlobalOptions } from "../io.js";
 import { Output } from "../output.js";
@@ -48,6 +49,42 @@ async function writeRecipes(top: string, files: readonly RecipeFile[], force: bo
   }
 }
 
+const EXAMPLES = {
+  ci: [
+    { does: "write GitHub Actions workflows at the repository's top", line: "coursesync ci github" },
+    { does: "or GitLab CI jobs", line: "coursesync ci gitlab" },
+    { does: "what the backup job runs: pull, commit and push what changed", line: "coursesync ci backup" },
+  ],
+  github: [
+    {
+      does: "check pull requests, publish merges to the checked-out branch, back up daily",
+      line: "coursesync ci github",
+    },
+    {
+      does: "merges land on trunk; back up at 03:00 UTC; write over the old files",
+      line: "coursesync ci github --branch trunk --cron '0 3 * * *' --force",
+    },
+  ],
+  gitlab: [
+    { does: "write .gitlab-ci.yml (or jobs to include beside your own)", line: "coursesync ci gitlab" },
+    { does: "merges land on trunk", line: "coursesync ci gitlab --branch trunk" },
+  ],
+  publish: [
+    {
+      does: "in CI, after a merge: push --yes, commit the new ids and the snapshot back",
+      line: "coursesync ci publish",
+    },
+    { does: "on another branch and remote", line: "coursesync ci publish --branch trunk --remote upstream" },
+  ],
+  backup: [
+    {
+      does: "in a scheduled CI job: pull the site and its events, commit and push what changed",
+      line: "coursesync ci backup",
+    },
+    { does: "without the events", line: "coursesync ci backup --no-events" },
+  ],
+} satisfies Record<string, Example[]>;
+
 interface RecipeFlags {
   force?: boolean;
   branch?: string;
@@ -62,7 +99,8 @@ function registerRecipes(ci: Command, run: CliRun): void {
       .description(description)
       .option("--force", "write over the files if they exist")
       .option("--branch <name>", "the branch merges land on (default: the checked-out branch, else main)")
-      .option("--cron <schedule>", "when the backup runs (cron syntax, UTC)", BACKUP_CRON);
+      .option("--cron <schedule>", "when the backup runs (cron syntax, UTC)", BACKUP_CRON)
+      .addHelpText("after", examplesText(EXAMPLES[name]));
   const prepare = async (flags: RecipeFlags, command: Command) => {
     const globals = globalsOf(command);
     const { tree, repo, rel } = await treeInRepo(run, globals);
@@ -190,10 +228,11 @@ async function job(
 }
 
 /** The options publish and backup share. */
-function jobCommand(ci: Command, name: string, description: string): Command {
+function jobCommand(ci: Command, name: "publish" | "backup", description: string): Command {
   return ci
     .command(name)
     .description(description)
+    .addHelpText("after", examplesText(EXAMPLES[name]))
     .option("--branch <name>", "the branch to work on (default: the checked-out branch)")
     .option("--remote <name>", "the git remote to fetch from and push to", "origin")
     .addOption(
@@ -207,7 +246,8 @@ function jobCommand(ci: Command, name: string, description: string): Command {
 export function registerCi(program: Command, run: CliRun, runCli: RunCli): void {
   const ci = program
     .command("ci")
-    .description("CI recipes: write the workflow files, and the publish and backup steps they run");
+    .description("CI recipes: write the workflow files, and the publish and backup steps they run")
+    .addHelpText("after", examplesText(EXAMPLES.ci));
   registerRecipes(ci, run);
   jobCommand(
     ci,

@@ -10,26 +10,68 @@ import { loadSnapshot, saveSnapshot, statePaths } from "../../sync/snapshot.js";
 import { counted } from "../../util/words.js";
 import { openTree } from "../context.js";
 import { globalsOf } from "../globals.js";
+import { type Example, examplesText } from "../help.js";
 import type { CliRun, GlobalOptions } from "../io.js";
 import { Output } from "../output.js";
 import { siteLines, siteRecord } from "../render/sites.js";
 
 const EXAMPLE_URL = "https://staging.academy.example.com/api/v1";
 
-/** What `--help` adds below each site command: what to expect, and examples. */
+const PRODUCTION_URL = EXAMPLE_URL.replace("staging.", "");
+
+/** What `--help` adds below each site command: what to expect, then its examples. */
 const HELP = {
-  site: `\nExamples:\n  coursesync site add staging --url ${EXAMPLE_URL}\n  coursesync site list\n  coursesync pull --site staging\n  coursesync site remove staging`,
   list: "\nLast sync is when the site's snapshot file was written (a fresh clone shows the checkout's time).\nTokens are never printed.",
-  add: `\n--url is the site's API root, ending in /api/v1.\n\nExamples:\n  coursesync site add staging --url ${EXAMPLE_URL}\n  coursesync login --site staging`,
+  add: "\n--url is the site's API root, ending in /api/v1.",
   remove:
     "\nThe default site cannot be removed: make another the default first (coursesync site default <name>).\n" +
-    "A stored token is kept: coursesync logout --url <api-base-url> forgets it.\n\n" +
-    "Examples:\n  coursesync site remove staging\n  coursesync site remove staging --yes   # in a script",
+    "A stored token is kept: coursesync logout --url <api-base-url> forgets it.",
   setUrl:
     "\nA snapshot made for the old URL is not read for the new one: pull and push refuse it. If the\n" +
     "same site moved (same records and ids), --moved carries the snapshot over; if it is another\n" +
-    `site, add it under a name of its own.\n\nExample:\n  coursesync site set-url production ${EXAMPLE_URL.replace("staging.", "")} --moved`,
+    "site, add it under a name of its own.",
 };
+
+const EXAMPLES = {
+  site: [
+    {
+      does: "add a second site: a staging copy, or a new site to restore a backup into",
+      line: `coursesync site add staging --url ${EXAMPLE_URL}`,
+    },
+    { does: "list the sites, their last sync and whether a token is stored", line: "coursesync site list" },
+    {
+      does: "restore the tree into that site (push --site creates every course and chapter)",
+      line: "coursesync push --site staging --yes",
+    },
+  ],
+  list: [
+    { does: "one line a site", line: "coursesync site list" },
+    { does: "the same as JSON, for scripts", line: "coursesync site list --json" },
+  ],
+  add: [
+    { does: "add a site", line: `coursesync site add staging --url ${EXAMPLE_URL}` },
+    { does: "then log in to it", line: "coursesync login --site staging" },
+    { does: "and pull from it, or push to it", line: "coursesync pull --site staging" },
+  ],
+  remove: [
+    { does: "remove a site; asks first", line: "coursesync site remove staging" },
+    { does: "in a script", line: "coursesync site remove staging --yes" },
+  ],
+  default: [
+    { does: "talk to staging when no --site is given", line: "coursesync site default staging" },
+    { does: "and back", line: "coursesync site default production" },
+  ],
+  setUrl: [
+    {
+      does: "the same site moved to a new address: keep its snapshot",
+      line: `coursesync site set-url production ${PRODUCTION_URL} --moved`,
+    },
+    {
+      does: "give --url instead of the argument",
+      line: `coursesync site set-url staging --url ${EXAMPLE_URL}`,
+    },
+  ],
+} satisfies Record<string, Example[]>;
 
 /**
  * The global options of a site command. It names its site as an argument, so --site is refused
@@ -267,12 +309,13 @@ export function registerSite(program: Command, run: CliRun): void {
   const site = program
     .command("site")
     .description("the sites this tree syncs with, like git remotes: add, list, remove, default, set-url")
-    .addHelpText("after", HELP.site);
+    .addHelpText("after", examplesText(EXAMPLES.site));
   site
     .command("list")
     .description("list the sites: URL, default, last sync, records known, whether a token is stored")
     .option("--json", "print one JSON document on stdout: the sites as a list of objects")
     .addHelpText("after", HELP.list)
+    .addHelpText("after", examplesText(EXAMPLES.list))
     .action(async (flags: { json?: boolean }, command: Command) =>
       listSites(run, siteGlobals(command, "refused"), flags.json === true),
     );
@@ -282,6 +325,7 @@ export function registerSite(program: Command, run: CliRun): void {
     .argument("<name>", "the site's name: letters, digits, . _ -")
     .usage("<name> --url <api-base-url>")
     .addHelpText("after", HELP.add)
+    .addHelpText("after", examplesText(EXAMPLES.add))
     .action(async (name: string, _flags: unknown, command: Command) =>
       addSite(run, siteGlobals(command, "allowed"), name),
     );
@@ -292,6 +336,7 @@ export function registerSite(program: Command, run: CliRun): void {
     .option("-y, --yes", "remove without asking (needed without a terminal)")
     .option("--force", "remove even when a push to the site did not finish (its journal is lost)")
     .addHelpText("after", HELP.remove)
+    .addHelpText("after", examplesText(EXAMPLES.remove))
     .action(async (name: string, flags: { yes?: boolean; force?: boolean }, command: Command) =>
       removeSite(run, siteGlobals(command, "refused"), name, flags),
     );
@@ -299,6 +344,7 @@ export function registerSite(program: Command, run: CliRun): void {
     .command("default")
     .description("make a site the default: the one commands talk to without --site")
     .argument("<name>", "a site in coursesync.yaml")
+    .addHelpText("after", examplesText(EXAMPLES.default))
     .action(async (name: string, _flags: unknown, command: Command) =>
       setDefault(run, siteGlobals(command, "refused"), name),
     );
@@ -309,6 +355,7 @@ export function registerSite(program: Command, run: CliRun): void {
     .argument("[api-base-url]", "the new API root, ending in /api/v1 (or give --url)")
     .option("--moved", "the same site at a new address: carry its snapshot over to the new URL")
     .addHelpText("after", HELP.setUrl)
+    .addHelpText("after", examplesText(EXAMPLES.setUrl))
     .action(async (name: string, url: string | undefined, flags: { moved?: boolean }, command: Command) =>
       setUrl(run, siteGlobals(command, "allowed"), name, url, flags.moved === true),
     );
