@@ -1,8 +1,17 @@
 #!/usr/bin/env node
 import { realSleep } from "../api/gate.js";
 import type { StopSignal } from "../errors.js";
-import { main } from "./main.js";
+import { completionList, completionNames } from "./commands/completion.js";
 import { terminalPrompts } from "./prompts.js";
+
+// A completion script asks for the site names or course folders on every Tab: answered here,
+// before the whole command line is loaded, so that the shell does not wait for it.
+const list = completionList(process.argv.slice(2));
+if (list !== undefined) {
+  process.stdout.write((await completionNames(list, process.cwd())).map((name) => `${name}\n`).join(""));
+  process.exit(0);
+}
+const { main } = await import("./main.js");
 
 /** How long a run asked to stop may take to finish what is in flight before it is cut short. */
 const GRACE_MS = 10_000;

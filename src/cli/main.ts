@@ -4,6 +4,7 @@ import { ExitCode, UserError } from "../errors.js";
 import { fileSystemError } from "../tree/tree-fs.js";
 import { registerCheck } from "./commands/check.js";
 import { registerCi } from "./commands/ci.js";
+import { registerCompletion } from "./commands/completion.js";
 import { registerDoctor } from "./commands/doctor.js";
 import { registerSite } from "./commands/site.js";
 import { registerDiff } from "./diff.js";
@@ -70,6 +71,7 @@ export function buildProgram(io: CliRun): Command {
   registerDoctor(program, io);
   registerEmulator(program, io);
   registerCi(program, io, main);
+  registerCompletion(program, io);
   for (const command of program.commands) command.exitOverride();
   return program;
 }
