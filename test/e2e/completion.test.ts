@@ -112,8 +112,8 @@ describe("shell completion of the built CLI, in a tree", () => {
       const driver = [
         "compdef() { :; }",
         `source '${file}'`,
-        '_describe() { local entry; for entry in "${(@P)4}"; do print -n -- "${entry%%:*}\\t"; done }',
-        'compadd() { if [[ $1 == -a ]]; then print -n -- "${(@pj:\\t:P)2}\\t"; fi }',
+        `_describe() { local entry; for entry in "\${(@P)4}"; do print -n -- "\${entry%%:*}\\t"; done }`,
+        `compadd() { if [[ $1 == -a ]]; then print -n -- "\${(@pj:\\t:P)2}\\t"; fi }`,
         "_files() { :; }",
         "_directories() { :; }",
         ...CASES.map(([line]) => {
