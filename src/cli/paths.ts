@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { Option } from "commander";
 import { usageError } from "../errors.js";
 import type { Snapshot } from "../sync/snapshot.js";
 import type { CliIO } from "./io.js";
@@ -48,4 +49,32 @@ export function knownTreePaths(
     );
   });
   return rels;
+}
+
+/** The flags of a file selection, as commander collects them (each repeatable). */
+export interface SelectionFlags {
+  only: string[];
+  ignore: string[];
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+/** --only <glob>: repeatable, a gitignore-style glob of tree paths. */
+export function onlyOption(verb: string): Option {
+  return new Option(
+    "--only <glob>",
+    `${verb} only the files matching this gitignore-style glob of tree paths (repeatable), e.g. 'courses/intro-*/**'`,
+  )
+    .argParser(collect)
+    .default([]);
+}
+
+/** --ignore <glob>: repeatable, files left alone. */
+export function ignoreOption(): Option {
+  return new Option(
+    "--ignore <glob>",
+    "leave the files matching this glob alone (repeatable), e.g. '**/*draft*.md'",
+  )
+    .argParser(collect)
+    .default([]);
 }

@@ -8,12 +8,13 @@ import { FIX_INVALID_FILES, invalidFilesMessage } from "../sync/guards.js";
 import { acquireLock } from "../sync/lock.js";
 import { type PullResult, pull } from "../sync/pull.js";
 import { countOutcomes, type Outcome } from "../sync/report.js";
+import { fileSelection } from "../sync/selection.js";
 import { connect, openTree, stopRequestsOnSignal, syncTarget } from "./context.js";
 import { globalsOf } from "./globals.js";
 import { type Example, examplesText } from "./help.js";
 import type { CliRun } from "./io.js";
 import { Output } from "./output.js";
-import { maxDeleteFlag, treePaths } from "./paths.js";
+import { ignoreOption, maxDeleteFlag, onlyOption, type SelectionFlags, treePaths } from "./paths.js";
 import { listingProgress } from "./progress.js";
 import { counted } from "./render/words.js";
 import { changeJson, changeLines, countsLine, problemJson } from "./summary.js";
@@ -37,7 +38,7 @@ function courseFolders(root: string, paths: readonly string[]): string[] {
   });
 }
 
-interface PullFlags {
+interface PullFlags extends SelectionFlags {
   events?: boolean;
   dryRun?: boolean;
   theirs?: boolean;
@@ -52,10 +53,13 @@ const EXAMPLES: Example[] = [
   },
   { does: "see what a pull would change, writing nothing", line: "coursesync pull --dry-run" },
   {
-    does: "a backup (from cron, with courses/data-analysis-with-pythonSYNC_TOKEN set): also archive the site's events",
+    does: "a backup (from cron, with COURSESYNC_TOKEN set): also archive the site's events",
     line: "coursesync pull --events",
   },
-  { does: "pull one course only", line: "coursesync pull courses/data-analysis-with-python" },
+  {
+    does: "only the intro courses, and none of the drafts in them",
+    line: "coursesync pull --only 'courses/intro-*/**' --ignore '**/*draft*.md'",
+  },
 ];
 
 /** `coursesync pull [paths...]` */
@@ -68,6 +72,8 @@ export function registerPull(program: Command, run: CliRun): void {
     .option("--theirs", "take the site's side of every conflict")
     .option("--events", `also archive the site's events in ${EVENTS_FILE} (append-only, deduplicated)`)
     .option("--json", "print one JSON summary on stdout")
+    .addOption(onlyOption("pull"))
+    .addOption(ignoreOption())
     .addOption(
       new Option(
         "--max-delete <n>",
@@ -106,6 +112,7 @@ written. It never creates or deletes anything on either side.`,
           {
             ...syncTarget(run, tree, site),
             paths: scope,
+            select: fileSelection(flags.only, flags.ignore),
             dryRun: flags.dryRun,
             theirs: flags.theirs,
             maxDelete,

@@ -6,20 +6,21 @@ import { acquireLock } from "../sync/lock.js";
 import { push } from "../sync/push.js";
 import type { PushOp, PushPlan } from "../sync/push-plan.js";
 import { type Change, countOutcomes } from "../sync/report.js";
+import { fileSelection } from "../sync/selection.js";
 import { loadSnapshot } from "../sync/snapshot.js";
 import { connect, openTree, stopRequestsOnSignal, syncTarget } from "./context.js";
 import { globalsOf } from "./globals.js";
 import { type Example, examplesText } from "./help.js";
 import type { CliRun } from "./io.js";
 import { Output } from "./output.js";
-import { knownTreePaths, maxDeleteFlag } from "./paths.js";
+import { ignoreOption, knownTreePaths, maxDeleteFlag, onlyOption, type SelectionFlags } from "./paths.js";
 import { type WriteProgress, writeProgress } from "./progress.js";
 import { restoreLines } from "./render/restore.js";
 import { counted } from "./render/words.js";
 import { changeJson, changeLines, countsLine } from "./summary.js";
 import { runWatch } from "./watch.js";
 
-interface PushFlags {
+interface PushFlags extends SelectionFlags {
   dryRun?: boolean;
   yes?: boolean;
   force?: boolean;
@@ -94,8 +95,8 @@ function racedWarning(change: Change): string {
 
 const EXAMPLES: Example[] = [
   {
-    does: "see the plan (creates, updates, deletes, conflicts); send nothing",
-    line: "coursesync push --dry-run",
+    does: "see the plan for the intro courses alone (creates, updates, deletes); send nothing",
+    line: "coursesync push --dry-run --only 'courses/intro-*/**'",
   },
   { does: "send local edits: shows the plan and asks first", line: "coursesync push" },
   {
@@ -120,6 +121,8 @@ export function registerPush(program: Command, run: CliRun): void {
         "most records the push may delete (default: 10, or 25% of the site if lower)",
       ),
     )
+    .addOption(onlyOption("push"))
+    .addOption(ignoreOption())
     .option("--json", "print one JSON summary on stdout (with --watch: one JSON line per event)")
     .option("--watch", "after pushing, keep pushing as files are saved (see `coursesync watch`)")
     .option("--delete", "with --watch: also delete on the site what is deleted here")
@@ -137,8 +140,11 @@ every course and chapter (journaled: run it again to finish one that was cut sho
     .addHelpText("after", examplesText(EXAMPLES))
     .action(async (paths: string[], flags: PushFlags, command: Command) => {
       if (flags.watch) {
-        if (paths.length || flags.dryRun || flags.force || flags.maxDelete !== undefined) {
-          throw usageError("push --watch takes no paths and none of --dry-run, --force, --max-delete");
+        const selected = flags.only.length > 0 || flags.ignore.length > 0;
+        if (paths.length || flags.dryRun || flags.force || flags.maxDelete !== undefined || selected) {
+          throw usageError(
+            "push --watch takes no paths and none of --dry-run, --force, --max-delete, --only, --ignore",
+          );
         }
         return runWatch(run, command, { delete: flags.delete, yes: flags.yes, json: flags.json });
       }
@@ -171,6 +177,7 @@ every course and chapter (journaled: run it again to finish one that was cut sho
             writeConcurrency: tree.config.concurrency,
             sleep: run.sleep,
             paths: scope,
+            select: fileSelection(flags.only, flags.ignore),
             dryRun: flags.dryRun,
             force: flags.force,
             maxDelete,

@@ -26,11 +26,11 @@ import {
   otherSite,
   withoutConflicts,
 } from "./pull/other-site.js";
-import { planPull } from "./pull-plan.js";
 import { siteView } from "./push/restore.js";
 import { jsonEqual } from "./reconcile.js";
 import { adoptIntents, foldJournal, restoreIds } from "./recovery.js";
 import type { Change } from "./report.js";
+import { planPullWithin, type Selection } from "./selection.js";
 import {
   ContentCache,
   loadSnapshot,
@@ -61,6 +61,8 @@ export interface PullOptions {
   bodies: BodyCodec;
   /** Limit to these course folders (relative to the root). */
   paths?: readonly string[] | undefined;
+  /** Leave the records of files outside this selection (--only/--ignore) as they are. */
+  select?: Selection | undefined;
   dryRun?: boolean;
   /** Take the site's side of every conflict. */
   theirs?: boolean;
@@ -268,7 +270,7 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
     remoteChapters: chapters.records,
     bodies,
   });
-  const plan = planPull({
+  const plan = planPullWithin(options.select, {
     snapshot: other && snapshot ? withoutConflicts(snapshot) : snapshot,
     site: options.siteUrl,
     local: hold.local,

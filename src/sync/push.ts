@@ -25,6 +25,7 @@ import { holdConflicts, openSnapshot, siteView } from "./push/restore.js";
 import { type PushOp, type PushPlan, planPush } from "./push-plan.js";
 import { foldJournal, restoreIds, unsettledCreates } from "./recovery.js";
 import type { Change } from "./report.js";
+import { changeSelected, type Selection } from "./selection.js";
 import {
   ContentCache,
   loadSnapshot,
@@ -50,6 +51,8 @@ export interface PushOptions {
   ignore: readonly string[];
   bodies: BodyCodec;
   paths?: readonly string[] | undefined;
+  /** Send nothing for the records of files outside this selection (--only/--ignore). */
+  select?: Selection | undefined;
   dryRun?: boolean;
   /** The local side wins conflicts. */
   force?: boolean;
@@ -147,12 +150,13 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
     ...valueProblems(scan, local, snapshot, options.limits ?? DEFAULT_LIMITS),
     ...unknownIdProblems(scan, local, snapshot),
   ];
-  // Invalid files stop the push, unless they are outside the paths asked for or the caller
-  // (watch) skips them; either way nothing they stand for (or hold, for a course) is touched.
-  const blocking = options.skipInvalid ? [] : problems.filter((p) => inPaths(p.file, options.paths));
+  // Invalid files stop the push, unless they are outside the paths or selection asked for or
+  // the caller (watch) skips them; either way nothing they stand for (or hold) is touched.
+  const asked = (file: string) => inPaths(file, options.paths) && (options.select?.(file) ?? true);
+  const blocking = options.skipInvalid ? [] : problems.filter((p) => asked(p.file));
   if (blocking.length > 0) throw invalidFilesError(blocking, "nothing was sent");
   if (options.skipInvalid)
-    for (const problem of problems) if (inPaths(problem.file, options.paths)) options.onInvalid?.(problem);
+    for (const problem of problems) if (asked(problem.file)) options.onInvalid?.(problem);
   const blocked = problems.map((p) => courseFolderOf(p.file));
   const isBlocked = (file: string | undefined) =>
     file !== undefined && blocked.some((b) => file === b || file.startsWith(`${b}/`));
@@ -161,7 +165,8 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
       change.plan.id === undefined
         ? undefined
         : (change.plan.kind === "course" ? snapshot.courses : snapshot.chapters)[change.plan.id];
-    return !isBlocked(change.path) && !isBlocked(change.from) && !isBlocked(entry?.path);
+    const blockedHere = isBlocked(change.path) || isBlocked(change.from) || isBlocked(entry?.path);
+    return !blockedHere && changeSelected(change, options.select);
   });
   const plan = planPush(changes, snapshot, local);
   if (opened.restore) plan.restore = true;
