@@ -2,18 +2,11 @@ import { spawnSync } from "node:child_process";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { installed, TWO_SITES } from "../helpers/shells.js";
 import { BIN, runBin } from "../helpers/subprocess.js";
 import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
 
 afterEach(cleanupTestdirs);
-
-const CONFIG = `site: production
-sites:
-  production:
-    url: https://academy.example.com/api/v1
-  staging:
-    url: https://staging.academy.example.com/api/v1
-`;
 
 /** Lines a user may press Tab at, and what each must offer. */
 const CASES: [line: string, offers: string[]][] = [
@@ -29,7 +22,7 @@ const CASES: [line: string, offers: string[]][] = [
 /** A tree with two sites and two courses, and a folder with a `coursesync` that runs the built CLI. */
 async function setUp() {
   const root = await testdir({
-    "coursesync.yaml": CONFIG,
+    "coursesync.yaml": TWO_SITES,
     "courses/intro-python/course.yaml": "title: Intro\n",
     "courses/web-dev/course.yaml": "title: Web\n",
   });
@@ -68,10 +61,6 @@ function offered(shell: string, driver: string, cwd: string, env: Record<string,
         ),
       ].sort(),
     );
-}
-
-function installed(program: string): boolean {
-  return spawnSync("sh", ["-c", `command -v ${program}`]).status === 0;
 }
 
 const expected = CASES.map(([, offers]) => [...offers].sort());

@@ -7,22 +7,15 @@ import type { CliRun } from "../../src/cli/io.js";
 import { buildProgram } from "../../src/cli/main.js";
 import { completionSpec } from "../../src/cli/render/completion-spec.js";
 import { runCli } from "../helpers/cli.js";
+import { installed, TWO_SITES } from "../helpers/shells.js";
 import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
 
 afterEach(cleanupTestdirs);
 
-const CONFIG = `site: production
-sites:
-  production:
-    url: https://academy.example.com/api/v1
-  staging:
-    url: https://staging.academy.example.com/api/v1
-`;
-
 /** A tree with two sites and two course folders (one not yet holding a course.yaml). */
 async function tree(): Promise<string> {
   const root = await testdir({
-    "coursesync.yaml": CONFIG,
+    "coursesync.yaml": TWO_SITES,
     "courses/intro-python/course.yaml": "title: Intro\n",
     "courses/web-dev/01-start.md": "---\ntitle: Start\n---\n",
     "courses/.hidden/course.yaml": "title: no\n",
@@ -30,11 +23,6 @@ async function tree(): Promise<string> {
   });
   await mkdir(path.join(root, "courses", "new-course"));
   return root;
-}
-
-/** Whether a program is on PATH. */
-function installed(program: string): boolean {
-  return spawnSync("sh", ["-c", `command -v ${program}`]).status === 0;
 }
 
 /** The shell's verdict on a script's syntax (`-n`: read it, run nothing). */
@@ -162,7 +150,7 @@ describe("the names a completion asks for", () => {
     expect(await completionNames("courses", broken)).toEqual([]);
     const result = await runCli(["completion", "--list", "sites"], { cwd: broken });
     expect(result).toEqual({ code: 0, stdout: "", stderr: "" });
-    await writeFile(path.join(broken, "coursesync.yaml"), CONFIG);
+    await writeFile(path.join(broken, "coursesync.yaml"), TWO_SITES);
     expect(await completionNames("sites", broken)).toEqual(["production", "staging"]);
   });
 });

@@ -44,29 +44,34 @@ function header(shell: Shell, install: string[]): string {
   ].join("\n");
 }
 
-/** The bash script. */
-export function bashScript(specs: readonly CommandSpec[]): string {
+/**
+ * What the bash and zsh scripts share: the helper that asks the tree for names, and the tables
+ * of each command (its subcommands, flags, flags taking a value, arguments) and of flag values.
+ * `list` writes a list of words as the shell assigns it; zsh's entries carry a description.
+ */
+function shTables(
+  specs: readonly CommandSpec[],
+  list: (words: readonly string[]) => string,
+  described: boolean,
+) {
+  const entry = (name: string, description: string) => (described ? `${name}:${brief(description)}` : name);
   const command = specs.map((spec) => {
     const args = kindOf(spec.args);
     return [
       `    ${sh(spec.path)})`,
-      `      subs=${sh(spec.subcommands.map((sub) => sub.name).join(" "))}`,
-      `      flags=${sh(spec.flags.flatMap((flag) => flag.names).join(" "))}`,
-      `      valued=${sh(valuedFlags(spec).join(" "))}`,
-      `      args=${args.kind} argchoices=${sh(args.words.join(" "))} ;;`,
+      `      subs=${list(spec.subcommands.map((sub) => entry(sub.name, sub.description)))}`,
+      `      flags=${list(spec.flags.flatMap((flag) => flag.names.map((name) => entry(name, flag.description))))}`,
+      `      valued=${list(valuedFlags(spec))}`,
+      `      args=${args.kind} argchoices=${list(args.words)} ;;`,
     ].join("\n");
   });
   const values = specs.flatMap((spec) =>
     listedValues(spec).map(({ flag, name }) => {
       const { kind, words } = kindOf(flag.value);
-      return `    ${sh(`${spec.path}|${name}`)}) value=${kind} choices=${sh(words.join(" "))} ;;`;
+      return `    ${sh(`${spec.path}|${name}`)}) value=${kind} choices=${list(words)} ;;`;
     }),
   );
-  return `${header("bash", [
-    "Install: coursesync completion bash > ~/.local/share/bash-completion/completions/coursesync",
-    'or add to ~/.bashrc: eval "$(coursesync completion bash)"',
-  ])}
-_coursesync_list() {
+  return `_coursesync_list() {
   command coursesync completion --list "$1" 2>/dev/null
 }
 
@@ -79,11 +84,20 @@ ${command.join("\n")}
 
 # Set value and choices for what the value of flag $2 of command $1 completes to.
 _coursesync_value() {
-  value=free choices=
+  value=free choices=${list([])}
   case "$1|$2" in
 ${values.join("\n")}
   esac
+}`;
 }
+
+/** The bash script. */
+export function bashScript(specs: readonly CommandSpec[]): string {
+  return `${header("bash", [
+    "Install: coursesync completion bash > ~/.local/share/bash-completion/completions/coursesync",
+    'or add to ~/.bashrc: eval "$(coursesync completion bash)"',
+  ])}
+${shTables(specs, (words) => sh(words.join(" ")), false)}
 
 _coursesync_reply() {
   local cur="$1"
@@ -129,47 +143,13 @@ complete -o filenames -F _coursesync coursesync
 
 /** The zsh script: a completion function for fpath, or to source. */
 export function zshScript(specs: readonly CommandSpec[]): string {
-  const described = (name: string, description: string) => sh(`${name}:${brief(description)}`);
-  const command = specs.map((spec) => {
-    const args = kindOf(spec.args);
-    return [
-      `    ${sh(spec.path)})`,
-      `      subs=(${spec.subcommands.map((sub) => described(sub.name, sub.description)).join(" ")})`,
-      `      flags=(${spec.flags.flatMap((flag) => flag.names.map((name) => described(name, flag.description))).join(" ")})`,
-      `      valued=(${valuedFlags(spec).join(" ")})`,
-      `      args=${args.kind} argchoices=(${args.words.map(sh).join(" ")}) ;;`,
-    ].join("\n");
-  });
-  const values = specs.flatMap((spec) =>
-    listedValues(spec).map(({ flag, name }) => {
-      const { kind, words } = kindOf(flag.value);
-      return `    ${sh(`${spec.path}|${name}`)}) value=${kind} choices=(${words.map(sh).join(" ")}) ;;`;
-    }),
-  );
   return `#compdef coursesync
 ${header("zsh", [
   "Install: coursesync completion zsh > ~/.zfunc/_coursesync  with, in ~/.zshrc before compinit,",
   "  fpath=(~/.zfunc $fpath)",
   "or add to ~/.zshrc, after compinit: source <(coursesync completion zsh)",
 ])}
-_coursesync_list() {
-  command coursesync completion --list "$1" 2>/dev/null
-}
-
-# Set subs, flags, valued, args and argchoices for the command the line reached ($1).
-_coursesync_command() {
-  case "$1" in
-${command.join("\n")}
-  esac
-}
-
-# Set value and choices for what the value of flag $2 of command $1 completes to.
-_coursesync_value() {
-  value=free choices=()
-  case "$1|$2" in
-${values.join("\n")}
-  esac
-}
+${shTables(specs, (words) => `(${words.map(sh).join(" ")})`, true)}
 
 _coursesync_reply() {
   local -a names
