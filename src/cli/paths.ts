@@ -53,20 +53,18 @@ export function knownTreePaths(
 
 /** The flags of a file selection, as commander collects them (each repeatable). */
 export interface SelectionFlags {
-  only: string[];
-  ignore: string[];
+  only?: string[];
+  ignore?: string[];
 }
 
-const collect = (value: string, previous: string[]) => [...previous, value];
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
 /** --only <glob>: repeatable, a gitignore-style glob of tree paths. */
 export function onlyOption(verb: string): Option {
   return new Option(
     "--only <glob>",
     `${verb} only the files matching this gitignore-style glob of tree paths (repeatable), e.g. 'courses/intro-*/**'`,
-  )
-    .argParser(collect)
-    .default([]);
+  ).argParser(collect);
 }
 
 /** --ignore <glob>: repeatable, files left alone. */
@@ -74,7 +72,5 @@ export function ignoreOption(): Option {
   return new Option(
     "--ignore <glob>",
     "leave the files matching this glob alone (repeatable), e.g. '**/*draft*.md'",
-  )
-    .argParser(collect)
-    .default([]);
+  ).argParser(collect);
 }

@@ -112,7 +112,7 @@ written. It never creates or deletes anything on either side.`,
           {
             ...syncTarget(run, tree, site),
             paths: scope,
-            select: fileSelection(flags.only, flags.ignore),
+            select: fileSelection(flags.only ?? [], flags.ignore ?? []),
             dryRun: flags.dryRun,
             theirs: flags.theirs,
             maxDelete,

@@ -140,7 +140,7 @@ every course and chapter (journaled: run it again to finish one that was cut sho
     .addHelpText("after", examplesText(EXAMPLES))
     .action(async (paths: string[], flags: PushFlags, command: Command) => {
       if (flags.watch) {
-        const selected = flags.only.length > 0 || flags.ignore.length > 0;
+        const selected = flags.only !== undefined || flags.ignore !== undefined;
         if (paths.length || flags.dryRun || flags.force || flags.maxDelete !== undefined || selected) {
           throw usageError(
             "push --watch takes no paths and none of --dry-run, --force, --max-delete, --only, --ignore",
@@ -177,7 +177,7 @@ every course and chapter (journaled: run it again to finish one that was cut sho
             writeConcurrency: tree.config.concurrency,
             sleep: run.sleep,
             paths: scope,
-            select: fileSelection(flags.only, flags.ignore),
+            select: fileSelection(flags.only ?? [], flags.ignore ?? []),
             dryRun: flags.dryRun,
             force: flags.force,
             maxDelete,

@@ -89,6 +89,17 @@ describe("push --only / --ignore", () => {
       `update ${BASICS}`,
     ]);
     expect(s.writes()).toEqual([]);
+    // Each flag repeats: what any --ignore glob matches is left out.
+    const twice = await s.cli(
+      "push",
+      "--dry-run",
+      "--json",
+      "--ignore",
+      "**/*draft*.md",
+      "--ignore",
+      "courses/advanced",
+    );
+    expect((JSON.parse(twice.stdout) as typeof plan).plan.map((op) => op.path)).toEqual([BASICS]);
 
     const both = await s.cli("push", "--yes", "--ignore", "**/*draft*.md", "--only", "courses/advanced");
     expect(both.code, both.stderr).toBe(0);
