@@ -13,6 +13,7 @@ import { lockState } from "../../sync/lock.js";
 import { loadSnapshot } from "../../sync/snapshot.js";
 import { maybeOpenTree, resolveCredentials } from "../context.js";
 import { globalsOf } from "../globals.js";
+import { type Example, examplesText } from "../help.js";
 import type { CliRun, GlobalOptions } from "../io.js";
 import { Output } from "../output.js";
 import { type DoctorCheck, doctorJson, doctorText } from "../render/doctor.js";
@@ -20,6 +21,15 @@ import { counted } from "../render/words.js";
 
 /** How long doctor waits for each answer: it diagnoses, so a hanging site is a finding, not a wait. */
 const DOCTOR_TIMEOUT_MS = 10_000;
+
+const EXAMPLES: Example[] = [
+  {
+    does: "something fails and the message is not enough: what is wrong, and what to do",
+    line: "coursesync doctor",
+  },
+  { does: "the same for another site of the tree", line: "coursesync doctor --site staging" },
+  { does: "in a script", line: "coursesync doctor --json" },
+];
 
 /** `coursesync doctor [--json]`: the tree, the site URL, the credentials and the account, in order. */
 export function registerDoctor(program: Command, run: CliRun): void {
@@ -37,6 +47,7 @@ export function registerDoctor(program: Command, run: CliRun): void {
         "chapters. A check that cannot run after one that failed says `skip`. Writes nothing.\n" +
         "Exit 0 when every check is ok, 1 otherwise.",
     )
+    .addHelpText("after", examplesText(EXAMPLES))
     .action(async (options: { json?: boolean }, command: Command) => {
       const checks = await runChecks(run, globalsOf(command));
       const out = new Output(run, globalsOf(command).quiet);
