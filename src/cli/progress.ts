@@ -1,37 +1,59 @@
 import cliProgress from "cli-progress";
 import type { CliIO, GlobalOptions } from "./io.js";
+import { type ListingState, listingLine } from "./render/progress-line.js";
 
 /** Progress of paged listings: bars on a terminal's stderr, nothing otherwise. */
 export interface ListingProgress {
+  /** The records a list is expected to hold (the last sync's count), shown as the total. */
+  expect(list: string, records: number): void;
   page(list: string, page: number, count: number): void;
   stop(): void;
 }
 
-/** Progress bars (cli-progress) when stderr is a TTY and neither --no-progress nor --quiet. */
-export function listingProgress(io: CliIO, globals: GlobalOptions): ListingProgress {
-  if (!barsShown(io, globals)) return { page: () => {}, stop: () => {} };
+/**
+ * A line per list (cli-progress) from the start of the run when stderr is a TTY and neither
+ * --no-progress, --quiet nor CI: a bar against the expected total, the rate and the time left.
+ */
+export function listingProgress(
+  io: CliIO,
+  globals: GlobalOptions,
+  lists: readonly string[] = ["courses", "chapters"],
+): ListingProgress {
+  if (!barsShown(io, globals)) return { expect: () => {}, page: () => {}, stop: () => {} };
+  const now = io.now ?? Date.now;
+  const started = now();
   const multi = new cliProgress.MultiBar(
     {
       stream: io.stderr as NodeJS.WritableStream,
-      format: " {list} | {value} records in {pages} pages",
+      format: (_options, _params, payload) =>
+        listingLine({ ...(payload as ListingState), elapsedMs: now() - started }),
       hideCursor: true,
       clearOnComplete: true,
       stopOnComplete: false,
     },
     cliProgress.Presets.shades_classic,
   );
-  const bars = new Map<string, { bar: cliProgress.SingleBar; records: number; pages: number }>();
+  const states = new Map<string, { bar: cliProgress.SingleBar; state: ListingState }>();
+  for (const list of lists) {
+    const state: ListingState = { list, records: 0, pages: 0, total: undefined, elapsedMs: 0, done: false };
+    states.set(list, { bar: multi.create(1, 0, state), state });
+  }
+  const redraw = (list: string) => {
+    const entry = states.get(list);
+    if (entry) entry.bar.update(entry.state.records, entry.state);
+  };
   return {
+    expect(list, records) {
+      const entry = states.get(list);
+      if (entry && records > 0) entry.state.total = records;
+      redraw(list);
+    },
     page(list, _page, count) {
-      let state = bars.get(list);
-      if (!state) {
-        state = { bar: multi.create(0, 0, { list: list.padEnd(8), pages: 0 }), records: 0, pages: 0 };
-        bars.set(list, state);
-      }
-      state.records += count;
-      state.pages++;
-      state.bar.setTotal(state.records);
-      state.bar.update(state.records, { list: list.padEnd(8), pages: state.pages });
+      const entry = states.get(list);
+      if (!entry) return;
+      entry.state.records += count;
+      entry.state.pages++;
+      redraw(list);
     },
     stop() {
       multi.stop();

@@ -1,0 +1,43 @@
+import { counted } from "../../util/words.js";
+
+/** Where one paged listing stands, for its progress line. */
+export interface ListingState {
+  /** "courses" or "chapters". */
+  list: string;
+  records: number;
+  pages: number;
+  /** The records expected: the last sync's count until the listing ends, then the true one. */
+  total: number | undefined;
+  /** Milliseconds since the listing started. */
+  elapsedMs: number;
+  done: boolean;
+}
+
+const WIDTH = 24;
+
+/**
+ * One progress line: a bar and a count against the total when one is known (the last sync's
+ * count is an estimate, raised when the site holds more), the rate, and the time left.
+ */
+export function listingLine(state: ListingState): string {
+  const name = state.list.padEnd(8);
+  const pages = counted(state.pages, "page");
+  const rate = state.elapsedMs >= 250 ? Math.round((state.records * 1000) / state.elapsedMs) : undefined;
+  const perSecond = rate === undefined ? "" : ` · ${rate.toLocaleString("en-US")}/s`;
+  if (state.done) return ` ${name} ${counted(state.records, "record")} in ${pages}${perSecond} · done`;
+  if (state.records === 0 && state.pages === 0) return ` ${name} waiting for the first page`;
+  if (state.total === undefined || state.total === 0)
+    return ` ${name} ${counted(state.records, "record")} in ${pages}${perSecond}`;
+  const total = Math.max(state.total, state.records);
+  const filled = Math.min(WIDTH, Math.round((state.records / total) * WIDTH));
+  const bar = `${"█".repeat(filled)}${"░".repeat(WIDTH - filled)}`;
+  const left = rate ? Math.ceil((total - state.records) / rate) : undefined;
+  const eta = left === undefined ? "" : ` · ${formatSeconds(left)} left`;
+  return ` ${name} ${bar} ${state.records.toLocaleString("en-US")}/${total.toLocaleString("en-US")} records in ${pages}${perSecond}${eta}`;
+}
+
+function formatSeconds(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes} min ${String(seconds % 60).padStart(2, "0")} s`;
+}
