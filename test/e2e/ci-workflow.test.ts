@@ -275,5 +275,5 @@ describe("the CI workflow with real git (origin, two authors, the emulator as th
     const jobs = [saved, again, stuck].flatMap((job) => [job, job.published]);
     for (const run of [first, second, racing, plain, stale, conflict, ...jobs])
       expect(run.stdout + run.stderr).not.toContain(ci.COURSESYNC_TOKEN);
-  });
+  }, 120_000); // dozens of CLI runs and git commands in fresh clones, one after the other
 });

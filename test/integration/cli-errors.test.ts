@@ -61,13 +61,13 @@ describe("errors a script can read", () => {
 });
 
 describe("push --dry-run over the delete guard", () => {
-  it("prints the plan with a warning and ends 0; the real push stops with exit 3", async () => {
+  it("prints the plan with a warning and exits 3, as the real push does", async () => {
     const { emulator, tree, env } = await pulledTree();
     const { rm } = await import("node:fs/promises");
     await rm(path.join(tree, "courses", "only-course"), { recursive: true });
     emulator.state.clearRequests();
     const dry = await runCli(["push", "--dry-run"], { cwd: tree, env });
-    expect(dry.code).toBe(0);
+    expect(dry.code).toBe(3);
     expect(dry.stdout).toMatch(/- delete chapter 1/);
     expect(dry.stdout).toMatch(/- delete course 1/);
     expect(dry.stderr).toMatch(/2 deletes are over the limit of 1/);
