@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { realSleep } from "../api/gate.js";
 import type { StopSignal } from "../errors.js";
 import { completionList, completionNames } from "./commands/completion.js";
 import { terminalPrompts } from "./prompts.js";
@@ -41,7 +40,7 @@ const code = await main(process.argv.slice(2), {
   cwd: process.cwd(),
   interrupted,
   prompts: terminalPrompts(),
-  sleep: realSleep,
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   now: Date.now,
 });
 process.exit(code);

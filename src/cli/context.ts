@@ -1,15 +1,6 @@
-import { existsSync } from "node:fs";
-import path from "node:path";
 import { ApiClient } from "../api/client.js";
 import { CREDENTIALS_HINT } from "../api/errors.js";
-import {
-  CONFIG_FILE,
-  type Config,
-  findRoot,
-  loadConfig,
-  type ResolvedSite,
-  resolveSite,
-} from "../config/config.js";
+import { type Config, type ResolvedSite, resolveSite } from "../config/config.js";
 import { CredentialStore, configDir } from "../config/credentials.js";
 import { InterruptedError, UserError, usageError } from "../errors.js";
 import { bodyCodec } from "../tree/codecs.js";
@@ -17,37 +8,9 @@ import type { CliRun, GlobalOptions } from "./io.js";
 import { promptLogin } from "./login-prompt.js";
 import { Output } from "./output.js";
 
-/** The tree a command works on: its root folder and validated config. */
-export interface TreeContext {
-  root: string;
-  config: Config;
-}
+import type { TreeContext } from "./tree-root.js";
 
-/** The tree root for -C or the working folder, or undefined when there is no coursesync.yaml. */
-function locateRoot(run: CliRun, globals: GlobalOptions): { start: string; root: string | undefined } {
-  const start = path.resolve(run.cwd, globals.dir ?? ".");
-  if (globals.dir === undefined) return { start, root: findRoot(start) };
-  if (!existsSync(start)) throw usageError(`-C ${globals.dir}: no such folder`);
-  return { start, root: existsSync(path.join(start, CONFIG_FILE)) ? start : undefined };
-}
-
-/** Find the tree from -C or the working folder, and read its coursesync.yaml. */
-export async function openTree(run: CliRun, globals: GlobalOptions): Promise<TreeContext> {
-  const { start, root } = locateRoot(run, globals);
-  if (!root) {
-    throw usageError(
-      `no ${CONFIG_FILE} in ${globals.dir !== undefined ? start : `${start} or any folder above it`}`,
-      "Run `coursesync init --url <api-base-url>` to start a tree, or pass -C <dir>.",
-    );
-  }
-  return { root, config: await loadConfig(root) };
-}
-
-/** Read the config when there is one (for commands that also work with --url alone). */
-export async function maybeOpenTree(run: CliRun, globals: GlobalOptions): Promise<TreeContext | undefined> {
-  const { root } = locateRoot(run, globals);
-  return root ? { root, config: await loadConfig(root) } : undefined;
-}
+export { maybeOpenTree, openTree, type TreeContext } from "./tree-root.js";
 
 /** Credentials for one site, in DESIGN order: token env, stored token, e-mail + password env. */
 export interface ResolvedCredentials {

@@ -2,22 +2,9 @@ import { Command, CommanderError, Option } from "commander";
 import { redactUrl } from "../api/login-url.js";
 import { ExitCode, UserError } from "../errors.js";
 import { fileSystemError } from "../tree/tree-fs.js";
-import { registerCheck } from "./commands/check.js";
-import { registerCi } from "./commands/ci.js";
-import { registerCompletion } from "./commands/completion.js";
-import { registerDoctor } from "./commands/doctor.js";
-import { registerSite } from "./commands/site.js";
-import { registerDiff } from "./diff.js";
-import { registerEmulator } from "./emulator.js";
 import { EXAMPLE_URL, type Example, examplesText } from "./help.js";
-import { registerInit } from "./init.js";
 import type { CliIO, CliRun } from "./io.js";
-import { registerLogin, registerLogout } from "./login.js";
-import { registerPull } from "./pull.js";
-import { registerPush } from "./push.js";
-import { registerStatus } from "./status.js";
 import { VERSION } from "./version.js";
-import { registerWatch } from "./watch.js";
 
 /** The three jobs and the commands of each, for `coursesync --help`. */
 const JOBS = `
@@ -36,8 +23,47 @@ const EXAMPLES: Example[] = [
   { does: "push each chapter as you save it", line: "coursesync watch" },
 ];
 
-/** Build the commander program: global options plus every command. */
-export function buildProgram(io: CliRun): Command {
+type Register = (program: Command, io: CliRun) => void;
+
+/**
+ * Each command's module, loaded only when it runs (or for help): `status` need not load the
+ * HTTP client, nor `pull` the emulator. In the order `--help` lists them.
+ */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  init: async () => (await import("./init.js")).registerInit,
+  login: async () => (await import("./login.js")).registerLogin,
+  logout: async () => (await import("./login.js")).registerLogout,
+  site: async () => (await import("./commands/site.js")).registerSite,
+  pull: async () => (await import("./pull.js")).registerPull,
+  status: async () => (await import("./status.js")).registerStatus,
+  diff: async () => (await import("./diff.js")).registerDiff,
+  push: async () => (await import("./push.js")).registerPush,
+  watch: async () => (await import("./watch.js")).registerWatch,
+  check: async () => (await import("./commands/check.js")).registerCheck,
+  doctor: async () => (await import("./commands/doctor.js")).registerDoctor,
+  emulator: async () => (await import("./emulator.js")).registerEmulator,
+  ci: async () => {
+    const { registerCi } = await import("./commands/ci.js");
+    return (program, io) => registerCi(program, io, main);
+  },
+  completion: async () => (await import("./commands/completion.js")).registerCompletion,
+};
+
+/** Global options that take a value, which the command name never is. */
+const VALUE_OPTIONS = new Set(["-C", "--dir", "--site", "--url"]);
+
+/** The command an argument list runs, when it names one of ours; else undefined (help, a typo). */
+export function commandOf(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (VALUE_OPTIONS.has(arg)) i++;
+    else if (!arg.startsWith("-")) return Object.hasOwn(COMMANDS, arg) ? arg : undefined;
+  }
+  return undefined;
+}
+
+/** Build the commander program: global options plus every command, or only the one named. */
+export async function buildProgram(io: CliRun, only?: string): Promise<Command> {
   const program = new Command("coursesync")
     .description("Mirror a course-hosting site's courses and chapters into files, and push local edits back.")
     .version(VERSION, "-V, --version")
@@ -58,20 +84,10 @@ export function buildProgram(io: CliRun): Command {
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
     });
-  registerInit(program, io);
-  registerLogin(program, io);
-  registerLogout(program, io);
-  registerSite(program, io);
-  registerPull(program, io);
-  registerStatus(program, io);
-  registerDiff(program, io);
-  registerPush(program, io);
-  registerWatch(program, io);
-  registerCheck(program, io);
-  registerDoctor(program, io);
-  registerEmulator(program, io);
-  registerCi(program, io, main);
-  registerCompletion(program, io);
+  // The completion script is made from the whole command line.
+  const names = only === undefined || only === "completion" ? Object.keys(COMMANDS) : [only];
+  const registers = await Promise.all(names.map((name) => COMMANDS[name]!()));
+  for (const register of registers) register(program, io);
   for (const command of program.commands) command.exitOverride();
   return program;
 }
@@ -105,7 +121,7 @@ export function reportError(error: unknown, io: CliIO, json = false): number {
 /** Run the command line; returns the exit code. The only caller of process.exit is bin.ts. */
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
   const run: CliRun = { ...io, exitCode: ExitCode.ok };
-  const program = buildProgram(run);
+  const program = await buildProgram(run, commandOf(argv));
   try {
     await program.parseAsync([...argv], { from: "user" });
     return run.exitCode;

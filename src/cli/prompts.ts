@@ -1,6 +1,3 @@
-import confirm from "@inquirer/confirm";
-import input from "@inquirer/input";
-import password from "@inquirer/password";
 import { InterruptedError } from "../errors.js";
 import type { Prompts } from "./io.js";
 
@@ -16,13 +13,22 @@ export async function abortable<T>(question: Promise<T>): Promise<T> {
   }
 }
 
-/** Prompts on the terminal, drawn on stderr so stdout stays for results. */
+/** Prompts on the terminal, drawn on stderr so stdout stays for results; loaded when first asked. */
 export function terminalPrompts(): Prompts {
   const context = { output: process.stderr };
   return {
-    input: (message) => abortable(input({ message, required: true }, context)),
+    input: async (message) => {
+      const { default: input } = await import("@inquirer/input");
+      return abortable(input({ message, required: true }, context));
+    },
     // No `mask`: nothing of the password is drawn, not even one star a character.
-    password: (message) => abortable(password({ message }, context)),
-    confirm: (message) => abortable(confirm({ message, default: false }, context)),
+    password: async (message) => {
+      const { default: password } = await import("@inquirer/password");
+      return abortable(password({ message }, context));
+    },
+    confirm: async (message) => {
+      const { default: confirm } = await import("@inquirer/confirm");
+      return abortable(confirm({ message, default: false }, context));
+    },
   };
 }

@@ -1,20 +1,21 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
+import { type ResolvedSite, resolveSite } from "../config/config.js";
 import { ExitCode, usageError } from "../errors.js";
-import { ContentCache, statePaths } from "../sync/snapshot.js";
-import { type StatusEntry, treeStatus } from "../sync/status.js";
-import { bodyCodec } from "../tree/codecs.js";
+import { snapshotStamp } from "../sync/local/stamp.js";
+import { unchangedSinceClean } from "../sync/local/unchanged.js";
+import { statePaths } from "../sync/snapshot.js";
+import type { StatusEntry } from "../sync/status.js";
 import { StatCache } from "../tree/stat-cache.js";
 import { guardedFs } from "../tree/tree-fs.js";
-import { openTree } from "./context.js";
 import { globalsOf } from "./globals.js";
 import { type Example, examplesText } from "./help.js";
 import type { CliRun } from "./io.js";
 import { Output } from "./output.js";
-import { knownTreePaths } from "./paths.js";
+import { treePaths } from "./paths.js";
 import { recordName } from "./render/words.js";
-import { siteSnapshot } from "./site-snapshot.js";
+import { openTree, type TreeContext } from "./tree-root.js";
 
 const STYLE = {
   new: "green",
@@ -78,6 +79,16 @@ export function statusLine(entry: StatusEntry, out: Output): string {
   return `  ${out.paint(STYLE[entry.state], entry.state.padEnd(9))} ${entry.path}${detail ? `  (${detail})` : ""}`;
 }
 
+/**
+ * What a clean verdict of status rests on besides the files: the committed snapshot, and the
+ * settings that change what status says (the site's address, ignore rules, body format, limits).
+ */
+function statusStamp(tree: TreeContext, site: ResolvedSite): string | undefined {
+  const snapshot = snapshotStamp(tree.root, site.name);
+  const { ignore, body, limits } = tree.config;
+  return snapshot && `${snapshot} ${JSON.stringify({ url: site.url, ignore, body, limits })}`;
+}
+
 interface StatusFlags {
   json?: boolean;
   exitCode?: boolean;
@@ -114,24 +125,27 @@ A path holding a quote, backslash, control character or " -> " is printed as a J
       if (flags.json && flags.short) throw usageError("status takes --json or --short, not both");
       const out = new Output(run, globals.quiet || flags.json || flags.short);
       const tree = await openTree(run, globals);
-      const { site, snapshot, names, other } = await siteSnapshot(tree, globals);
-      const statCache = await new StatCache(
+      const site = resolveSite(tree.config, globals);
+      const statCache = new StatCache(
         path.join(statePaths(tree.root, site.name).cache, "stat.json"),
-        Date.now,
+        run.now,
         guardedFs(tree.root, run.fs),
-      ).load();
-      const entries = await treeStatus({
-        root: tree.root,
-        snapshot,
-        ignore: tree.config.ignore,
-        bodies: bodyCodec(tree.config.body),
-        paths: paths.length ? knownTreePaths(run, tree.root, paths, snapshot) : undefined,
-        statCache,
-        cache: new ContentCache(statePaths(tree.root, site.name).cache),
-        limits: tree.config.limits,
-        onWarning: (message) => out.warn(message),
-        site: other ? names : undefined,
-      });
+      ).loadSync();
+      // Another site's status also reads the default site's snapshot: it always takes the long way.
+      const stamp = site.name === tree.config.site ? statusStamp(tree, site) : undefined;
+      const rels = paths.length ? treePaths(run, tree.root, paths) : undefined;
+      const unchanged = await unchangedSinceClean(tree.root, statCache, stamp, tree.config.ignore, rels);
+      const entries = unchanged
+        ? []
+        : await (await import("./status-full.js")).fullStatus({
+            run,
+            globals,
+            tree,
+            paths,
+            statCache,
+            stamp,
+            warn: (message) => out.warn(message),
+          });
       await statCache.save();
       // A push killed part-way: status reads the last sync alone, so what it sent may show here
       // as pending until the next push or pull folds its journal in.

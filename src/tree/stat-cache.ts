@@ -1,27 +1,48 @@
 import type { Stats } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { atomicWrite } from "./fs-ops.js";
 import { nodeFs, type TreeFs } from "./tree-fs.js";
 
-interface Entry {
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
-  ino: number;
-  hash: string;
-}
-
 /** How close to "now" a file's mtime may be and still be trusted (git's racy-clean rule). */
 const RACY_MS = 2_000;
+
+/** The first line of the cache file; any other first line (an older format) reads as empty. */
+const HEADER = "coursesync stat cache 2";
+
+/** The stat fields a cached hash is valid for, as the cache file holds them: size, mtime, ctime, inode. */
+function statKey(stat: Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino">): string {
+  return `${stat.size}\t${stat.mtimeMs}\t${stat.ctimeMs}\t${stat.ino}\t`;
+}
+
+/** The cache file's entry lines, sorted by path. */
+function sortedLines(entries: ReadonlyMap<string, string>): string {
+  return [...entries]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([relPath, entry]) => `${relPath}\t${entry}\n`)
+    .join("");
+}
 
 /**
  * Hashes of tree files keyed by path and stat (size, mtime, ctime, inode), like git's index:
  * a file whose stat is unchanged is not read again. Entries for files modified within two
  * seconds of being recorded are not trusted, so an edit in the same clock tick is never missed.
- * Lives in the uncommitted cache; a missing or broken cache is simply empty.
+ *
+ * It also remembers when a whole-tree status found nothing pending (`clean`), with the stamp
+ * of what that verdict rested on (the snapshot and the settings status reads): while the stamp
+ * holds and every file's stat matches its entry, the tree is still clean without a parse.
+ * Any change to the entries forgets it.
+ *
+ * Lives in the uncommitted cache as tab-separated lines (path, size, mtime, ctime, inode,
+ * hash), which load several times faster than JSON; a missing or broken cache is simply empty.
  */
 export class StatCache {
-  private entries = new Map<string, Entry>();
+  /** The file as read; its lines become `entries` when first asked for. */
+  private text = "";
+  /** Where the entry lines start in `text`. */
+  private start = 0;
+  /** By path: the stat key followed by the hash. */
+  private parsed: Map<string, string> | undefined;
+  private cleanStamp: string | undefined;
   private dirty = false;
 
   constructor(
@@ -32,51 +53,71 @@ export class StatCache {
 
   /** Read the cache file; a missing or unreadable one leaves the cache empty. */
   async load(): Promise<this> {
+    return this.loadSync();
+  }
+
+  /** As load, synchronously: one small read, for the fast path of status. */
+  loadSync(): this {
+    this.parsed = undefined;
+    this.text = "";
+    this.start = 0;
+    this.cleanStamp = undefined;
+    let text: string;
     try {
-      const data = JSON.parse(await readFile(this.file, "utf8")) as {
-        version?: number;
-        entries?: Record<string, Entry>;
-      };
-      if (data.version === 1 && data.entries) this.entries = new Map(Object.entries(data.entries));
+      text = readFileSync(this.file, "utf8");
     } catch {
-      this.entries = new Map();
+      return this;
     }
+    // Another format, or a file cut short, reads as empty.
+    if (!text.startsWith(`${HEADER}\n`) || !text.endsWith("\n")) return this;
+    const second = text.indexOf("\n", HEADER.length + 1);
+    const clean = text.slice(HEADER.length + 1, second);
+    if (clean.startsWith("clean\t")) this.cleanStamp = clean.slice("clean\t".length);
+    this.text = text;
+    this.start = second + 1;
     return this;
   }
 
-  /** The cached hash of a file whose stat is unchanged, else undefined. */
-  get(relPath: string, stat: Stats): string | undefined {
-    const entry = this.entries.get(relPath);
-    if (
-      entry &&
-      entry.size === stat.size &&
-      entry.mtimeMs === stat.mtimeMs &&
-      entry.ctimeMs === stat.ctimeMs &&
-      entry.ino === stat.ino
-    ) {
-      return entry.hash;
+  private get entries(): Map<string, string> {
+    if (this.parsed) return this.parsed;
+    this.parsed = new Map();
+    for (let at = this.start; at < this.text.length; ) {
+      const end = this.text.indexOf("\n", at);
+      const tab = this.text.indexOf("\t", at);
+      if (tab > at && tab < end) this.parsed.set(this.text.slice(at, tab), this.text.slice(tab + 1, end));
+      at = end + 1;
     }
-    return undefined;
+    this.text = "";
+    return this.parsed;
+  }
+
+  /**
+   * The entries in path order, as a cursor: for comparing a walk of the tree (in the same
+   * order) with the cache without building a map of every path. Valid until the cache changes.
+   */
+  lines(): StatLines {
+    return this.parsed ? new StatLines(sortedLines(this.parsed), 0) : new StatLines(this.text, this.start);
+  }
+
+  /** The cached hash of a file whose stat is unchanged, else undefined. */
+  get(relPath: string, stat: Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino">): string | undefined {
+    const entry = this.entries.get(relPath);
+    if (entry === undefined) return undefined;
+    const key = statKey(stat);
+    return entry.startsWith(key) ? entry.slice(key.length) : undefined;
   }
 
   /** Remember a file's hash, unless its mtime is too recent to trust. */
   set(relPath: string, stat: Stats, hash: string): void {
-    if (this.now() - stat.mtimeMs < RACY_MS) {
-      if (this.entries.delete(relPath)) this.dirty = true;
+    // A name holding a tab or line break has no line in the file: such a file is read each time.
+    if (this.now() - stat.mtimeMs < RACY_MS || /[\t\n]/.test(relPath)) {
+      if (this.entries.delete(relPath)) this.changed();
       return;
     }
-    const entry = { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, hash };
-    const old = this.entries.get(relPath);
-    if (
-      !old ||
-      old.hash !== hash ||
-      old.mtimeMs !== entry.mtimeMs ||
-      old.ctimeMs !== entry.ctimeMs ||
-      old.ino !== entry.ino ||
-      old.size !== entry.size
-    ) {
+    const entry = statKey(stat) + hash;
+    if (this.entries.get(relPath) !== entry) {
       this.entries.set(relPath, entry);
-      this.dirty = true;
+      this.changed();
     }
   }
 
@@ -85,16 +126,95 @@ export class StatCache {
     for (const key of this.entries.keys()) {
       if (!paths.has(key)) {
         this.entries.delete(key);
-        this.dirty = true;
+        this.changed();
       }
     }
+  }
+
+  /** The stamp the tree was last found clean at, if no entry changed since. */
+  get clean(): string | undefined {
+    return this.cleanStamp;
+  }
+
+  /** Record that the tree, as the entries describe it, has nothing pending against this stamp. */
+  markClean(stamp: string): void {
+    if (stamp.includes("\n")) throw new Error("a stamp is one line");
+    if (this.cleanStamp === stamp) return;
+    this.cleanStamp = stamp;
+    this.dirty = true;
+  }
+
+  /** Record that the tree has something pending (or that its state is not known). */
+  forgetClean(): void {
+    if (this.cleanStamp === undefined) return;
+    this.cleanStamp = undefined;
+    this.dirty = true;
+  }
+
+  private changed(): void {
+    this.dirty = true;
+    this.cleanStamp = undefined;
   }
 
   /** Write the cache if anything changed. */
   async save(): Promise<void> {
     if (!this.dirty) return;
-    const entries = Object.fromEntries([...this.entries].sort(([a], [b]) => (a < b ? -1 : 1)));
-    await atomicWrite(this.file, JSON.stringify({ version: 1, entries }), { fs: this.fs });
+    const clean = this.cleanStamp === undefined ? "-" : `clean\t${this.cleanStamp}`;
+    const lines = this.parsed ? sortedLines(this.parsed) : this.text.slice(this.start);
+    await atomicWrite(this.file, `${HEADER}\n${clean}\n${lines}`, { fs: this.fs });
     this.dirty = false;
+  }
+}
+
+/**
+ * A cursor over the cache's lines, sorted by path. A walk that visits course folders sorted by
+ * `name + "/"` and each folder's names sorted meets the cached paths in this same order.
+ */
+export class StatLines {
+  private at: number;
+
+  constructor(
+    private readonly text: string,
+    private readonly first: number,
+  ) {
+    this.at = first;
+  }
+
+  /** Move to the first line whose path starts with this prefix (or past the end when none does). */
+  seek(prefix: string): void {
+    if (this.text.startsWith(prefix, this.first)) this.at = this.first;
+    else {
+      const found = this.text.indexOf(`\n${prefix}`, this.first);
+      this.at = found === -1 ? this.text.length : found + 1;
+    }
+  }
+
+  /** Whether the line under the cursor is this path's. */
+  isAt(relPath: string): boolean {
+    return this.text.startsWith(relPath, this.at) && this.text.charCodeAt(this.at + relPath.length) === 9;
+  }
+
+  /** Whether the line under the cursor is of a path starting with this prefix. */
+  under(prefix: string): boolean {
+    return this.text.startsWith(prefix, this.at);
+  }
+
+  /** Whether the path under the cursor sorts before this one: a cached file the walk did not meet. */
+  behind(relPath: string): boolean {
+    if (this.done) return false;
+    const tab = this.text.indexOf("\t", this.at);
+    return this.text.slice(this.at, tab) < relPath;
+  }
+
+  /** Whether the line under the cursor (this path's, see isAt) has this stat; moves to the next line. */
+  take(relPath: string, stat: Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino">): boolean {
+    const same = this.text.startsWith(statKey(stat), this.at + relPath.length + 1);
+    this.at = this.text.indexOf("\n", this.at) + 1;
+    return same;
+  }
+
+  /** Whether every line was taken. */
+  get done(): boolean {
+    return this.at >= this.text.length;
   }
 }

@@ -46,7 +46,7 @@ describe("the built CLI", () => {
     const dir = await testdir();
     const commands = (command: Command, above: string[]): string[][] =>
       command.commands.flatMap((sub) => [[...above, sub.name()], ...commands(sub, [...above, sub.name()])]);
-    const all = commands(buildProgram({} as CliRun), []);
+    const all = commands(await buildProgram({} as CliRun), []);
     expect(all.length).toBeGreaterThan(15);
     const helps = await Promise.all(all.map((words) => runBin([...words, "--help"], { cwd: dir })));
     for (const [i, help] of helps.entries()) {

@@ -31,7 +31,7 @@ export async function parsed(argv: readonly string[]) {
     | { command: string; options: Record<string, unknown>; globals: Record<string, unknown> }
     | undefined;
   const io = {} as CliRun;
-  const program = buildProgram(io);
+  const program = await buildProgram(io);
   program.configureOutput({ writeOut: () => {}, writeErr: () => {} });
   const record = (command: Command, names: string[]) => {
     for (const sub of command.commands) {

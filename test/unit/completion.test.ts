@@ -72,7 +72,7 @@ describe("coursesync completion", () => {
   });
 
   it("names every command and every flag of the program, in each shell", async () => {
-    const specs = completionSpec(buildProgram({} as CliRun));
+    const specs = completionSpec(await buildProgram({} as CliRun));
     const scripts = { bash: await script("bash"), zsh: await script("zsh"), fish: await script("fish") };
     const pull = specs.find((spec) => spec.path === "pull")!;
     expect(pull.flags.flatMap((flag) => flag.names)).toEqual(

@@ -38,7 +38,7 @@ function argvOf(line: string): string[] {
   return words.slice(1, end < 0 ? undefined : end);
 }
 
-const paths = commandPaths(buildProgram({} as CliRun));
+const paths = commandPaths(await buildProgram({} as CliRun));
 
 describe("--help examples", () => {
   it("covers every command", () => {

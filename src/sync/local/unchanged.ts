@@ -1,0 +1,129 @@
+import { type Dirent, lstatSync, readdirSync } from "node:fs";
+import { COURSE_FILE, COURSES_DIR, isConflictCopy } from "../../tree/layout.js";
+import type { StatCache, StatLines } from "../../tree/stat-cache.js";
+
+/** What one walk compares: the cache's lines in path order, and names to check against `ignore:`. */
+interface Walk {
+  root: string;
+  lines: StatLines;
+  /** Paths a scan would read (or report) unless ignored: each one must be ignored. */
+  unknown: string[];
+}
+
+/** A name a scan of a course folder reads or reports unless ignored: a chapter, course.yaml, their look-alikes. */
+function scanReads(name: string): boolean {
+  return /\.(md|markdown)$/i.test(name) || /^course\.ya?ml$/i.test(name);
+}
+
+/** A name Node could not read as UTF-8 (its bad bytes became U+FFFD): only a scan tells what it is. */
+function oddName(name: string): boolean {
+  return name.includes("\uFFFD");
+}
+
+function names(walk: Walk, folder: string): string[] | undefined {
+  try {
+    return readdirSync(`${walk.root}/${folder}`).sort();
+  } catch {
+    return undefined;
+  }
+}
+
+/** A subfolder of a course folder, where a scan reports any chapter file. */
+function nested(walk: Walk, folder: string): boolean {
+  for (const name of names(walk, folder) ?? []) {
+    const relPath = `${folder}/${name}`;
+    if (oddName(name)) return false;
+    if (scanReads(name)) walk.unknown.push(relPath);
+    else if (lstatSync(`${walk.root}/${relPath}`).isDirectory() && !nested(walk, relPath)) return false;
+  }
+  return true;
+}
+
+/**
+ * A course folder: every file the cache knows has its stat unchanged, and nothing a scan reads
+ * is new. Names are met in path order, as the cache's lines are.
+ */
+function courseFolder(walk: Walk, folder: string): boolean {
+  const found = names(walk, folder);
+  if (!found) return false;
+  const { lines } = walk;
+  for (const name of found) {
+    const relPath = `${folder}/${name}`;
+    // A conflict copy is reported even where `ignore:` skips it (the built-in rules do).
+    if (oddName(name) || isConflictCopy(name)) return false;
+    const stat = lstatSync(`${walk.root}/${relPath}`, { throwIfNoEntry: false });
+    if (!stat) return false;
+    if (lines.isAt(relPath)) {
+      if (!stat.isFile() || !lines.take(relPath, stat)) return false;
+    } else if (lines.behind(relPath)) {
+      return false; // a cached file is gone
+    } else if (scanReads(name)) walk.unknown.push(relPath);
+    else if (stat.isDirectory() && !nested(walk, relPath)) return false;
+  }
+  return !lines.under(`${folder}/`);
+}
+
+/** Every course folder under `courses/`; a file or link there that a scan reports must be ignored. */
+function coursesFolder(walk: Walk): boolean {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(`${walk.root}/${COURSES_DIR}`, { withFileTypes: true });
+  } catch {
+    return false;
+  }
+  const folders: string[] = [];
+  for (const entry of entries) {
+    if (oddName(entry.name)) return false;
+    if (entry.isDirectory()) folders.push(`${entry.name}/`);
+    else if (entry.isSymbolicLink() || entry.name.endsWith(".md") || entry.name === COURSE_FILE) {
+      walk.unknown.push(`${COURSES_DIR}/${entry.name}`);
+    }
+  }
+  // Sorted as their paths are: `a-b/` before `a/`.
+  for (const folder of folders.sort()) {
+    if (!courseFolder(walk, `${COURSES_DIR}/${folder.slice(0, -1)}`)) return false;
+  }
+  return walk.lines.done;
+}
+
+/**
+ * Whether the tree (or the given tree paths) is exactly as the stat cache last saw it clean,
+ * at this stamp: git's index check. Every file the cache knows there still has its size, mtime,
+ * ctime and inode; no file a scan would read appeared (unless `ignore:` skips it), and none
+ * went away. True means status has nothing to say there, without reading a file or the
+ * snapshot. False only means "look properly". Paths are tree-relative with /; a path this
+ * cannot judge alone (outside `courses/`, in a course's subfolder) answers false.
+ */
+export async function unchangedSinceClean(
+  root: string,
+  cache: StatCache,
+  stamp: string | undefined,
+  ignore: readonly string[],
+  paths?: readonly string[],
+): Promise<boolean> {
+  if (stamp === undefined || cache.clean !== stamp) return false;
+  const walk: Walk = { root, lines: cache.lines(), unknown: [] };
+  if (!paths || paths.some((p) => p === "." || p === COURSES_DIR)) {
+    if (!coursesFolder(walk)) return false;
+  } else {
+    const folders = new Set<string>();
+    for (const given of paths) {
+      const parts = given.split("/");
+      if (parts[0] !== COURSES_DIR || parts.length < 2 || parts.length > 3) return false;
+      // A file is judged with its folder, where its conflict copy would be; it must be cached.
+      const folder = parts.slice(0, 2).join("/");
+      walk.lines.seek(given);
+      if (parts.length === 3 && !walk.lines.isAt(given)) return false;
+      folders.add(folder);
+    }
+    for (const folder of folders) {
+      walk.lines.seek(`${folder}/`);
+      if (!courseFolder(walk, folder)) return false;
+    }
+  }
+  if (walk.unknown.length === 0) return true;
+  // Rare: names a scan would read, but that may be ignored. Only now load the matcher.
+  const { ignoreMatcher } = await import("../../tree/ignore-rules.js");
+  const ignored = ignoreMatcher(ignore);
+  return walk.unknown.every(ignored);
+}
