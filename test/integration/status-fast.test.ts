@@ -3,8 +3,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { unchangedSinceClean } from "../../src/sync/local/unchanged.js";
 import { StatCache } from "../../src/tree/stat-cache.js";
 import { runCli } from "../helpers/cli.js";
-import { manualClock, useEmulators } from "../helpers/emulator.js";
-import { pulledSite } from "../helpers/site.js";
+import { useEmulators } from "../helpers/emulator.js";
+import { pulledSite, webSite } from "../helpers/site.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
 
 const start = useEmulators();
@@ -20,15 +20,11 @@ const TOUR = "courses/go/01-tour.md";
  * old enough to trust (git's racy-clean rule) and the stat cache records the tree as clean.
  */
 async function armed() {
+  const web = webSite();
   const site = await pulledSite(start, {
-    body: "html",
-    options: { now: manualClock().now },
-    courses: [{ title: "Web" }, { title: "Go" }],
-    chapters: [
-      { course_id: 1, title: "Intro", ordinal: 1, content: "<p>one</p>" },
-      { course_id: 1, title: "Tags", ordinal: 2, content: "<p>tags</p>" },
-      { course_id: 2, title: "Tour", ordinal: 1, content: "<p>tour</p>" },
-    ],
+    ...web,
+    courses: [...(web.courses ?? []), { title: "Go" }],
+    chapters: [...(web.chapters ?? []), { course_id: 2, title: "Tour", ordinal: 1, content: "<p>tour</p>" }],
   });
   // Whole seconds, so that a test can give a file its old mtime back exactly.
   const past = Math.floor(Date.now() / 1000) - 10;
