@@ -139,7 +139,8 @@ export class StatCache {
   /** Record that the tree, as the entries describe it, has nothing pending against this stamp. */
   markClean(stamp: string): void {
     if (stamp.includes("\n")) throw new Error("a stamp is one line");
-    if (this.cleanStamp === stamp) return;
+    // With no file cached (all too recent to trust) the mark could never be used: no write for it.
+    if (this.cleanStamp === stamp || this.entries.size === 0) return;
     this.cleanStamp = stamp;
     this.dirty = true;
   }
