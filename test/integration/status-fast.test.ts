@@ -136,11 +136,19 @@ describe("status's fast path (a clean tree known from the stat cache)", () => {
     const s = await armed();
     await s.write("courses/web/.01-intro.md.swp", "junk");
     await s.write("courses/web/notes.txt", "not a chapter");
+    await s.write("courses/web/images/logo.png", "png");
     expect(await s.unchanged()).toBe(true);
     expect(await s.both()).toEqual([]);
+
     await s.write("courses/web/02-tags.remote.md", "---\ntitle: Theirs\n---\n");
     expect(await s.unchanged()).toBe(false);
     expect(await s.both()).toEqual([`conflict ${TAGS}`]);
+
+    // A chapter filed in a course's subfolder is reported, as the long way does.
+    const t = await armed();
+    await t.write("courses/web/images/03-lost.md", "---\ntitle: Lost\n---\n");
+    expect(await t.unchanged()).toBe(false);
+    expect(await t.both()).toEqual(["invalid courses/web/images/03-lost.md"]);
   });
 
   it("looks again when the snapshot changed (a git checkout) or the settings did", async () => {

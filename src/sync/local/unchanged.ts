@@ -30,11 +30,17 @@ function names(walk: Walk, folder: string): string[] | undefined {
 
 /** A subfolder of a course folder, where a scan reports any chapter file. */
 function nested(walk: Walk, folder: string): boolean {
-  for (const name of names(walk, folder) ?? []) {
+  const found = names(walk, folder);
+  if (!found) return false;
+  for (const name of found) {
     const relPath = `${folder}/${name}`;
     if (oddName(name)) return false;
-    if (scanReads(name)) walk.unknown.push(relPath);
-    else if (lstatSync(`${walk.root}/${relPath}`).isDirectory() && !nested(walk, relPath)) return false;
+    if (scanReads(name)) {
+      walk.unknown.push(relPath);
+      continue;
+    }
+    const stat = lstatSync(`${walk.root}/${relPath}`, { throwIfNoEntry: false });
+    if (!stat || (stat.isDirectory() && !nested(walk, relPath))) return false;
   }
   return true;
 }
