@@ -2,6 +2,7 @@ import type { Config } from "../config/config.js";
 import { ContentCache, statePaths } from "../sync/snapshot.js";
 import { type StatusEntry, treeStatus } from "../sync/status.js";
 import { bodyCodec } from "../tree/codecs.js";
+import { COURSES_DIR } from "../tree/layout.js";
 import type { StatCache } from "../tree/stat-cache.js";
 import type { CliRun, GlobalOptions } from "./io.js";
 import { knownTreePaths } from "./paths.js";
@@ -9,9 +10,9 @@ import { siteSnapshot } from "./site-snapshot.js";
 
 /**
  * Status the long way: read the snapshot, scan the tree (the stat cache spares reading files
- * whose stat is unchanged), and reconcile. A whole-tree status that finds nothing pending, and
- * nothing to warn of, tells the stat cache the tree is clean at `stamp`, for the next run's fast
- * path; one that finds something forgets it.
+ * whose stat is unchanged), and reconcile; only in the course folders that changed since the
+ * last clean status, when the stat cache can tell which. A whole-tree status tells the stat
+ * cache the tree is clean at `stamp` but for the folders of what it listed, for the next run.
  */
 export async function fullStatus(options: {
   run: CliRun;
@@ -20,29 +21,49 @@ export async function fullStatus(options: {
   paths: readonly string[];
   statCache: StatCache;
   stamp: string | undefined;
+  /** Only these course folders differ from the last clean status (see treeStatus). */
+  folders?: ReadonlySet<string> | undefined;
   warn: (message: string) => void;
 }): Promise<StatusEntry[]> {
   const { run, tree, paths, statCache } = options;
   const { site, snapshot, names, other } = await siteSnapshot(tree, options.globals);
   let warned = false;
-  const entries = await treeStatus({
-    root: tree.root,
-    snapshot,
-    ignore: tree.config.ignore,
-    bodies: bodyCodec(tree.config.body),
-    paths: paths.length ? knownTreePaths(run, tree.root, paths, snapshot) : undefined,
-    statCache,
-    cache: new ContentCache(statePaths(tree.root, site.name).cache),
-    limits: tree.config.limits,
-    onWarning: (message) => {
-      warned = true;
-      options.warn(message);
-    },
-    site: other ? names : undefined,
-  });
+  const look = (folders: ReadonlySet<string> | undefined) =>
+    treeStatus({
+      root: tree.root,
+      snapshot,
+      ignore: tree.config.ignore,
+      bodies: bodyCodec(tree.config.body),
+      paths: paths.length ? knownTreePaths(run, tree.root, paths, snapshot) : undefined,
+      statCache,
+      cache: new ContentCache(statePaths(tree.root, site.name).cache),
+      limits: tree.config.limits,
+      onWarning: (message) => {
+        warned = true;
+        options.warn(message);
+      },
+      site: other ? names : undefined,
+      folders,
+    });
+  const entries = (options.folders && (await look(options.folders))) ?? (await look(undefined)) ?? [];
+  const dirty = foldersOf(entries);
   if (paths.length === 0) {
-    if (entries.length === 0 && !warned && options.stamp !== undefined) statCache.markClean(options.stamp);
+    if (dirty && !warned && options.stamp !== undefined) statCache.markClean(options.stamp, dirty);
     else statCache.forgetClean();
   }
   return entries;
+}
+
+/** The course folders (`courses/<name>`) of what status listed; undefined when one is elsewhere. */
+function foldersOf(entries: readonly StatusEntry[]): string[] | undefined {
+  const folders: string[] = [];
+  for (const entry of entries) {
+    for (const where of [entry.path, entry.from]) {
+      if (where === undefined) continue;
+      const parts = where.split("/");
+      if (parts[0] !== COURSES_DIR || parts.length < 2) return undefined;
+      folders.push(parts.slice(0, 2).join("/"));
+    }
+  }
+  return folders;
 }

@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { type ResolvedSite, resolveSite } from "../config/config.js";
 import { ExitCode, usageError } from "../errors.js";
 import { snapshotStamp } from "../sync/local/stamp.js";
-import { unchangedSinceClean } from "../sync/local/unchanged.js";
+import { changedSinceClean } from "../sync/local/unchanged.js";
 import { statePaths } from "../sync/snapshot.js";
 import type { StatusEntry } from "../sync/status.js";
 import { StatCache } from "../tree/stat-cache.js";
@@ -134,18 +134,20 @@ A path holding a quote, backslash, control character or " -> " is printed as a J
       // Another site's status also reads the default site's snapshot: it always takes the long way.
       const stamp = site.name === tree.config.site ? statusStamp(tree, site) : undefined;
       const rels = paths.length ? treePaths(run, tree.root, paths) : undefined;
-      const unchanged = await unchangedSinceClean(tree.root, statCache, stamp, tree.config.ignore, rels);
-      const entries = unchanged
-        ? []
-        : await (await import("./status-full.js")).fullStatus({
-            run,
-            globals,
-            tree,
-            paths,
-            statCache,
-            stamp,
-            warn: (message) => out.warn(message),
-          });
+      const changed = await changedSinceClean(tree.root, statCache, stamp, tree.config.ignore, rels);
+      const entries =
+        changed?.size === 0
+          ? []
+          : await (await import("./status-full.js")).fullStatus({
+              run,
+              globals,
+              tree,
+              paths,
+              statCache,
+              stamp,
+              folders: changed,
+              warn: (message) => out.warn(message),
+            });
       await statCache.save();
       // A push killed part-way: status reads the last sync alone, so what it sent may show here
       // as pending until the next push or pull folds its journal in.

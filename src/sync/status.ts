@@ -50,14 +50,36 @@ export async function treeStatus(options: {
   onWarning?: ((message: string) => void) | undefined;
   /** A site other than the default one: files it has not received are new to it. */
   site?: SiteNames | undefined;
-}): Promise<StatusEntry[]> {
-  const { paths } = options;
-  let { snapshot } = options;
+  /**
+   * Only these course folders (`courses/<name>`) can hold anything pending: the rest is as the
+   * last clean status saw it. Then only they are read, against their part of the snapshot, and
+   * the answer is undefined when a file there holds the id of a record filed elsewhere (a
+   * copy, a duplicate): that takes a look at the whole tree.
+   */
+  folders?: ReadonlySet<string> | undefined;
+}): Promise<StatusEntry[] | undefined> {
+  const { paths, folders } = options;
+  const inside = (relPath: string) => !folders || folders.has(relPath.split("/").slice(0, 2).join("/"));
+  const full = options.snapshot;
+  let snapshot = folders ? partOf(full, inside) : full;
   const scan = await scanTree(options.root, {
     ignore: options.ignore,
     knownHashes: knownHashes(snapshot),
     statCache: options.statCache,
+    folders,
   });
+  if (folders) {
+    const filedElsewhere = (id: number | undefined, kind: "courses" | "chapters") => {
+      const entry = id === undefined ? undefined : full[kind][id];
+      return entry !== undefined && !inside(entry.path);
+    };
+    if (
+      scan.courses.some((c) => filedElsewhere(c.parsed?.id ?? c.partial?.id, "courses")) ||
+      scan.chapters.some((c) => filedElsewhere(c.parsed?.id ?? c.partial?.id, "chapters"))
+    ) {
+      return undefined;
+    }
+  }
   for (const warning of scan.warnings) options.onWarning?.(warning);
   if (options.site) {
     const defaultSnapshot = await loadSnapshot(options.root, options.site.defaultSite);
@@ -133,6 +155,13 @@ export async function treeStatus(options: {
     });
   }
   return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.state < b.state ? -1 : 1));
+}
+
+/** The snapshot's records filed where `inside` says. */
+function partOf(snapshot: Snapshot, inside: (relPath: string) => boolean): Snapshot {
+  const part = (entries: Snapshot["courses"]) =>
+    Object.fromEntries(Object.entries(entries).filter(([, entry]) => inside(entry.path)));
+  return { ...snapshot, courses: part(snapshot.courses), chapters: part(snapshot.chapters) };
 }
 
 function idAt(file: string, local: ReturnType<typeof buildLocalView>): number | undefined {

@@ -137,6 +137,11 @@ export interface ScanOptions {
   knownHashes?: ReadonlyMap<string, string>;
   /** Hashes by stat from earlier runs, so unchanged files are not read (updated in place). */
   statCache?: StatCache;
+  /**
+   * Read only these course folders (`courses/<name>`): the rest is known unchanged. The stat
+   * cache keeps its entries for the others.
+   */
+  folders?: ReadonlySet<string>;
   /** Parse every file even when its hash is known (e.g. to validate before a push). */
   parseAll?: boolean | ((relPath: string) => boolean);
 }
@@ -281,6 +286,7 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
         return true;
       })
       .map((entry) => entry.name)
+      .filter((name) => !options.folders || options.folders.has(rel(COURSES_DIR, name)))
       .sort();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return result;
@@ -384,7 +390,11 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
       }
     }),
   );
-  options.statCache?.keepOnly(seen);
+  const only = options.folders;
+  options.statCache?.keepOnly(
+    seen,
+    only && ((relPath) => only.has(relPath.split("/").slice(0, 2).join("/"))),
+  );
   result.courses.sort((a, b) => (a.folder < b.folder ? -1 : 1));
   result.chapters.sort((a, b) => (a.file < b.file ? -1 : 1));
   result.problems.sort((a, b) =>

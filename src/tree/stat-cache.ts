@@ -7,7 +7,7 @@ import { nodeFs, type TreeFs } from "./tree-fs.js";
 const RACY_MS = 2_000;
 
 /** The first line of the cache file; any other first line (an older format) reads as empty. */
-const HEADER = "coursesync stat cache 2";
+const HEADER = "coursesync stat cache 3";
 
 /** The stat fields a cached hash is valid for, as the cache file holds them: size, mtime, ctime, inode. */
 function statKey(stat: Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino">): string {
@@ -43,6 +43,7 @@ export class StatCache {
   /** By path: the stat key followed by the hash. */
   private parsed: Map<string, string> | undefined;
   private cleanStamp: string | undefined;
+  private dirtyFolders: readonly string[] = [];
   private dirty = false;
 
   constructor(
@@ -62,6 +63,7 @@ export class StatCache {
     this.text = "";
     this.start = 0;
     this.cleanStamp = undefined;
+    this.dirtyFolders = [];
     let text: string;
     try {
       text = readFileSync(this.file, "utf8");
@@ -71,10 +73,16 @@ export class StatCache {
     // Another format, or a file cut short, reads as empty.
     if (!text.startsWith(`${HEADER}\n`) || !text.endsWith("\n")) return this;
     const second = text.indexOf("\n", HEADER.length + 1);
+    const third = text.indexOf("\n", second + 1);
     const clean = text.slice(HEADER.length + 1, second);
-    if (clean.startsWith("clean\t")) this.cleanStamp = clean.slice("clean\t".length);
+    const dirty = text.slice(second + 1, third).split("\t");
+    if (third === -1 || dirty[0] !== "dirty") return this;
+    if (clean.startsWith("clean\t")) {
+      this.cleanStamp = clean.slice("clean\t".length);
+      this.dirtyFolders = dirty.slice(1);
+    }
     this.text = text;
-    this.start = second + 1;
+    this.start = third + 1;
     return this;
   }
 
@@ -121,27 +129,39 @@ export class StatCache {
     }
   }
 
-  /** Forget paths that were not seen in the last scan. */
-  keepOnly(paths: ReadonlySet<string>): void {
+  /** Forget paths that were not seen in the last scan (of the paths `within` says it read). */
+  keepOnly(paths: ReadonlySet<string>, within?: (relPath: string) => boolean): void {
     for (const key of this.entries.keys()) {
-      if (!paths.has(key)) {
+      if (!paths.has(key) && (!within || within(key))) {
         this.entries.delete(key);
         this.changed();
       }
     }
   }
 
-  /** The stamp the tree was last found clean at, if no entry changed since. */
+  /** The stamp the tree was last found clean at (but for `dirty`), if no entry changed since. */
   get clean(): string | undefined {
     return this.cleanStamp;
   }
 
-  /** Record that the tree, as the entries describe it, has nothing pending against this stamp. */
-  markClean(stamp: string): void {
+  /** With `clean`: the course folders that had something pending then. */
+  get dirtyAtClean(): readonly string[] {
+    return this.dirtyFolders;
+  }
+
+  /**
+   * Record that the tree, as the entries describe it, has nothing pending against this stamp
+   * but in the `dirty` folders (`courses/<name>`).
+   */
+  markClean(stamp: string, dirty: readonly string[] = []): void {
     if (stamp.includes("\n")) throw new Error("a stamp is one line");
+    const folders = [...new Set(dirty)].sort();
+    if (folders.some((folder) => /[\t\n]/.test(folder))) return this.forgetClean();
     // With no file cached (all too recent to trust) the mark could never be used: no write for it.
-    if (this.cleanStamp === stamp || this.entries.size === 0) return;
+    if (this.entries.size === 0) return;
+    if (this.cleanStamp === stamp && folders.join("\t") === this.dirtyFolders.join("\t")) return;
     this.cleanStamp = stamp;
+    this.dirtyFolders = folders;
     this.dirty = true;
   }
 
@@ -149,20 +169,23 @@ export class StatCache {
   forgetClean(): void {
     if (this.cleanStamp === undefined) return;
     this.cleanStamp = undefined;
+    this.dirtyFolders = [];
     this.dirty = true;
   }
 
   private changed(): void {
     this.dirty = true;
     this.cleanStamp = undefined;
+    this.dirtyFolders = [];
   }
 
   /** Write the cache if anything changed. */
   async save(): Promise<void> {
     if (!this.dirty) return;
     const clean = this.cleanStamp === undefined ? "-" : `clean\t${this.cleanStamp}`;
+    const dirty = ["dirty", ...this.dirtyFolders].join("\t");
     const lines = this.parsed ? sortedLines(this.parsed) : this.text.slice(this.start);
-    await atomicWrite(this.file, `${HEADER}\n${clean}\n${lines}`, { fs: this.fs });
+    await atomicWrite(this.file, `${HEADER}\n${clean}\n${dirty}\n${lines}`, { fs: this.fs });
     this.dirty = false;
   }
 }
@@ -212,6 +235,19 @@ export class StatLines {
     const same = this.text.startsWith(statKey(stat), this.at + relPath.length + 1);
     this.at = this.text.indexOf("\n", this.at) + 1;
     return same;
+  }
+
+  /** The `courses/<name>` folder of the path under the cursor. */
+  folderAt(): string {
+    const first = this.text.indexOf("/", this.at);
+    const second = this.text.indexOf("/", first + 1);
+    const tab = this.text.indexOf("\t", this.at);
+    return this.text.slice(this.at, second !== -1 && second < tab ? second : tab);
+  }
+
+  /** Move past every line of a path starting with this prefix. */
+  skipUnder(prefix: string): void {
+    while (!this.done && this.under(prefix)) this.at = this.text.indexOf("\n", this.at) + 1;
   }
 
   /** Whether every line was taken. */

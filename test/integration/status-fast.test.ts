@@ -45,8 +45,11 @@ async function armed() {
   /** Status with the cache as it is, then without it (the long way): both must say the same. */
   const both = async (...args: string[]) => {
     const fast = await status(...args);
+    const kept = await readFile(site.file(CACHE), "utf8").catch(() => undefined);
     await rm(site.file(CACHE), { force: true });
     const slow = await status(...args);
+    if (kept === undefined) await rm(site.file(CACHE), { force: true });
+    else await writeFile(site.file(CACHE), kept);
     expect(fast).toEqual(slow);
     expect(fast.code).toBe(0);
     return (JSON.parse(fast.stdout) as { entries: Array<{ state: string; path: string }> }).entries.map(
@@ -166,5 +169,34 @@ describe("status's fast path (a clean tree known from the stat cache)", () => {
     const elsewhere = await t.status("--url", "http://127.0.0.1:9/api/v1");
     expect(elsewhere.code).toBe(2);
     expect(elsewhere.stderr).toContain("never synced http://127.0.0.1:9/api/v1");
+  });
+
+  it("reads only the course folders that changed, and still sees moves, copies and edits undone", async () => {
+    const s = await armed();
+    // A chapter moved to another course: both folders changed.
+    await rename(s.file(TAGS), s.file("courses/go/02-tags.md"));
+    expect(await s.both()).toEqual(["moved courses/go/02-tags.md"]);
+    expect(await s.both()).toEqual(["moved courses/go/02-tags.md"]);
+    await rename(s.file("courses/go/02-tags.md"), s.file(TAGS));
+    expect(await s.both()).toEqual([]);
+    expect(await s.unchanged()).toBe(true);
+
+    // A copy holds the id of a record filed in a folder that did not change: the whole tree is read.
+    const t = await armed();
+    await writeFile(t.file("courses/go/05-intro-copy.md"), await readFile(t.file(INTRO)));
+    // (The long way names the original as the duplicate, in a folder that did not change.)
+    expect(await t.both()).toEqual(["moved courses/go/05-intro-copy.md", `invalid ${INTRO}`]);
+    expect(await t.both()).toEqual(["moved courses/go/05-intro-copy.md", `invalid ${INTRO}`]);
+
+    // The folders that had something pending are read again, with the ones changed since.
+    const u = await armed();
+    await u.replace(INTRO, "<p>one</p>", "<p>one, edited</p>");
+    expect(await u.both()).toEqual([`modified ${INTRO}`]);
+    expect(await u.both()).toEqual([`modified ${INTRO}`]);
+    await u.replace(TOUR, "<p>tour</p>", "<p>tour, edited</p>");
+    expect(await u.both()).toEqual([`modified ${TOUR}`, `modified ${INTRO}`]);
+    await u.replace(INTRO, "<p>one, edited</p>", "<p>one</p>");
+    await u.replace(TOUR, "<p>tour, edited</p>", "<p>tour</p>");
+    expect(await u.both()).toEqual([]);
   });
 });

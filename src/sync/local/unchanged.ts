@@ -69,27 +69,50 @@ function courseFolder(walk: Walk, folder: string): boolean {
   return !lines.under(`${folder}/`);
 }
 
-/** Every course folder under `courses/`; a file or link there that a scan reports must be ignored. */
-function coursesFolder(walk: Walk): boolean {
+/**
+ * Every course folder under `courses/`, in path order: the ones that differ from the cache (or
+ * that went away, or hold a name a scan reads unless ignored) go to `changed`. Undefined when
+ * `courses/` itself holds something only a scan can judge.
+ */
+function coursesFolder(walk: Walk): { changed: Set<string>; unknown: Map<string, string[]> } | undefined {
   let entries: Dirent[];
   try {
     entries = readdirSync(`${walk.root}/${COURSES_DIR}`, { withFileTypes: true });
   } catch {
-    return false;
+    return undefined;
   }
   const folders: string[] = [];
   for (const entry of entries) {
-    if (oddName(entry.name)) return false;
+    if (oddName(entry.name)) return undefined;
     if (entry.isDirectory()) folders.push(`${entry.name}/`);
     else if (entry.isSymbolicLink() || entry.name.endsWith(".md") || entry.name === COURSE_FILE) {
       walk.unknown.push(`${COURSES_DIR}/${entry.name}`);
     }
   }
+  const changed = new Set<string>();
+  const unknown = new Map<string, string[]>();
+  const { lines } = walk;
+  /** Cached folders before this path that the walk did not meet: gone. */
+  const gone = (upTo?: string) => {
+    while (!lines.done && (upTo === undefined || lines.behind(upTo))) {
+      const folder = lines.folderAt();
+      changed.add(folder);
+      lines.skipUnder(`${folder}/`);
+    }
+  };
+  const topLevel = walk.unknown;
   // Sorted as their paths are: `a-b/` before `a/`.
-  for (const folder of folders.sort()) {
-    if (!courseFolder(walk, `${COURSES_DIR}/${folder.slice(0, -1)}`)) return false;
+  for (const name of folders.sort()) {
+    const folder = `${COURSES_DIR}/${name.slice(0, -1)}`;
+    gone(`${folder}/`);
+    walk.unknown = [];
+    if (!courseFolder(walk, folder)) changed.add(folder);
+    else if (walk.unknown.length > 0) unknown.set(folder, walk.unknown);
+    lines.skipUnder(`${folder}/`);
   }
-  return walk.lines.done;
+  gone();
+  walk.unknown = topLevel;
+  return { changed, unknown };
 }
 
 /**
@@ -107,29 +130,55 @@ export async function unchangedSinceClean(
   ignore: readonly string[],
   paths?: readonly string[],
 ): Promise<boolean> {
-  if (stamp === undefined || cache.clean !== stamp) return false;
+  const changed = await changedSinceClean(root, cache, stamp, ignore, paths);
+  return changed !== undefined && changed.size === 0;
+}
+
+/**
+ * As unchangedSinceClean, but for the whole tree says which course folders (`courses/<name>`)
+ * differ from what the cache last saw clean, or had something pending then: only they can
+ * hold anything pending, as long as no file there holds the id of a record filed elsewhere.
+ * Undefined when it cannot tell.
+ * With paths, the answer is an empty set or undefined.
+ */
+export async function changedSinceClean(
+  root: string,
+  cache: StatCache,
+  stamp: string | undefined,
+  ignore: readonly string[],
+  paths?: readonly string[],
+): Promise<Set<string> | undefined> {
+  if (stamp === undefined || cache.clean !== stamp) return undefined;
   const walk: Walk = { root, lines: cache.lines(), unknown: [] };
+  let changed = new Set<string>();
+  let unknown = new Map<string, string[]>();
   if (!paths || paths.some((p) => p === "." || p === COURSES_DIR)) {
-    if (!coursesFolder(walk)) return false;
+    const found = coursesFolder(walk);
+    if (!found) return undefined;
+    ({ changed, unknown } = found);
+    for (const folder of cache.dirtyAtClean) changed.add(folder);
   } else {
     const folders = new Set<string>();
     for (const given of paths) {
       const parts = given.split("/");
-      if (parts[0] !== COURSES_DIR || parts.length < 2 || parts.length > 3) return false;
+      if (parts[0] !== COURSES_DIR || parts.length < 2 || parts.length > 3) return undefined;
       // A file is judged with its folder, where its conflict copy would be; it must be cached.
       const folder = parts.slice(0, 2).join("/");
+      if (cache.dirtyAtClean.includes(folder)) return undefined;
       walk.lines.seek(given);
-      if (parts.length === 3 && !walk.lines.isAt(given)) return false;
+      if (parts.length === 3 && !walk.lines.isAt(given)) return undefined;
       folders.add(folder);
     }
     for (const folder of folders) {
       walk.lines.seek(`${folder}/`);
-      if (!courseFolder(walk, folder)) return false;
+      if (!courseFolder(walk, folder)) return undefined;
     }
   }
-  if (walk.unknown.length === 0) return true;
+  if (walk.unknown.length === 0 && unknown.size === 0) return changed;
   // Rare: names a scan would read, but that may be ignored. Only now load the matcher.
   const { ignoreMatcher } = await import("../../tree/ignore-rules.js");
   const ignored = ignoreMatcher(ignore);
-  return walk.unknown.every(ignored);
+  if (!walk.unknown.every(ignored)) return undefined;
+  for (const [folder, names] of unknown) if (!names.every(ignored)) changed.add(folder);
+  return changed;
 }
