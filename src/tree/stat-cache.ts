@@ -156,7 +156,10 @@ export class StatCache {
   markClean(stamp: string, dirty: readonly string[] = []): void {
     if (stamp.includes("\n")) throw new Error("a stamp is one line");
     const folders = [...new Set(dirty)].sort();
-    if (folders.some((folder) => /[\t\n]/.test(folder))) return this.forgetClean();
+    if (folders.some((folder) => /[\t\n]/.test(folder))) {
+      this.forgetClean();
+      return;
+    }
     // With no file cached (all too recent to trust) the mark could never be used: no write for it.
     if (this.entries.size === 0) return;
     if (this.cleanStamp === stamp && folders.join("\t") === this.dirtyFolders.join("\t")) return;
