@@ -4,8 +4,9 @@ import path from "node:path";
 import type { Command } from "commander";
 import { parseBaseUrl, redactUrl } from "../api/login-url.js";
 import { probeSite } from "../api/probe.js";
-import { CONFIG_FILE, SITE_NAME } from "../config/config.js";
+import { CONFIG_FILE, validSiteName } from "../config/config.js";
 import { usageError } from "../errors.js";
+import { FOLDER_ATTRIBUTES, FOLDER_IGNORE_LINES, unignoreFolders } from "../sync/state/git-files.js";
 import { jsonSchemas, schemaText } from "../tree/json-schema.js";
 import { stringifyYamlFields } from "../tree/yaml-text.js";
 import { globalsOf } from "./globals.js";
@@ -20,9 +21,10 @@ export const SCHEMAS_DIR = ".coursesync/schemas";
 const SCHEMAS_UNIGNORED = `!${SCHEMAS_DIR}/`;
 
 /** Lines init adds to .gitignore: the transient files; the snapshot itself is committed. */
-export const GITIGNORE_BLOCK = `# coursesync: transient files (the snapshot .coursesync/<site>.json is committed)
+export const GITIGNORE_BLOCK = `# coursesync: transient files (the snapshot folders .coursesync/<site>/ are committed)
 .coursesync/*
 !.coursesync/*.json
+${FOLDER_IGNORE_LINES.join("\n")}
 ${SCHEMAS_UNIGNORED}
 *.remote.md
 course.remote.yaml
@@ -32,6 +34,7 @@ course.remote.yaml
 export const GITATTRIBUTES_BLOCK = `# coursesync: keep the mirrored files byte-exact (no line-ending conversion)
 coursesync.yaml -text
 .coursesync/*.json -text
+${FOLDER_ATTRIBUTES}
 courses/** -text
 events.ndjson -text
 `;
@@ -58,7 +61,8 @@ export const VSCODE_SETTINGS = `${JSON.stringify(
 
 /**
  * Bring the tree's JSON Schemas up to this version of coursesync (they are generated files),
- * and unignore them in a .gitignore that an older init wrote. Returns the files written.
+ * and unignore them and the snapshot folders in a .gitignore that an older init wrote. Returns
+ * the files written.
  */
 export async function refreshSchemas(root: string): Promise<string[]> {
   const written: string[] = [];
@@ -79,6 +83,7 @@ export async function refreshSchemas(root: string): Promise<string[]> {
     await writeFile(gitignore, lines.join("\n"));
     written.push(".gitignore");
   }
+  for (const file of await unignoreFolders(root)) if (!written.includes(file)) written.push(file);
   return written;
 }
 
@@ -96,7 +101,8 @@ async function writeSchemas(root: string): Promise<"created" | "kept"> {
 }
 
 async function appendBlock(file: string, block: string): Promise<"created" | "updated" | "unchanged"> {
-  const firstLine = block.split("\n")[0] ?? "";
+  // The first line up to its parenthesis: an earlier version's block is the same block.
+  const firstLine = (block.split("\n")[0] ?? "").split(" (")[0]!;
   if (!existsSync(file)) {
     await writeFile(file, block);
     return "created";
@@ -141,7 +147,8 @@ export function registerInit(program: Command, run: CliRun): void {
       }
       const url = parseBaseUrl(globals.url).toString();
       const site = globals.site ?? "production";
-      if (!SITE_NAME.test(site)) throw usageError(`--site "${site}": use letters, digits, . _ - only`);
+      if (!validSiteName(site))
+        throw usageError(`--site "${site}": use letters, digits, . _ - only (not cache or schemas)`);
       const root = path.resolve(run.cwd, globals.dir ?? ".", dir);
       const configFile = path.join(root, CONFIG_FILE);
       if (existsSync(configFile)) {

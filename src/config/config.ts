@@ -39,6 +39,11 @@ const { body: BODY, concurrency: CONCURRENCY, requests_per_second: RATE } = CONF
 /** A site's name: it names files under .coursesync/, so it holds no path separator or dot-dot. */
 export const SITE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
+/** Whether a site name is allowed: SITE_NAME, and not a folder of .coursesync/ (in any case). */
+export function validSiteName(name: string): boolean {
+  return SITE_NAME.test(name) && !["cache", "schemas"].includes(name.toLowerCase());
+}
+
 /** The nearest folder at or above `start` that holds coursesync.yaml, or undefined. */
 export function findRoot(start: string): string | undefined {
   let dir = path.resolve(start);
@@ -97,11 +102,11 @@ export function parseConfig(text: string, root: string, displayPath = CONFIG_FIL
   }
   const sites: Record<string, SiteConfig> = {};
   for (const [name, site] of Object.entries(sitesRaw as Record<string, unknown>)) {
-    if (!SITE_NAME.test(name)) {
+    if (!validSiteName(name)) {
       throw problem(
         displayPath,
         lineOf(["sites", name]),
-        `site name "${name}" may hold only letters, digits, . _ -`,
+        `site name "${name}" may hold only letters, digits, . _ - (and is not cache or schemas)`,
       );
     }
     const url = (site as { url?: unknown } | null)?.url;
@@ -229,9 +234,9 @@ export function resolveSite(
   config: Config | undefined,
   options: { site?: string | undefined; url?: string | undefined },
 ): ResolvedSite {
-  if (options.site !== undefined && !SITE_NAME.test(options.site)) {
+  if (options.site !== undefined && !validSiteName(options.site)) {
     throw usageError(
-      `--site "${options.site}": a site name holds only letters, digits, . _ - (and starts with a letter or digit)`,
+      `--site "${options.site}": a site name holds only letters, digits, . _ - (and starts with a letter or digit; not cache or schemas)`,
       config ? `Known sites: ${Object.keys(config.sites).join(", ")}.` : "Give a name such as production.",
     );
   }

@@ -3,14 +3,15 @@ import { readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { UserError } from "../errors.js";
 import { Journal } from "../sync/journal.js";
-import { loadSnapshot, snapshotBase, statePaths } from "../sync/snapshot.js";
+import { loadSnapshot, snapshotBase, snapshotIsLegacy, statePaths } from "../sync/snapshot.js";
+import { COURSES_DIR, SITE_FILE } from "../sync/state/shards.js";
 import { tempFileOwner } from "../tree/fs-ops.js";
 
 /** What a tree holds of one site's last sync, as `site list` shows it. */
 export interface SiteSnapshotInfo {
-  /** The snapshot file, relative to the tree root. */
+  /** The snapshot's folder (or the single file of earlier versions), relative to the tree root. */
   file: string;
-  /** When the snapshot file was last written (its mtime: a fresh clone shows the checkout's time). */
+  /** When the snapshot was last written (mtimes: a fresh clone shows the checkout's time). */
   written_at: string;
   /** The site URL the snapshot was made for (push and pull refuse another). */
   url: string;
@@ -23,16 +24,27 @@ export async function snapshotInfo(
   root: string,
   site: string,
 ): Promise<{ snapshot?: SiteSnapshotInfo; problem?: string }> {
-  const file = statePaths(root, site).snapshot;
-  const written = await stat(file).catch(() => undefined);
-  if (!written) return {};
+  const paths = statePaths(root, site);
+  const legacy = snapshotIsLegacy(root, site);
+  const file = legacy ? paths.legacy : paths.snapshot;
+  // A folder's course files are renamed into courses/: its time is that of the last save too.
+  const times = await Promise.all(
+    (legacy ? [file] : [path.join(file, SITE_FILE), path.join(file, COURSES_DIR)]).map((f) =>
+      stat(f).then(
+        (s) => s.mtimeMs,
+        () => undefined,
+      ),
+    ),
+  );
+  if (times[0] === undefined) return {};
+  const written = new Date(Math.max(...times.filter((t) => t !== undefined)));
   try {
     const snapshot = await loadSnapshot(root, site);
     if (!snapshot) return {};
     return {
       snapshot: {
         file: path.relative(root, file).split(path.sep).join("/"),
-        written_at: written.mtime.toISOString(),
+        written_at: written.toISOString(),
         url: snapshot.site,
         courses: Object.keys(snapshot.courses).length,
         chapters: Object.keys(snapshot.chapters).length,
@@ -67,7 +79,9 @@ export async function unfinishedWrites(root: string, site: string): Promise<numb
  */
 async function siteFiles(root: string, site: string): Promise<string[]> {
   const paths = statePaths(root, site);
-  const own = new Set([paths.snapshot, paths.journal].map((f) => path.basename(f)));
+  const own = new Set(
+    [paths.snapshot, paths.legacy, paths.pending, paths.journal].map((f) => path.basename(f)),
+  );
   const names = await readdir(paths.dir).catch(() => [] as string[]);
   // A temp file is `<file>.<pid>.<n>.tmp`: compare its whole target name, as site names hold dots.
   const mine = names.filter(

@@ -37,6 +37,7 @@ import {
   type Snapshot,
   saveSnapshot,
   snapshotBase,
+  snapshotIsLegacy,
   statePaths,
   stateTemps,
 } from "./snapshot.js";
@@ -340,7 +341,8 @@ async function saveIfChanged(
   after: Snapshot,
   fs: TreeFs,
 ): Promise<boolean> {
-  if (before && jsonEqual(before, after)) return false;
+  // An unchanged snapshot is written anyway while it is the single file of earlier versions.
+  if (before && jsonEqual(before, after) && !snapshotIsLegacy(root, site)) return false;
   await saveSnapshot(root, site, after, fs);
   return true;
 }

@@ -2,12 +2,20 @@ import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import type { WireRecord } from "../api/wire.js";
-import { UserError } from "../errors.js";
 import { atomicWrite, tempFileOwner } from "../tree/fs-ops.js";
 import { guardedFs, nodeFs, type TreeFs } from "../tree/tree-fs.js";
 import { sha256 } from "../util/hash.js";
 import { stableStringify } from "../util/stable-json.js";
+import { unignoreFolders } from "./state/git-files.js";
 import type { IdMap } from "./state/id-map.js";
+import { entryFile, joinSnapshot, ShardProblem, SITE_FILE, splitSnapshot } from "./state/shards.js";
+import {
+  type FolderPaths,
+  folderStamp,
+  readFolder,
+  snapshotError,
+  writeFolder,
+} from "./state/snapshot-folder.js";
 
 /** Folder of the snapshot, lock and caches, at the tree root. */
 export const STATE_DIR = ".coursesync";
@@ -36,7 +44,11 @@ export interface SnapshotEntry {
   conflict?: true;
 }
 
-/** The base of three-way reconciliation: `.coursesync/<site>.json`. */
+/**
+ * The base of three-way reconciliation: the folder `.coursesync/<site>/` (one file per course,
+ * see state/shards.ts), or the single file `.coursesync/<site>.json` of earlier versions, which
+ * the first save replaces.
+ */
 export interface Snapshot {
   version: 1;
   site: string;
@@ -61,11 +73,30 @@ export function statePaths(root: string, site: string) {
   const dir = path.join(root, STATE_DIR);
   return {
     dir,
-    snapshot: path.join(dir, `${site}.json`),
+    /** The snapshot's folder (committed). */
+    snapshot: path.join(dir, site),
+    /** The single-file snapshot of earlier versions (committed until the first save replaces it). */
+    legacy: path.join(dir, `${site}.json`),
+    /** A save of the snapshot under way (see state/snapshot-folder.ts). */
+    pending: path.join(dir, `${site}.pending`),
     lock: path.join(dir, `${site}.lock`),
     cache: path.join(dir, "cache", site),
     journal: path.join(dir, `${site}.journal`),
   };
+}
+
+function folderPaths(root: string, site: string): FolderPaths {
+  const paths = statePaths(root, site);
+  return { root, folder: paths.snapshot, legacy: paths.legacy, pending: paths.pending };
+}
+
+/**
+ * A cheap signature of the committed snapshot on disk (the stat of each of its files, hashed;
+ * nothing is parsed): it differs after any save, checkout or edit of it. Undefined when the
+ * site has no snapshot.
+ */
+export function snapshotStamp(root: string, site: string): string | undefined {
+  return folderStamp(folderPaths(root, site));
 }
 
 /**
@@ -78,19 +109,41 @@ export async function stateTemps(root: string, site: string): Promise<string[]> 
     ((await readdir(dir, { recursive }).catch(() => [])) as string[]).map((name) =>
       path.relative(root, path.join(dir, name)).split(path.sep).join("/"),
     );
-  const all = [...(await names(paths.dir, false)), ...(await names(paths.cache, true))];
+  const all = [
+    ...(await names(paths.dir, false)),
+    ...(await names(paths.cache, true)),
+    ...(await names(paths.snapshot, true)),
+  ];
   return all.filter((file) => tempFileOwner(file) !== undefined);
-}
-
-function invalid(file: string, why: string): UserError {
-  return new UserError(`the snapshot ${file} ${why}; it is never read as empty`, {
-    hint: "Restore it (e.g. `git checkout -- .coursesync`), or move it away and run `coursesync pull` to adopt the tree again.",
-  });
 }
 
 /** Read the snapshot: undefined when there is none; an error when it does not parse. */
 export async function loadSnapshot(root: string, site: string): Promise<Snapshot | undefined> {
-  const file = statePaths(root, site).snapshot;
+  const paths = folderPaths(root, site);
+  const files = await readFolder(paths);
+  if (files) {
+    let snapshot: Snapshot;
+    try {
+      snapshot = joinSnapshot<SnapshotEntry>(files);
+    } catch (error) {
+      if (!(error instanceof ShardProblem)) throw error;
+      throw snapshotError(`${relative(root, paths.folder)}/${error.file}`, error.why);
+    }
+    const folder = relative(root, paths.folder);
+    return checked(
+      snapshot,
+      (kind, id) => `${folder}/${kind && id ? entryFile(snapshot, kind, id) : SITE_FILE}`,
+    );
+  }
+  return loadLegacy(root, paths.legacy);
+}
+
+function relative(root: string, file: string): string {
+  return path.relative(root, file).split(path.sep).join("/");
+}
+
+/** The single file of earlier versions. */
+async function loadLegacy(root: string, file: string): Promise<Snapshot | undefined> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
@@ -102,7 +155,7 @@ export async function loadSnapshot(root: string, site: string): Promise<Snapshot
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw invalid(path.relative(root, file), `does not parse (${(error as Error).message})`);
+    throw snapshotError(relative(root, file), `does not parse (${(error as Error).message})`);
   }
   const snapshot = parsed as Partial<Snapshot> | null;
   if (
@@ -114,10 +167,18 @@ export async function loadSnapshot(root: string, site: string): Promise<Snapshot
     snapshot.courses === null ||
     snapshot.chapters === null
   ) {
-    throw invalid(path.relative(root, file), "is not a coursesync snapshot of version 1");
+    throw snapshotError(relative(root, file), "is not a coursesync snapshot of version 1");
   }
+  return checked(snapshot as Snapshot, () => relative(root, file));
+}
+
+/** Every entry well formed, the id map too; else an error naming the file `where` says holds it. */
+function checked(
+  snapshot: Snapshot,
+  where: (kind?: "courses" | "chapters", id?: string) => string,
+): Snapshot {
   if (snapshot.ids !== undefined && !validIdMap(snapshot.ids)) {
-    throw invalid(path.relative(root, file), "has a broken id map (ids)");
+    throw snapshotError(where(), "has a broken id map (ids)");
   }
   for (const [kind, entries] of [
     ["courses", snapshot.courses],
@@ -129,11 +190,11 @@ export async function loadSnapshot(root: string, site: string): Promise<Snapshot
         typeof entry.hash !== "string" ||
         entry.record?.id !== Number(id)
       ) {
-        throw invalid(path.relative(root, file), `has a broken entry ${kind}/${id}`);
+        throw snapshotError(where(kind, id), `has a broken entry ${kind}/${id}`);
       }
     }
   }
-  return snapshot as Snapshot;
+  return snapshot;
 }
 
 function validIdMap(ids: unknown): boolean {
@@ -151,14 +212,26 @@ function validIdMap(ids: unknown): boolean {
   });
 }
 
-/** Write the snapshot atomically (temp file, fsync, rename); deterministic bytes. */
+/**
+ * Write the snapshot: only the files of its folder whose bytes change, each atomically (temp
+ * file, fsync, rename), several as one change (see state/snapshot-folder.ts); deterministic
+ * bytes. The first save replaces the single file of earlier versions, and makes sure the
+ * tree's .gitignore does not ignore the folder.
+ */
 export async function saveSnapshot(
   root: string,
   siteName: string,
   snapshot: Snapshot,
   fs: TreeFs = guardedFs(root),
 ): Promise<void> {
-  await atomicWrite(statePaths(root, siteName).snapshot, stableStringify(snapshot), { fs, flush: true });
+  if (await writeFolder(folderPaths(root, siteName), splitSnapshot(snapshot), fs))
+    await unignoreFolders(root);
+}
+
+/** Whether the snapshot is still the single file of earlier versions (the next save replaces it). */
+export function snapshotIsLegacy(root: string, site: string): boolean {
+  const paths = statePaths(root, site);
+  return existsSync(paths.legacy) && !existsSync(path.join(paths.snapshot, SITE_FILE));
 }
 
 /** The bytes saveSnapshot would write, for comparing without writing. */

@@ -151,12 +151,14 @@ describe("the CI workflow with real git (origin, two authors, the emulator as th
     expect(await w.show(`${TREE}/courses/web/03-new.md`)).toBe(
       "---\nid: 3\ntitle: New\nordinal: 3\nformat: html\n---\n<p>new</p>\n",
     );
-    const snapshot = JSON.parse(await w.show(`${TREE}/.coursesync/production.json`)) as {
+    // The snapshot's file of course 1 holds its chapters.
+    const snapshot = JSON.parse(await w.show(`${TREE}/.coursesync/production/courses/1.json`)) as {
       chapters: Record<string, unknown>;
     };
     expect(Object.keys(snapshot.chapters).sort()).toEqual(["1", "2", "3"]);
     const cache = await git(w.machine, w.origin, "ls-tree", "-r", "--name-only", "main");
-    expect(cache).not.toMatch(/\.coursesync\/cache|\.lock/);
+    expect(cache).not.toMatch(/\.coursesync\/cache|\.lock|\.tmp|\.pending/);
+    expect(cache).toContain(`${TREE}/.coursesync/production/site.json`);
 
     // Publish again (the run the commit-back would start, were it not [skip ci]): it sends
     // nothing and commits nothing.

@@ -354,7 +354,7 @@ describe("coursesync check reports every problem of every file, offline", () => 
     expect(await s.read(WEB)).toContain("scheduled_at: 2026-03-01 09:00\n");
     expect((await check(s)).code).toBe(0);
 
-    await rm(s.file(".coursesync/production.json"));
+    await rm(s.file(".coursesync/production"), { recursive: true });
     const { code, doc } = await check(s);
     expect(code).toBe(1);
     expect(doc).toMatchObject({ snapshot: false, problems: [{ file: WEB, line: 7, rule: "datetime" }] });

@@ -5,6 +5,7 @@ import { runCli } from "../helpers/cli.js";
 import { useEmulators } from "../helpers/emulator.js";
 import { failingFs } from "../helpers/failing-fs.js";
 import { addChapter, edit, pulledSite, pullNewTree, webSite } from "../helpers/site.js";
+import { snapshotFiles } from "../helpers/snapshot.js";
 import { cleanupTestdirs, readTree } from "../helpers/testdir.js";
 
 const start = useEmulators();
@@ -45,7 +46,7 @@ describe("a disk that refuses writes", () => {
     );
     expect(failed.code).toBe(1);
     const after = await s.state();
-    expect(after[".coursesync/production.json"]).toBe(before[".coursesync/production.json"]);
+    expect(snapshotFiles(after)).toEqual(snapshotFiles(before));
     expect(Object.keys(after).filter((file) => file.endsWith(".tmp"))).toEqual([]);
 
     const again = await s.cli("pull");
@@ -82,11 +83,11 @@ describe("a disk that refuses writes", () => {
   it("read-only when the snapshot is saved: named, exit 1, and the next run completes", async () => {
     const s = await setup();
     edit(s.emulator, "chapters", 2, { title: "Tags, renamed" });
-    const readOnly = s.failing("EROFS", "writeFile", ".coursesync/production.json");
+    const readOnly = s.failing("EROFS", "writeFile", ".coursesync/production/courses/1.json");
 
     const failed = await s.cliOn(readOnly, "pull");
     expect(failed.stderr).toBe(
-      "coursesync: cannot write .coursesync/production.json: the file system is read-only (EROFS)\n" +
+      "coursesync: cannot write .coursesync/production/courses/1.json: the file system is read-only (EROFS)\n" +
         `Mount it writable, or work on a copy of the tree somewhere writable; ${KEPT}\n`,
     );
     expect(failed.code).toBe(1);

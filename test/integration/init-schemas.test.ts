@@ -27,14 +27,17 @@ describe("init wires the JSON Schemas up for editors", () => {
     expect(JSON.parse(await readFile(path.join(root, ".vscode/settings.json"), "utf8"))).toEqual({
       "yaml.schemas": { "./.coursesync/schemas/course.schema.json": "courses/*/course.yaml" },
     });
-    // git takes the schemas and the snapshot, and leaves the cache out.
+    // git takes the schemas and the snapshot folder, and leaves the cache and temp files out.
+    await writeFile(path.join(root, ".coursesync/production/site.json.123.4.tmp"), "{");
+    await writeFile(path.join(root, ".coursesync/production.pending"), "{}");
     execFileSync("git", ["init", "-q", root]);
     execFileSync("git", ["-C", root, "add", "-A"]);
     const files = execFileSync("git", ["-C", root, "ls-files"], { encoding: "utf8" }).split("\n");
     expect(files).toEqual(
-      expect.arrayContaining([".coursesync/schemas/course.schema.json", ".coursesync/production.json"]),
+      expect.arrayContaining([".coursesync/schemas/course.schema.json", ".coursesync/production/site.json"]),
     );
     expect(files.filter((file) => file.startsWith(".coursesync/cache"))).toEqual([]);
+    expect(files.filter((file) => file.endsWith(".tmp") || file.endsWith(".pending"))).toEqual([]);
   });
 
   it("keeps VS Code settings the folder already has, and says what to add", async () => {

@@ -58,13 +58,15 @@ describe("a file name that is not UTF-8", () => {
     }
     expect(s.writes()).toEqual([]);
     const { "courses/web/02-tags.md": tags, ...rest } = before;
-    expect(await s.tree()).toEqual({
+    const after = await s.tree();
+    const web = ".coursesync/production/courses/1.json";
+    expect(after).toEqual({
       ...rest,
       "courses/web/02-tags-renamed-on-the-site.md": tags!.replace(
         "title: Tags",
         "title: Tags, renamed on the site",
       ),
-      ".coursesync/production.json": expect.stringContaining("02-tags-renamed-on-the-site.md"),
+      [web]: expect.stringContaining("02-tags-renamed-on-the-site.md"),
     });
     expect(await readFile(odd, "utf8")).toBe("---\ntitle: Notes\n---\n<p>mine</p>\n");
 

@@ -13,12 +13,16 @@ import { runCli } from "../helpers/cli.js";
 import { DEAD_PID } from "../helpers/crash.js";
 import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";
 import { addChapter, addCourse, cliEnv, LOGIN, ok, stamps, writeConfig } from "../helpers/site.js";
+import { snapshotFiles } from "../helpers/snapshot.js";
 import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
 
 const start = useEmulators();
 afterEach(cleanupTestdirs);
 
-const SNAPSHOT = ".coursesync/production.json";
+/** The files of the snapshot folder, as one text. */
+async function snapshotText(root: string): Promise<string> {
+  return JSON.stringify(snapshotFiles(await readTree(root)));
+}
 
 /** An emulator, a tree for it, and a CLI bound to both. */
 async function setup(options: EmulatorOptions = {}) {
@@ -203,7 +207,7 @@ describe("pull without a usable snapshot", () => {
     const { emulator, dir, env, root, pull } = await setup();
     seed(emulator, 1, bodies.length, (i) => bodies[i]!);
     expect((await pull()).code).toBe(0);
-    const snapshot = await readFile(path.join(root, SNAPSHOT), "utf8");
+    const snapshot = await snapshotText(root);
 
     // A fresh clone: the committed files, no .coursesync/.
     const clone = path.join(dir, "clone");
@@ -213,15 +217,16 @@ describe("pull without a usable snapshot", () => {
     expect(adopted.code).toBe(0);
     const summary = JSON.parse(adopted.stdout) as { snapshot_missing: boolean; conflicts: unknown[] };
     expect(summary).toMatchObject({ snapshot_missing: true, files_written: 0, conflicts: [], changes: [] });
-    const after = await stamps(clone);
-    delete after[SNAPSHOT];
+    const after = Object.fromEntries(
+      Object.entries(await stamps(clone)).filter(([file]) => !file.startsWith(".coursesync/production/")),
+    );
     expect(after).toEqual(before);
-    expect(await readFile(path.join(clone, SNAPSHOT), "utf8")).toBe(snapshot);
+    expect(await snapshotText(clone)).toBe(snapshot);
 
     // A deleted .coursesync/ in the original tree: the same.
     await rm(path.join(root, ".coursesync"), { recursive: true });
     expect((await pull()).code).toBe(0);
-    expect(await readFile(path.join(root, SNAPSHOT), "utf8")).toBe(snapshot);
+    expect(await snapshotText(root)).toBe(snapshot);
   });
 
   it("reports every difference as a conflict instead of choosing a side", async () => {
@@ -258,19 +263,29 @@ describe("pull without a usable snapshot", () => {
   });
 
   it.each([
-    ["does not parse", "{ not json"],
-    ["is not a snapshot", '{"version": 2, "courses": {}, "chapters": {}}'],
-    ["has a broken entry", '{"version": 1, "site": "x", "courses": {"1": {"path": 3}}, "chapters": {}}'],
-  ])("stops when the snapshot %s, changing nothing", async (_name, text) => {
+    ["does not parse", "site.json", "{ not json"],
+    ["is not a snapshot", "site.json", '{"version": 3, "site": "x"}'],
+    ["has a broken entry", "courses/1.json", '{"course": {"path": 3, "record": {"id": 1}}, "chapters": {}}'],
+    ["(of an earlier version) does not parse", "../production.json", "{ not json"],
+    [
+      "(of an earlier version) is not a snapshot",
+      "../production.json",
+      '{"version": 2, "courses": {}, "chapters": {}}',
+    ],
+  ])("stops when the snapshot %s, changing nothing", async (_name, file, text) => {
     const { emulator, root, pull } = await setup();
     seed(emulator, 1, 2);
     expect((await pull()).code).toBe(0);
-    await writeFile(path.join(root, SNAPSHOT), text);
+    const target = path.join(root, ".coursesync/production", file);
+    // The single file of earlier versions counts only without the folder.
+    if (file.startsWith("..")) await rm(path.join(root, ".coursesync/production"), { recursive: true });
+    await writeFile(target, text);
     const before = await readTree(root);
     emulator.state.clearRequests();
     const result = await pull();
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/the snapshot \.coursesync[/\\]production\.json .*never read as empty/);
+    const shown = path.posix.join(".coursesync/production", file).replace(/[./]/g, (c) => `\\${c}`);
+    expect(result.stderr).toMatch(new RegExp(`the snapshot ${shown} .*never read as empty`));
     expect(await readTree(root)).toEqual(before);
   });
 });
@@ -389,7 +404,7 @@ describe("pull: one process at a time, atomic writes", () => {
     const [course] = seed(emulator, 1, 3);
     expect((await pull()).code).toBe(0);
     const before = await stamps(root);
-    const snapshotBefore = await readFile(path.join(root, SNAPSHOT), "utf8");
+    const snapshotBefore = await snapshotText(root);
     const rewritten = "courses/course-0/01-chapter-0.md";
     ok(emulator.state.edit("chapters", course!.chapters[0]!, { content: "<p>new</p>" }));
     ok(emulator.state.edit("chapters", course!.chapters[2]!, { title: "Renamed" }));
@@ -405,7 +420,7 @@ describe("pull: one process at a time, atomic writes", () => {
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(/courses\/course-0\/04-fourth\.md/);
     await writeFile(config, configText);
-    expect(await readFile(path.join(root, SNAPSHOT), "utf8")).toBe(snapshotBefore);
+    expect(await snapshotText(root)).toBe(snapshotBefore);
     expect(Object.keys(await readTree(root)).filter((f) => /\.tmp$|\.moving/.test(f))).toEqual([]);
 
     // The next run, with the way clear, finishes the job without conflicts.
@@ -415,7 +430,8 @@ describe("pull: one process at a time, atomic writes", () => {
     expect(rerun.stdout).not.toMatch(/conflict/);
     const after = await stamps(root);
     expect(after[rewritten]!.split(":")[0]).not.toBe(before[rewritten]!.split(":")[0]);
-    expect(after[SNAPSHOT]!.split(":")[0]).not.toBe(before[SNAPSHOT]!.split(":")[0]);
+    const shard = `.coursesync/production/courses/${course!.course}.json`;
+    expect(after[shard]!.split(":")[0]).not.toBe(before[shard]!.split(":")[0]);
     expect(Object.keys(after).filter((f) => f.startsWith("courses/"))).toEqual([
       "courses/course-0/01-chapter-0.md",
       "courses/course-0/02-chapter-1.md",

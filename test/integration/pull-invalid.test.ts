@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { useEmulators } from "../helpers/emulator.js";
 import { addChapter, edit, type PulledSite, pulledSite, stamps, webSite } from "../helpers/site.js";
+import { readSnapshot } from "../helpers/snapshot.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
 
 const start = useEmulators();
 afterEach(cleanupTestdirs);
 
-const SNAPSHOT = ".coursesync/production.json";
 const TAGS = "courses/web/02-tags.md";
 const TAGS_COPY = "courses/web/02-tags.remote.md";
 
@@ -32,7 +32,7 @@ async function breakTags(s: PulledSite): Promise<string> {
 
 /** The snapshot's entry of a record. */
 async function entry(s: PulledSite, kind: "courses" | "chapters", id: number): Promise<unknown> {
-  return (JSON.parse(await s.read(SNAPSHOT)) as Record<string, Record<string, unknown>>)[kind]![id];
+  return (await readSnapshot(s.root))[kind][id];
 }
 
 describe("pull with an invalid local file pulls the rest", () => {

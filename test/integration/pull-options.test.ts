@@ -6,6 +6,7 @@ import type { EmulatorOptions } from "../../src/emulator/server.js";
 import { runCli } from "../helpers/cli.js";
 import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";
 import { addChapter, addCourse, cliEnv, edit, LOGIN, ok, writeConfig } from "../helpers/site.js";
+import { snapshotIn } from "../helpers/snapshot.js";
 import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
 
 const start = useEmulators();
@@ -82,14 +83,12 @@ describe("pull [paths...]", () => {
     const after = await readTree(root, [".coursesync/cache"]);
     const changed = Object.keys({ ...before, ...after }).filter((f) => before[f] !== after[f]);
     expect(changed.sort()).toEqual([
-      ".coursesync/production.json",
+      `.coursesync/production/courses/${ids.beta}.json`,
       "courses/beta/01-first.md",
       "courses/beta/course.yaml",
     ]);
     expect(after["courses/beta/01-first.md"]).toContain("<p>beta changed</p>");
-    const snapshot = JSON.parse(after[".coursesync/production.json"]!) as {
-      chapters: Record<string, { record: { title: string } }>;
-    };
+    const snapshot = snapshotIn(after);
     expect(snapshot.chapters[ids.a1]!.record.title).toBe("First");
 
     // The rest of the site comes with a later pull.

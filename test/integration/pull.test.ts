@@ -9,6 +9,7 @@ import { sha256 } from "../../src/util/hash.js";
 import { runCli } from "../helpers/cli.js";
 import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";
 import { addChapter, addCourse, cliEnv, edit, stamps, writeConfig } from "../helpers/site.js";
+import { readSnapshot as readLoaded, snapshotFiles } from "../helpers/snapshot.js";
 import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
 
 const start = useEmulators();
@@ -74,7 +75,7 @@ interface SnapshotFile {
 }
 
 async function readSnapshot(root: string): Promise<SnapshotFile> {
-  return JSON.parse(await readFile(path.join(root, ".coursesync/production.json"), "utf8")) as SnapshotFile;
+  return (await readLoaded(root)) as unknown as SnapshotFile;
 }
 
 describe("pull: the tree and the snapshot", () => {
@@ -151,10 +152,15 @@ describe("pull: the tree and the snapshot", () => {
     const root = await tree();
     expect((await pull(root)).code).toBe(0);
 
-    const text = await readFile(path.join(root, ".coursesync/production.json"), "utf8");
-    expect(text.endsWith("}\n")).toBe(true);
-    const snapshot = JSON.parse(text) as SnapshotFile;
-    expectSortedKeys(snapshot);
+    // Each file of the snapshot folder: sorted keys, one value per line, a final newline.
+    const folder = snapshotFiles(await readTree(root));
+    expect(Object.keys(folder)).toContain(".coursesync/production/site.json");
+    for (const [file, text] of Object.entries(folder)) {
+      expect(text.endsWith("}\n"), file).toBe(true);
+      expect(text).toBe(`${JSON.stringify(JSON.parse(text), null, 2)}\n`);
+      expectSortedKeys(JSON.parse(text), file);
+    }
+    const snapshot = await readSnapshot(root);
     expect(snapshot.site).toBe(emulator.baseUrl);
     expect(Object.keys(snapshot.courses).sort()).toEqual([String(ids.web), String(ids.py)].sort());
 

@@ -5,6 +5,7 @@ import type { EmulatorOptions } from "../../src/emulator/server.js";
 import { runCli } from "../helpers/cli.js";
 import { manualClock, useEmulators } from "../helpers/emulator.js";
 import { ok, pulledSite, recordPatches } from "../helpers/site.js";
+import { readSnapshot } from "../helpers/snapshot.js";
 import { cleanupTestdirs, readTree } from "../helpers/testdir.js";
 
 const start = useEmulators();
@@ -152,7 +153,7 @@ describe("push re-reads what it will change", () => {
     expect(await s.read(TAGS)).toBe(
       `---\nid: ${again.id}\ntitle: Tags, revised\nordinal: 2\nformat: html\n---\n<p>tags</p>\n`,
     );
-    const snapshot = JSON.parse(await s.read(".coursesync/production.json")) as { chapters: object };
+    const snapshot = await readSnapshot(s.root);
     expect(Object.keys(snapshot.chapters).sort()).toEqual(["1", "3", String(again.id)].sort());
     const st = await s.cli("status", "--exit-code");
     expect(st.code, st.stdout + st.stderr).toBe(0);

@@ -1,10 +1,11 @@
-import { rm, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EmulatorOptions } from "../../src/emulator/server.js";
 import { acquireLock } from "../../src/sync/lock.js";
 import { runCli } from "../helpers/cli.js";
 import { manualClock, useEmulators } from "../helpers/emulator.js";
 import { ok, pulledSite, recordWrites, writeRequests } from "../helpers/site.js";
+import { readSnapshot } from "../helpers/snapshot.js";
 import { cleanupTestdirs, readTree } from "../helpers/testdir.js";
 
 const start = useEmulators();
@@ -36,7 +37,7 @@ async function setup(options: EmulatorOptions = {}) {
     ids: { web: web!, py: py!, hello: hello!, css: css!, setup: setupChapter! },
     writes: recordWrites(site.emulator),
     writeRequests: () => writeRequests(site.emulator),
-    snapshot: () => site.read(".coursesync/production.json"),
+    snapshot: () => readSnapshot(site.root),
   };
 }
 
@@ -209,7 +210,7 @@ describe("push: the plan", () => {
     expect(s.writes).toEqual([]);
     expect(s.emulator.state.get("chapters", later)).toBeDefined();
     expect(s.emulator.state.get("chapters", s.ids.setup)).toBeDefined();
-    const snapshot = JSON.parse(await s.snapshot()) as { courses: object; chapters: object };
+    const snapshot = await s.snapshot();
     expect(Object.keys(snapshot.courses)).toEqual([String(s.ids.py)]);
     expect(Object.keys(snapshot.chapters)).toEqual([String(s.ids.setup)]);
   });
@@ -219,15 +220,15 @@ describe("push needs the last sync", () => {
   it("refuses without a snapshot, or with one made for another site, before any request", async () => {
     const s = await setup();
     await s.write(HELLO, (await s.read(HELLO)).replace("title: Hello HTML", "title: Changed"));
-    const snapshot = await s.snapshot();
+    const siteFile = s.file(".coursesync/production/site.json");
     await writeFile(
-      s.file(".coursesync/production.json"),
-      snapshot.replace(s.emulator.baseUrl, "https://other.example/api/v1"),
+      siteFile,
+      (await readFile(siteFile, "utf8")).replace(s.emulator.baseUrl, "https://other.example/api/v1"),
     );
     const other = await s.cli("push", "--yes");
     expect(other.code).toBe(2);
     expect(other.stderr).toContain("the snapshot was made for https://other.example/api/v1");
-    await rm(s.file(".coursesync/production.json"));
+    await rm(s.file(".coursesync/production"), { recursive: true });
     const missing = await s.cli("push", "--yes");
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no snapshot for site "production": push needs a pull first');

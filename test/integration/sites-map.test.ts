@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { manualClock, useEmulators } from "../helpers/emulator.js";
 import { pulledSite, seedSite } from "../helpers/site.js";
 import { addSite, secondSite, writesTo } from "../helpers/sites.js";
+import { snapshotIn } from "../helpers/snapshot.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
 
 const start = useEmulators();
@@ -64,7 +65,7 @@ describe("pull --site from a site that holds records and has no snapshot: mappin
     expect(after["courses/web/02-tags.remote.md"]).toContain("tags, as the site has them");
     // What only the site has comes in as a file without an id.
     expect(after["courses/go/03-maps.md"]).toBe("---\ntitle: Maps\nordinal: 3\n---\nmaps\n");
-    const snapshot = JSON.parse(after[".coursesync/other.json"]!) as {
+    const snapshot = snapshotIn(after, "other") as {
       ids: { courses: Record<string, number>; chapters: Record<string, number> };
       chapters: Record<string, { conflict?: true }>;
     };

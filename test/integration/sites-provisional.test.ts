@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { captureCrashPoints, restoreTree, treeNow, userFiles } from "../helpers/crash.js";
 import { useEmulators } from "../helpers/emulator.js";
 import { productionAndStaging, writesTo } from "../helpers/sites.js";
+import { readSnapshot, snapshotFiles } from "../helpers/snapshot.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
 
 const start = useEmulators();
@@ -15,8 +16,8 @@ const SLICES = "courses/go/02-slices.md";
 const SLICES_TEXT = "---\ntitle: Slices\nordinal: 2\nformat: html\n---\n<p>slices</p>\n";
 
 /** The snapshot of a site, parsed. */
-async function snapshotOf(s: { read(rel: string): Promise<string> }, site: string) {
-  return JSON.parse(await s.read(`.coursesync/${site}.json`)) as {
+async function snapshotOf(s: { root: string }, site: string) {
+  return (await readSnapshot(s.root, site)) as unknown as {
     chapters: Record<string, { path: string; record: { id: number; title: string } }>;
     courses: Record<string, { path: string }>;
     ids: { courses: Record<string, number>; chapters: Record<string, number> };
@@ -209,8 +210,8 @@ describe("crash safety of a provisional create", () => {
       expect(rerun.code, `${point.where}: ${rerun.stderr}`).toBe(0);
       expect(staging.state.dump(), point.where).toEqual(finalSite);
       expect(userFiles(treeNow(s.root)), point.where).toEqual(userFiles(finalFiles));
-      expect(treeNow(s.root)[".coursesync/staging.json"], point.where).toBe(
-        finalFiles[".coursesync/staging.json"],
+      expect(snapshotFiles(treeNow(s.root), "staging"), point.where).toEqual(
+        snapshotFiles(finalFiles, "staging"),
       );
       const again = await s.cli("push", "--site", "staging", "--yes");
       expect(again.stdout, `${point.where}: ${again.stderr}`).toContain("Nothing to push");

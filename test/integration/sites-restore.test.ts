@@ -7,6 +7,7 @@ import { captureCrashPoints, restoreTree, treeNow, userFiles } from "../helpers/
 import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";
 import { addChapter, addCourse, pullNewTree, seedSite, stamps, writeRequests } from "../helpers/site.js";
 import { addSite, expectSameRecords, writesTo } from "../helpers/sites.js";
+import { snapshotFiles } from "../helpers/snapshot.js";
 import { cleanupTestdirs, readTree } from "../helpers/testdir.js";
 import { fakeTime } from "../helpers/time.js";
 
@@ -26,7 +27,7 @@ describe("push --site to an empty site: a restore", () => {
     await addSite(tree.root, "staging", empty.baseUrl);
     const cli = (...args: string[]) => runCli(args, { cwd: tree.root, env: tree.env });
     const before = await readTree(tree.root, [".coursesync"]);
-    const defaultSnapshot = await readTree(path.join(tree.root, ".coursesync"), ["cache"]);
+    const defaultSnapshot = snapshotFiles(await readTree(tree.root, [".coursesync/cache"]), "production");
     source.state.clearRequests();
 
     const restored = await cli("push", "--site", "staging", "--yes");
@@ -40,9 +41,9 @@ describe("push --site to an empty site: a restore", () => {
     // Nothing went to the default site, and no file of the tree changed.
     expect(writeRequests(source)).toEqual([]);
     expect(await readTree(tree.root, [".coursesync"])).toEqual(before);
-    const state = await readTree(path.join(tree.root, ".coursesync"), ["cache"]);
-    expect(state["production.json"]).toBe(defaultSnapshot["production.json"]);
-    expect(state["staging.json"]).toBeDefined();
+    const state = await readTree(tree.root, [".coursesync/cache"]);
+    expect(snapshotFiles(state, "production")).toEqual(defaultSnapshot);
+    expect(Object.keys(snapshotFiles(state, "staging"))).toContain(".coursesync/staging/site.json");
 
     const mtimes = await stamps(tree.root);
     empty.state.clearRequests();
@@ -215,8 +216,8 @@ describe("a restore that fails part-way", () => {
       expect(empty.state.dump(), point.where).toEqual(finalSite);
       expectSameRecords(source.state.dump(), empty.state.dump(), match);
       expect(userFiles(treeNow(tree.root)), point.where).toEqual(userFiles(finalFiles));
-      expect(treeNow(tree.root)[".coursesync/staging.json"], point.where).toBe(
-        finalFiles[".coursesync/staging.json"],
+      expect(snapshotFiles(treeNow(tree.root), "staging"), point.where).toEqual(
+        snapshotFiles(finalFiles, "staging"),
       );
       const again = await cli("push", "--site", "staging", "--yes");
       expect(again.stdout, point.where).toContain("Nothing to push");

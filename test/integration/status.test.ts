@@ -253,11 +253,11 @@ describe("status", () => {
 
   it("needs a snapshot, and never reads a broken one as empty", async () => {
     const s = await setup();
-    await writeFile(s.file(".coursesync/production.json"), "{ not json");
+    await writeFile(s.file(".coursesync/production/site.json"), "{ not json");
     const broken = await s.cli("status");
     expect(broken.code).toBe(1);
     expect(broken.stderr).toContain("does not parse");
-    await rm(s.file(".coursesync/production.json"));
+    await rm(s.file(".coursesync/production"), { recursive: true });
     const missing = await s.cli("status");
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("coursesync pull");

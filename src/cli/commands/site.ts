@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { parseBaseUrl } from "../../api/login-url.js";
-import { CONFIG_FILE, type Config, resolveSite, SITE_NAME } from "../../config/config.js";
+import { CONFIG_FILE, type Config, resolveSite, validSiteName } from "../../config/config.js";
 import { CredentialStore, configDir } from "../../config/credentials.js";
 import { writeConfigEdit } from "../../config/edit.js";
 import { removeSiteState, snapshotInfo, unfinishedWrites } from "../../config/sites.js";
@@ -109,10 +109,10 @@ function snapshotPath(name: string): string {
 async function addSite(run: CliRun, globals: GlobalOptions, name: string): Promise<void> {
   const out = new Output(run, globals.quiet);
   const tree = await openTree(run, globals);
-  if (!SITE_NAME.test(name)) {
+  if (!validSiteName(name)) {
     throw usageError(
-      `site name "${name}": use letters, digits, . _ - (starting with a letter or digit)`,
-      "It names the site's snapshot file under .coursesync/. Example: staging",
+      `site name "${name}": use letters, digits, . _ - (starting with a letter or digit; not cache or schemas)`,
+      "It names the site's snapshot folder under .coursesync/. Example: staging",
     );
   }
   // Compared without case: on macOS and Windows "Staging" and "staging" would share one snapshot.
@@ -133,7 +133,7 @@ async function addSite(run: CliRun, globals: GlobalOptions, name: string): Promi
   const { snapshot, problem } = await snapshotInfo(tree.root, name);
   if (problem !== undefined || (snapshot && snapshot.url !== url)) {
     throw usageError(
-      `${snapshotPath(name)} is already there, ${problem === undefined ? `made for ${snapshot?.url}` : "and cannot be read"}: a site's snapshot is never read as another's`,
+      `${snapshot?.file ?? snapshotPath(name)} is already there, ${problem === undefined ? `made for ${snapshot?.url}` : "and cannot be read"}: a site's snapshot is never read as another's`,
       "Pick another name, or delete that snapshot (git rm) if the site it was made for is gone.",
     );
   }

@@ -27,7 +27,7 @@ export interface JobOptions {
   runCommand: RunCommand;
   /** Decide from the command's exit code and whether the snapshot changed. */
   verdict(code: number, snapshotChanged: boolean): Verdict;
-  /** The snapshot file, relative to the tree root (it tells whether the command finished its writes). */
+  /** The snapshot folder, relative to the tree root (it tells whether the command finished its writes). */
   snapshot: string;
   message: string;
   /** The environment: whether git has an author for the commit. */

@@ -1,0 +1,206 @@
+import { existsSync, lstatSync, readdirSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import PQueue from "p-queue";
+import { UserError } from "../../errors.js";
+import { atomicWrite } from "../../tree/fs-ops.js";
+import type { TreeFs } from "../../tree/tree-fs.js";
+import { sha256 } from "../../util/hash.js";
+import { COURSES_DIR, hasConflictMarkers, ORPHANS_FILE, SITE_FILE } from "./shards.js";
+
+// Reading and writing a site's snapshot folder (see shards.ts for what its files hold).
+//
+// A save writes only the files whose bytes change. Several files are one change: a save that
+// touches more than one file of a folder already in use first writes all it will do into one
+// uncommitted file, `.coursesync/<site>.pending` (whole, synced), then the files, then removes
+// it. A run killed in between leaves it: readers see the folder with it laid over, and the
+// next save finishes it first. So the snapshot read is always the one saved before or the one
+// saved after, never a mix, and the push journal (which names its snapshot by hash) stays right.
+// The first save in this format writes site.json last: until it is there the folder does not
+// count (the single file of earlier versions, or nothing, is the snapshot).
+
+/** Where one site's snapshot is kept: absolute paths. */
+export interface FolderPaths {
+  /** The tree root, for messages. */
+  root: string;
+  /** `.coursesync/<site>/`: committed. */
+  folder: string;
+  /** `.coursesync/<site>.json`: the single file of earlier versions. */
+  legacy: string;
+  /** `.coursesync/<site>.pending`: a save under way (uncommitted). */
+  pending: string;
+}
+
+/** A save under way: each file of the folder it changes, with its text, or null to remove it. */
+type Changes = Record<string, string | null>;
+
+/** A tree path, with /, for messages. */
+function rel(root: string, file: string): string {
+  return path.relative(root, file).split(path.sep).join("/");
+}
+
+/** The error for a snapshot file that cannot be read as one: it is never read as empty. */
+export function snapshotError(file: string, why: string): UserError {
+  return new UserError(`the snapshot ${file} ${why}; it is never read as empty`, {
+    hint: "Restore it (e.g. `git checkout -- .coursesync`), or move it away and run `coursesync pull` to adopt the tree again.",
+  });
+}
+
+function conflictError(file: string, folder: string): UserError {
+  return new UserError(
+    `the snapshot ${file} holds git merge conflict markers: the snapshot is generated data, it is not merged by hand`,
+    {
+      hint:
+        `Take one side of the whole folder, then pull: \`git checkout --theirs -- ${folder}\` (or --ours), ` +
+        `\`git add ${folder}\`, \`coursesync pull\`. Either side is a safe base: a change it does not know ` +
+        "shows as the same on both sides or as a conflict, never as lost.",
+    },
+  );
+}
+
+/** The files of a folder on disk, relative to it, with /: site.json, orphans.json, courses/*.json. */
+async function filesOnDisk(folder: string): Promise<string[]> {
+  const top = await readdir(folder).catch(() => [] as string[]);
+  const courses = top.includes(COURSES_DIR)
+    ? await readdir(path.join(folder, COURSES_DIR)).catch(() => [] as string[])
+    : [];
+  return [
+    ...top.filter((name) => name === SITE_FILE || name === ORPHANS_FILE),
+    ...courses.filter((name) => name.endsWith(".json")).map((name) => `${COURSES_DIR}/${name}`),
+  ];
+}
+
+async function readPending(paths: FolderPaths): Promise<Changes | undefined> {
+  let text: string;
+  try {
+    text = await readFile(paths.pending, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as Changes;
+  } catch {}
+  throw new UserError(`${rel(paths.root, paths.pending)} (a snapshot save under way) does not parse`, {
+    hint: "It is written whole before a save starts, so it was damaged since: remove it and run `coursesync pull`.",
+  });
+}
+
+/** Run jobs a few at a time (thousands of files, each a small read or write). */
+async function inParallel(jobs: (() => Promise<unknown>)[]): Promise<void> {
+  await new PQueue({ concurrency: 16 }).addAll(jobs);
+}
+
+/**
+ * The files of the folder as the snapshot stands (a save under way laid over), parsed, or
+ * undefined when the folder has no site.json (none yet, or a first save that did not finish).
+ */
+export async function readFolder(paths: FolderPaths): Promise<Map<string, unknown> | undefined> {
+  const pending = await readPending(paths);
+  const names = new Set(await filesOnDisk(paths.folder));
+  for (const [name, text] of Object.entries(pending ?? {})) {
+    if (text === null) names.delete(name);
+    else names.add(name);
+  }
+  if (!names.has(SITE_FILE)) return undefined;
+  const out = new Map<string, unknown>();
+  const folder = rel(paths.root, paths.folder);
+  await inParallel(
+    [...names].sort().map((name) => async () => {
+      const text = pending?.[name] ?? (await readFile(path.join(paths.folder, name), "utf8"));
+      const file = `${folder}/${name}`;
+      if (hasConflictMarkers(text)) throw conflictError(file, folder);
+      try {
+        out.set(name, JSON.parse(text));
+      } catch (error) {
+        throw snapshotError(file, `does not parse (${(error as Error).message})`);
+      }
+    }),
+  );
+  return new Map([...out].sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+async function apply(paths: FolderPaths, changes: Changes, fs: TreeFs): Promise<void> {
+  await inParallel(
+    Object.entries(changes).map(([name, text]) => async () => {
+      const file = path.join(paths.folder, ...name.split("/"));
+      if (text === null) await fs.rm(file);
+      else await atomicWrite(file, text, { fs, flush: true });
+    }),
+  );
+}
+
+/**
+ * Write the folder's files (relative name → text): only those whose bytes change, and remove
+ * those it no longer has. Returns whether this was the first save in this format.
+ */
+export async function writeFolder(
+  paths: FolderPaths,
+  files: Map<string, string>,
+  fs: TreeFs,
+): Promise<boolean> {
+  // A save an earlier run was killed in: finished first, so the disk is what readers saw.
+  const pending = await readPending(paths);
+  if (pending) {
+    await apply(paths, pending, fs);
+    await fs.rm(paths.pending);
+  }
+  const onDisk = await filesOnDisk(paths.folder);
+  const established = onDisk.includes(SITE_FILE);
+  const changes: Changes = {};
+  for (const name of onDisk) if (!files.has(name)) changes[name] = null;
+  await inParallel(
+    [...files].map(([name, text]) => async () => {
+      const now = onDisk.includes(name)
+        ? await readFile(path.join(paths.folder, name), "utf8").catch(() => undefined)
+        : undefined;
+      if (now !== text) changes[name] = text;
+    }),
+  );
+  const names = Object.keys(changes).sort();
+  if (!established) {
+    // site.json last: it makes the folder the snapshot, complete.
+    const { [SITE_FILE]: site, ...rest } = changes;
+    await apply(paths, rest, fs);
+    await apply(paths, { [SITE_FILE]: site ?? files.get(SITE_FILE)! }, fs);
+  } else if (names.length === 1) {
+    await apply(paths, changes, fs);
+  } else if (names.length > 1) {
+    await atomicWrite(paths.pending, JSON.stringify(Object.fromEntries(names.map((n) => [n, changes[n]]))), {
+      fs,
+      flush: true,
+    });
+    await apply(paths, changes, fs);
+    await fs.rm(paths.pending);
+  }
+  // The single file of earlier versions goes once the folder is complete.
+  if (existsSync(paths.legacy)) await fs.rm(paths.legacy);
+  return !established;
+}
+
+/**
+ * A cheap signature of the committed snapshot on disk, without reading it: size, mtime and inode
+ * of each of its files (every save replaces a file by a rename: a new inode), and of a save under
+ * way. Undefined when the site has no snapshot files.
+ */
+export function folderStamp(paths: FolderPaths): string | undefined {
+  const parts: string[] = [];
+  const add = (name: string, file: string) => {
+    try {
+      const stat = lstatSync(file);
+      parts.push(`${name} ${stat.size} ${stat.mtimeMs} ${stat.ino}`);
+    } catch {}
+  };
+  add("legacy", paths.legacy);
+  add("pending", paths.pending);
+  add(SITE_FILE, path.join(paths.folder, SITE_FILE));
+  add(ORPHANS_FILE, path.join(paths.folder, ORPHANS_FILE));
+  let courses: string[] = [];
+  try {
+    courses = readdirSync(path.join(paths.folder, COURSES_DIR));
+  } catch {}
+  for (const name of courses.sort())
+    if (name.endsWith(".json")) add(name, path.join(paths.folder, COURSES_DIR, name));
+  return parts.length === 0 ? undefined : sha256(parts.join("\n"));
+}
