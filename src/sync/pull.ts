@@ -37,7 +37,7 @@ import {
   type Snapshot,
   saveSnapshot,
   snapshotBase,
-  snapshotIsLegacy,
+  snapshotUnsettled,
   statePaths,
   stateTemps,
 } from "./snapshot.js";
@@ -341,8 +341,9 @@ async function saveIfChanged(
   after: Snapshot,
   fs: TreeFs,
 ): Promise<boolean> {
-  // An unchanged snapshot is written anyway while it is the single file of earlier versions.
-  if (before && jsonEqual(before, after) && !snapshotIsLegacy(root, site)) return false;
+  // An unchanged snapshot is written anyway while it is the single file of earlier versions,
+  // or a save was cut short.
+  if (before && jsonEqual(before, after) && !snapshotUnsettled(root, site)) return false;
   await saveSnapshot(root, site, after, fs);
   return true;
 }

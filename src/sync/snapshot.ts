@@ -234,6 +234,14 @@ export function snapshotIsLegacy(root: string, site: string): boolean {
   return existsSync(paths.legacy) && !existsSync(path.join(paths.snapshot, SITE_FILE));
 }
 
+/**
+ * Whether the snapshot on disk waits for a save even when it is unchanged: it is the single file
+ * of earlier versions, or a save was cut short (its pending file is read laid over the folder).
+ */
+export function snapshotUnsettled(root: string, site: string): boolean {
+  return snapshotIsLegacy(root, site) || existsSync(statePaths(root, site).pending);
+}
+
 /** The bytes saveSnapshot would write, for comparing without writing. */
 export function snapshotText(snapshot: Snapshot): string {
   return stableStringify(snapshot);

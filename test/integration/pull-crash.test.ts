@@ -18,8 +18,16 @@ vi.mock("../../src/tree/fs-ops.js", async (importOriginal) => {
       capture?.(`after ${name} ${args.slice(1).join(" ")}`);
       return out;
     };
+  // The snapshot's own files: a save that changes several is killed between them too.
+  const atomicWrite: typeof real.atomicWrite = async (file, ...rest) => {
+    const snapshot = /[/\\]\.coursesync[/\\]production(?:[/\\]|\.pending)/.test(file);
+    if (snapshot) capture?.(`before save ${file}`);
+    await real.atomicWrite(file, ...rest);
+    if (snapshot) capture?.(`after save ${file}`);
+  };
   return {
     ...real,
+    atomicWrite,
     writeTreeFile: watched("write", real.writeTreeFile),
     moveTreePath: watched("move", real.moveTreePath),
     removeTreeFile: watched("remove", real.removeTreeFile),
@@ -73,12 +81,17 @@ describe("a pull killed at any moment is finished by the next pull", () => {
     const final = userFiles(treeNow(s.root));
     expect(final).not.toEqual(userFiles(initial));
     expect(points.some((p) => Object.keys(p.files).some((f) => f.includes("moving")))).toBe(true);
+    // The snapshot changes in several course files: saved as one change, through a pending file.
+    expect(points.some((p) => p.files[".coursesync/production.pending"] !== undefined)).toBe(true);
+    const finalSnapshot = snapshotFiles(treeNow(s.root));
 
     for (const point of points) {
       restoreTree(s.root, point.files);
       const rerun = await s.cli("pull");
       expect(rerun.code, `${point.where}: ${rerun.stderr}${rerun.stdout}`).toBe(0);
       expect(userFiles(treeNow(s.root)), point.where).toEqual(final);
+      expect(snapshotFiles(treeNow(s.root)), point.where).toEqual(finalSnapshot);
+      expect(treeNow(s.root)[".coursesync/production.pending"], point.where).toBeUndefined();
       const status = await s.cli("status", "--exit-code");
       expect(status.code, `${point.where}: ${status.stdout}`).toBe(0);
       const again = await s.cli("pull");
