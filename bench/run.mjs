@@ -4,6 +4,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import {
   appendFileSync,
+  existsSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -418,7 +419,11 @@ if (wanted.includes("scale")) {
         .split("\n")
         .filter(Boolean)
         .map((line) => line.slice(3));
-      const bytes = changed.reduce((sum, file) => sum + statSync(path.join(tree, file)).size, 0);
+      // A file renamed by the edit shows as deleted under its old name: nothing written there.
+      const bytes = changed.reduce(
+        (sum, file) => sum + (existsSync(path.join(tree, file)) ? statSync(path.join(tree, file)).size : 0),
+        0,
+      );
       const sizesOf = git(tree, "ls-files", ".coursesync")
         .split("\n")
         .filter(Boolean)

@@ -124,7 +124,7 @@ export async function loadSnapshot(root: string, site: string): Promise<Snapshot
   if (files) {
     let snapshot: Snapshot;
     try {
-      snapshot = joinSnapshot<SnapshotEntry>(files);
+      snapshot = joinSnapshot(files);
     } catch (error) {
       if (!(error instanceof ShardProblem)) throw error;
       throw snapshotError(`${relative(root, paths.folder)}/${error.file}`, error.why);
@@ -214,8 +214,8 @@ function validIdMap(ids: unknown): boolean {
 
 /**
  * Write the snapshot: only the files of its folder whose bytes change, each atomically (temp
- * file, fsync, rename), several as one change (see state/snapshot-folder.ts); deterministic
- * bytes. The first save replaces the single file of earlier versions, and makes sure the
+ * file, rename; synced to the disk unless a save writes thousands), several as one change (see
+ * state/snapshot-folder.ts); deterministic bytes. The first save replaces the single file of earlier versions, and makes sure the
  * tree's .gitignore does not ignore the folder.
  */
 export async function saveSnapshot(

@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { loadSnapshot, type Snapshot, type SnapshotEntry } from "../../src/sync/snapshot.js";
+import { loadSnapshot, type Snapshot } from "../../src/sync/snapshot.js";
 import { joinSnapshot } from "../../src/sync/state/shards.js";
 
 /** The files of a site's snapshot folder among a tree's files (as treeNow or readTree read them). */
@@ -21,7 +21,7 @@ export function snapshotIn(files: Record<string, string>, site = "production"): 
       JSON.parse(text),
     ]),
   );
-  return joinSnapshot<SnapshotEntry>(parsed) as Snapshot;
+  return joinSnapshot(parsed);
 }
 
 /** A site's snapshot as the tool reads it; the test fails when there is none. */

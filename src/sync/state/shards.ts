@@ -1,4 +1,5 @@
 import { stableStringify } from "../../util/stable-json.js";
+import type { Snapshot, SnapshotEntry } from "../snapshot.js";
 import type { IdMap } from "./id-map.js";
 
 // The committed snapshot of a site is a folder, `.coursesync/<site>/`: `site.json` (what the
@@ -16,23 +17,6 @@ export const ORPHANS_FILE = "orphans.json";
 /** The format of the folder (the single file of earlier versions was 1). */
 export const FOLDER_VERSION = 2;
 
-/** One snapshot entry as the folder keeps it (the snapshot module checks its fields). */
-export interface ShardEntry {
-  path: string;
-  hash: string;
-  record: { id: number; course_id?: unknown };
-}
-
-/** What the folder splits and joins: the shape of a snapshot. */
-export interface SnapshotParts<E extends ShardEntry> {
-  version: 1;
-  site: string;
-  body?: "markdown" | "html";
-  courses: Record<string, E>;
-  chapters: Record<string, E>;
-  ids?: IdMap;
-}
-
 /** The text of one file of the folder: sorted keys, one value per line, LF, final newline. */
 export const shardJson: (value: unknown) => string = stableStringify;
 
@@ -42,7 +26,7 @@ export function courseShard(id: string): string {
 }
 
 /** Where an entry lives: a course in its own file, a chapter in its course's (or the orphans). */
-function homes<E extends ShardEntry>(snapshot: SnapshotParts<E>) {
+function homes(snapshot: Snapshot) {
   const ofChapter = (id: string): string => {
     const course = snapshot.chapters[id]?.record.course_id;
     const key = typeof course === "number" || typeof course === "string" ? String(course) : undefined;
@@ -53,17 +37,13 @@ function homes<E extends ShardEntry>(snapshot: SnapshotParts<E>) {
 }
 
 /** The file of the folder (relative to it) that holds a record's entry. */
-export function entryFile<E extends ShardEntry>(
-  snapshot: SnapshotParts<E>,
-  kind: "courses" | "chapters",
-  id: string,
-): string {
+export function entryFile(snapshot: Snapshot, kind: "courses" | "chapters", id: string): string {
   return kind === "courses" ? courseShard(id) : homes(snapshot).ofChapter(id);
 }
 
-interface Shard<E> {
-  course?: E;
-  chapters: Record<string, E>;
+interface Shard {
+  course?: SnapshotEntry;
+  chapters: Record<string, SnapshotEntry>;
   ids?: IdMap;
 }
 
@@ -71,9 +51,9 @@ interface Shard<E> {
  * The files of a snapshot, relative to its folder, each with its text; `site.json` among them.
  * The same snapshot always gives the same bytes.
  */
-export function splitSnapshot<E extends ShardEntry>(snapshot: SnapshotParts<E>): Map<string, string> {
-  const shards = new Map<string, Shard<E>>();
-  const shard = (file: string): Shard<E> => {
+export function splitSnapshot(snapshot: Snapshot): Map<string, string> {
+  const shards = new Map<string, Shard>();
+  const shard = (file: string): Shard => {
     let found = shards.get(file);
     if (!found) {
       found = { chapters: {}, ...(snapshot.ids ? { ids: { courses: {}, chapters: {} } } : {}) };
@@ -129,7 +109,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * from the file it belongs in, else from the first file by name: either is a base it was
  * synced at, and the next save writes it in one place again.
  */
-export function joinSnapshot<E extends ShardEntry>(files: Map<string, unknown>): SnapshotParts<E> {
+export function joinSnapshot(files: Map<string, unknown>): Snapshot {
   const head = files.get(SITE_FILE);
   if (!isObject(head) || head.version !== FOLDER_VERSION || typeof head.site !== "string")
     throw new ShardProblem(
@@ -138,7 +118,7 @@ export function joinSnapshot<E extends ShardEntry>(files: Map<string, unknown>):
     );
   if (head.body !== undefined && head.body !== "markdown" && head.body !== "html")
     throw new ShardProblem(SITE_FILE, `has an unknown body format ${JSON.stringify(head.body)}`);
-  const snapshot: SnapshotParts<E> = {
+  const snapshot: Snapshot = {
     version: 1,
     site: head.site,
     ...(head.body !== undefined ? { body: head.body as "markdown" | "html" } : {}),
@@ -147,7 +127,10 @@ export function joinSnapshot<E extends ShardEntry>(files: Map<string, unknown>):
     ...(head.id_map === true ? { ids: { courses: {}, chapters: {} } } : {}),
   };
   const names = [...files.keys()].filter((file) => file !== SITE_FILE).sort();
-  const found = { courses: new Map<string, [string, E][]>(), chapters: new Map<string, [string, E][]>() };
+  const found = {
+    courses: new Map<string, [string, SnapshotEntry][]>(),
+    chapters: new Map<string, [string, SnapshotEntry][]>(),
+  };
   const idsFound = {
     courses: new Map<string, [string, number][]>(),
     chapters: new Map<string, [string, number][]>(),
@@ -165,9 +148,10 @@ export function joinSnapshot<E extends ShardEntry>(files: Map<string, unknown>):
       (shard.course !== undefined && !isObject(shard.course))
     )
       throw new ShardProblem(file, "is not a course file of a coursesync snapshot");
-    const course = shard.course as E | undefined;
+    const course = shard.course as SnapshotEntry | undefined;
     if (course) add(found.courses, String(course.record?.id), file, course);
-    for (const [id, entry] of Object.entries(shard.chapters)) add(found.chapters, id, file, entry as E);
+    for (const [id, entry] of Object.entries(shard.chapters))
+      add(found.chapters, id, file, entry as SnapshotEntry);
     if (shard.ids === undefined) continue;
     if (
       !snapshot.ids ||
