@@ -8,8 +8,16 @@ import { sha256 } from "../util/hash.js";
 import { stableStringify } from "../util/stable-json.js";
 import { unignoreFolders } from "./state/git-files.js";
 import type { IdMap } from "./state/id-map.js";
-import { entryFile, joinSnapshot, ShardProblem, SITE_FILE, splitSnapshot } from "./state/shards.js";
 import {
+  entryFile,
+  hasConflictMarkers,
+  joinSnapshot,
+  ShardProblem,
+  SITE_FILE,
+  splitSnapshot,
+} from "./state/shards.js";
+import {
+  conflictError,
   type FolderPaths,
   folderStamp,
   readFolder,
@@ -151,6 +159,7 @@ async function loadLegacy(root: string, file: string): Promise<Snapshot | undefi
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
   }
+  if (hasConflictMarkers(text)) throw conflictError(relative(root, file), relative(root, file));
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

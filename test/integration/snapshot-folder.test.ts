@@ -188,19 +188,30 @@ describe("the snapshot folder", () => {
     expect(error.hint).toContain("coursesync pull");
   });
 
-  it("takes a chapter found in two course files (a merge moved it on one side) from its course's file", async () => {
+  it("takes a record found in two files (a merge moved it on one side) from the file it belongs in", async () => {
     const root = await testdir();
-    const snapshot = sample();
-    await saveSnapshot(root, "production", snapshot);
-    const moved = { ...entry("chapter", 20, 1), record: { id: 20, title: "T20", course_id: 1 } };
-    const one = JSON.parse(await readFile(path.join(root, DIR, "courses/1.json"), "utf8"));
-    one.chapters["20"] = moved;
-    await writeFile(path.join(root, DIR, "courses/1.json"), stableStringify(one));
+    await saveSnapshot(root, "production", sample());
+    const file = (name: string) => path.join(root, DIR, "courses", name);
+    const edit = async (name: string, change: (shard: { chapters: Record<string, unknown> }) => void) => {
+      const shard = JSON.parse(await readFile(file(name), "utf8"));
+      change(shard);
+      await writeFile(file(name), stableStringify(shard));
+    };
+    // A stale copy of chapter 20 (of course 2) in course 1's file, which sorts first.
+    await edit("1.json", (shard) => {
+      shard.chapters["20"] = entry("chapter", 20, 2, "Stale");
+    });
+    expect((await loadSnapshot(root, "production"))?.chapters[20]).toEqual(entry("chapter", 20, 2));
+    // Chapter 20 moved to course 1 on one side, and kept in course 2's file on the other: both
+    // belong where they are; the first file wins, and the next save keeps it in one file.
+    const moved = entry("chapter", 20, 1, "Moved");
+    await edit("1.json", (shard) => {
+      shard.chapters["20"] = moved;
+    });
     const loaded = await loadSnapshot(root, "production");
     expect(loaded?.chapters[20]).toEqual(moved);
     await saveSnapshot(root, "production", loaded!);
-    const two = JSON.parse(await readFile(path.join(root, DIR, "courses/2.json"), "utf8"));
-    expect(two.chapters).toEqual({});
+    expect(JSON.parse(await readFile(file("2.json"), "utf8")).chapters).toEqual({});
   });
 });
 

@@ -27,13 +27,14 @@ export function courseShard(id: string): string {
 
 /** Where an entry lives: a course in its own file, a chapter in its course's (or the orphans). */
 function homes(snapshot: Snapshot) {
-  const ofChapter = (id: string): string => {
-    const course = snapshot.chapters[id]?.record.course_id;
+  const ofEntry = (entry: SnapshotEntry | undefined): string => {
+    const course = (entry?.record as { course_id?: unknown } | undefined)?.course_id;
     const key = typeof course === "number" || typeof course === "string" ? String(course) : undefined;
     return key !== undefined && snapshot.courses[key] ? courseShard(key) : ORPHANS_FILE;
   };
+  const ofChapter = (id: string): string => ofEntry(snapshot.chapters[id]);
   const ofCourse = (id: string): string => (snapshot.courses[id] ? courseShard(id) : ORPHANS_FILE);
-  return { ofChapter, ofCourse };
+  return { ofEntry, ofChapter, ofCourse };
 }
 
 /** The file of the folder (relative to it) that holds a record's entry. */
@@ -149,7 +150,9 @@ export function joinSnapshot(files: Map<string, unknown>): Snapshot {
     )
       throw new ShardProblem(file, "is not a course file of a coursesync snapshot");
     const course = shard.course as SnapshotEntry | undefined;
-    if (course) add(found.courses, String(course.record?.id), file, course);
+    if (course && !Number.isSafeInteger(course.record?.id))
+      throw new ShardProblem(file, "has a broken course entry (its record has no id)");
+    if (course) add(found.courses, String(course.record.id), file, course);
     for (const [id, entry] of Object.entries(shard.chapters))
       add(found.chapters, id, file, entry as SnapshotEntry);
     if (shard.ids === undefined) continue;
@@ -164,15 +167,17 @@ export function joinSnapshot(files: Map<string, unknown>): Snapshot {
       for (const [id, site] of Object.entries(shard.ids[kind] as object))
         add(idsFound[kind], id, file, site as number);
   }
-  const pick = <T>(list: [string, T][], home: string): T =>
-    (list.find(([file]) => file === home) ?? list[0]!)[1];
-  for (const [id, list] of found.courses) snapshot.courses[id] = pick(list, courseShard(id));
+  const pick = <T>(list: [string, T][], home: (value: T) => string): T =>
+    (list.find(([file, value]) => file === home(value)) ?? list[0]!)[1];
+  for (const [id, list] of found.courses) snapshot.courses[id] = pick(list, () => courseShard(id));
   const home = homes(snapshot);
-  for (const [id, list] of found.chapters) snapshot.chapters[id] = pick(list, home.ofChapter(id));
+  for (const [id, list] of found.chapters) snapshot.chapters[id] = pick(list, home.ofEntry);
   if (snapshot.ids) {
-    for (const [id, list] of idsFound.courses) snapshot.ids.courses[id] = pick(list, home.ofCourse(id));
+    for (const [id, list] of idsFound.courses) snapshot.ids.courses[id] = pick(list, () => home.ofCourse(id));
     for (const [id, list] of idsFound.chapters)
-      snapshot.ids.chapters[id] = pick(list, snapshot.chapters[id] ? home.ofChapter(id) : ORPHANS_FILE);
+      snapshot.ids.chapters[id] = pick(list, () =>
+        snapshot.chapters[id] ? home.ofChapter(id) : ORPHANS_FILE,
+      );
   }
   return snapshot;
 }

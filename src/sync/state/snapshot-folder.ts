@@ -46,7 +46,8 @@ export function snapshotError(file: string, why: string): UserError {
   });
 }
 
-function conflictError(file: string, folder: string): UserError {
+/** The error for a snapshot file git could not merge; `folder`: what to take one side of. */
+export function conflictError(file: string, folder: string): UserError {
   return new UserError(
     `the snapshot ${file} holds git merge conflict markers: the snapshot is generated data, it is not merged by hand`,
     {
