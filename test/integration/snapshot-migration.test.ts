@@ -1,8 +1,11 @@
 import { existsSync } from "node:fs";
 import { rm, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stableStringify } from "../../src/util/stable-json.js";
+import { runCli } from "../helpers/cli.js";
 import { useEmulators } from "../helpers/emulator.js";
+import { failingFs } from "../helpers/failing-fs.js";
 import { asPerson, git, isolatedGit } from "../helpers/git.js";
 import { edit, type PulledSite, pulledSite, stamps, webSite } from "../helpers/site.js";
 import { readSnapshot, snapshotFiles } from "../helpers/snapshot.js";
@@ -84,6 +87,38 @@ describe("a tree with the snapshot of an earlier version", () => {
     expect(existsSync(s.file(LEGACY))).toBe(false);
     expect((await readSnapshot(s.root)).chapters[2]?.record.title).toBe("Tags, edited");
     expect((await s.cli("push", "--yes")).stdout).toContain("Nothing to push");
+  });
+});
+
+describe("a push whose snapshot save is cut short between two course files", () => {
+  it("reads as saved, and the next push sends nothing again and finishes the save", async () => {
+    const s = await pulledSite(start, {
+      body: "html",
+      courses: [{ title: "Web" }, { title: "Go" }],
+      chapters: [
+        { course_id: 1, title: "Intro", ordinal: 1, content: "<p>one</p>" },
+        { course_id: 2, title: "Tour", ordinal: 1, content: "<p>tour</p>" },
+      ],
+    });
+    await s.replace("courses/web/01-intro.md", "<p>one</p>", "<p>one, edited</p>");
+    await s.replace("courses/go/01-tour.md", "<p>tour</p>", "<p>tour, edited</p>");
+    // The run stops at the rename of course 2's file: course 1's may be written, the pending file is.
+    const cut = failingFs("EIO", (call, file) => call === "rename" && file.includes(`${path.sep}2.json.`));
+    const first = await runCli(["push", "--yes"], { cwd: s.root, env: s.env, fs: cut });
+    expect(first.code, first.stderr).toBe(1);
+    expect(existsSync(s.file(".coursesync/production.pending"))).toBe(true);
+    const patches = () => s.emulator.state.requests.filter((r) => r.method === "PATCH").length;
+    expect(patches()).toBe(2);
+    expect((await s.cli("status", "--exit-code")).code).toBe(0);
+
+    const again = await s.cli("push", "--yes");
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain("Nothing to push");
+    expect(patches()).toBe(2);
+    expect(existsSync(s.file(".coursesync/production.pending"))).toBe(false);
+    const snapshot = await readSnapshot(s.root);
+    expect(snapshot.chapters[2]?.record.updated_at).toBe(s.emulator.state.get("chapters", 2)?.updated_at);
+    expect(JSON.parse(await s.read(`${FOLDER}/courses/2.json`)).chapters["2"]).toEqual(snapshot.chapters[2]);
   });
 });
 
