@@ -111,11 +111,12 @@ export async function readFolder(paths: FolderPaths): Promise<Map<string, unknow
   // where a promise per file costs more than the read.
   for (const name of [...names].sort()) {
     const text = pending?.[name] ?? readFileSync(path.join(paths.folder, name), "utf8");
-    const file = `${folder}/${name}`;
-    if (hasConflictMarkers(text)) throw conflictError(file, folder);
     try {
       out.set(name, JSON.parse(text));
     } catch (error) {
+      // Git's conflict markers never parse: looked for only then.
+      const file = `${folder}/${name}`;
+      if (hasConflictMarkers(text)) throw conflictError(file, folder);
       throw snapshotError(file, `does not parse (${(error as Error).message})`);
     }
   }
