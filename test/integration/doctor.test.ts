@@ -45,7 +45,7 @@ describe("coursesync doctor", () => {
       "ok credentials",
       "ok account",
     ]);
-    expect(result.stdout).toContain(".coursesync/production.json is readable: 1 course, 2 chapters");
+    expect(result.stdout).toContain(".coursesync/production/ is readable: 1 course, 2 chapters");
     expect(result.stdout).toContain(`${site.emulator.baseUrl} answers as the API (it wants a login)`);
     expect(result.stdout).toContain(
       "login works (demo@example.com), with COURSESYNC_EMAIL/COURSESYNC_PASSWORD",

@@ -1,4 +1,5 @@
-import { readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { unchangedSinceClean } from "../../src/sync/local/unchanged.js";
 import { StatCache } from "../../src/tree/stat-cache.js";
@@ -156,11 +157,16 @@ describe("status's fast path (a clean tree known from the stat cache)", () => {
 
   it("looks again when the snapshot changed (a git checkout) or the settings did", async () => {
     const s = await armed();
-    const snapshotFile = s.file(".coursesync/production.json");
-    const snapshot = JSON.parse(await readFile(snapshotFile, "utf8"));
-    snapshot.chapters["1"].record.title = "Intro, as another branch had it";
-    snapshot.chapters["1"].hash = "0".repeat(64);
-    await writeFile(`${snapshotFile}.new`, JSON.stringify(snapshot));
+    // The course file of the snapshot that holds chapter 1, as another branch had it.
+    const folder = s.file(".coursesync/production/courses");
+    const shards = (await readdir(folder)).map((name) => path.join(folder, name));
+    const texts = await Promise.all(shards.map((file) => readFile(file, "utf8")));
+    const index = texts.findIndex((text) => JSON.parse(text).chapters?.["1"] !== undefined);
+    const snapshotFile = shards[index]!;
+    const shard = JSON.parse(texts[index]!);
+    shard.chapters["1"].record.title = "Intro, as another branch had it";
+    shard.chapters["1"].hash = "0".repeat(64);
+    await writeFile(`${snapshotFile}.new`, JSON.stringify(shard));
     await rename(`${snapshotFile}.new`, snapshotFile);
     expect(await s.both()).toEqual([`modified ${INTRO}`]);
 

@@ -10,7 +10,7 @@ import { CONFIG_FILE, type ResolvedSite, resolveSite } from "../../config/config
 import { CredentialStore, configDir } from "../../config/credentials.js";
 import { UserError } from "../../errors.js";
 import { lockState } from "../../sync/lock.js";
-import { loadSnapshot } from "../../sync/snapshot.js";
+import { loadSnapshot, snapshotIsLegacy } from "../../sync/snapshot.js";
 import { maybeOpenTree, resolveCredentials } from "../context.js";
 import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";
@@ -130,7 +130,7 @@ async function snapshotCheck(root: string, site: string): Promise<DoctorCheck> {
     return {
       check: "snapshot",
       status: "ok",
-      message: `.coursesync/${site}.json is readable: ${counted(courses, "course")}, ${counted(chapters, "chapter")}`,
+      message: `${snapshotIsLegacy(root, site) ? `.coursesync/${site}.json` : `.coursesync/${site}/`} is readable: ${counted(courses, "course")}, ${counted(chapters, "chapter")}`,
     };
   } catch (error) {
     if (error instanceof UserError) return failed("snapshot", error);
