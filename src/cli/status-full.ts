@@ -1,5 +1,6 @@
 import type { Config } from "../config/config.js";
-import { ContentCache, statePaths } from "../sync/snapshot.js";
+import { statePaths } from "../sync/snapshot.js";
+import { ContentCache } from "../sync/state/content-cache.js";
 import { type StatusEntry, treeStatus } from "../sync/status.js";
 import { bodyCodec } from "../tree/codecs.js";
 import { COURSES_DIR } from "../tree/layout.js";

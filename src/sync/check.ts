@@ -14,7 +14,8 @@ import {
 } from "./entities.js";
 import { inPaths } from "./local-plan.js";
 import { baseTextsFor, buildLocalView, DuplicateId, type LocalView, notTheSites } from "./local-view.js";
-import { ContentCache, loadSnapshot, type Snapshot, statePaths } from "./snapshot.js";
+import { loadSnapshot, type Snapshot, statePaths } from "./snapshot.js";
+import { ContentCache } from "./state/content-cache.js";
 import { chapterProblems, courseProblems, unknownIdProblems, valueProblems } from "./value-checks.js";
 
 /** What `check` is told: the tree, how it is read, and which files to report on. */

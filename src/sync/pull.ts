@@ -1,5 +1,4 @@
 import path from "node:path";
-import PQueue from "p-queue";
 import type { Listing, ListOptions } from "../api/client.js";
 import type { Resource } from "../api/wire.js";
 import { ExitCode, UserError } from "../errors.js";
@@ -32,7 +31,6 @@ import { adoptIntents, foldJournal, restoreIds } from "./recovery.js";
 import type { Change } from "./report.js";
 import { planPullWithin, type Selection } from "./selection.js";
 import {
-  ContentCache,
   loadSnapshot,
   type Snapshot,
   saveSnapshot,
@@ -41,6 +39,7 @@ import {
   statePaths,
   stateTemps,
 } from "./snapshot.js";
+import { ContentCache } from "./state/content-cache.js";
 import { mappedClient, type RecordClient } from "./state/id-map.js";
 import { rekeyProvisional } from "./state/provisional.js";
 
@@ -326,12 +325,24 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
   // Temp files of a run killed mid-write go before this run writes.
   await removeLeftoverTemps(root, [...scan.temps, ...(await stateTemps(root, options.site))], fs);
   result.filesWritten = await applyOps(root, plan.ops, existing, fs);
-  await new PQueue({ concurrency: 16 }).addAll(plan.cacheTexts.map((text) => () => cache.put(text)));
+  for (const text of plan.cacheTexts) await cache.stage(text);
+  await cache.flush();
   result.snapshotWritten = await saveIfChanged(root, options.site, loaded, plan.snapshot, fs);
+  // A pull of the whole site knows every text the snapshot needs: the rest of the cache goes.
+  if (result.snapshotWritten && !scope && !other) await cache.prune(contentHashes(plan.snapshot));
+  cache.close();
   // Its lines are in the snapshot now (a stale journal's were already).
   await journal.clear();
   await statCache.save();
   return result;
+}
+
+/** The content hashes a snapshot's chapter records name. */
+function contentHashes(snapshot: Snapshot): Set<string> {
+  const hashes = new Set<string>();
+  for (const entry of Object.values(snapshot.chapters))
+    if (typeof entry.record.content_sha256 === "string") hashes.add(entry.record.content_sha256);
+  return hashes;
 }
 
 async function saveIfChanged(

@@ -26,14 +26,8 @@ import { type PushOp, type PushPlan, planPush } from "./push-plan.js";
 import { foldJournal, restoreIds, unsettledCreates } from "./recovery.js";
 import type { Change } from "./report.js";
 import { changeSelected, type Selection } from "./selection.js";
-import {
-  ContentCache,
-  loadSnapshot,
-  saveSnapshot,
-  snapshotBase,
-  statePaths,
-  stateTemps,
-} from "./snapshot.js";
+import { loadSnapshot, saveSnapshot, snapshotBase, statePaths, stateTemps } from "./snapshot.js";
+import { ContentCache } from "./state/content-cache.js";
 import { emptyIdMap, mappedClient, type RecordClient, SiteIds } from "./state/id-map.js";
 import { holdUnmatchedProvisional, rekeyProvisional } from "./state/provisional.js";
 import { unknownIdProblems, valueProblems } from "./value-checks.js";

@@ -7,7 +7,7 @@ import { chapterFileText, chapterValuesOfRecord, courseFileText, courseValuesOfR
 import { inPaths } from "./local-plan.js";
 import type { LocalView } from "./local-view.js";
 import { completeSummaries, type RecordReader } from "./pull/complete.js";
-import type { ContentCache } from "./snapshot.js";
+import type { ContentCache } from "./state/content-cache.js";
 
 /** One file as the site has it now against the tree: `site` and `here` empty where it has none. */
 export interface RemotePair {

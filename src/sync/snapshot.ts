@@ -3,7 +3,7 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import type { WireRecord } from "../api/wire.js";
 import { atomicWrite, tempFileOwner } from "../tree/fs-ops.js";
-import { guardedFs, nodeFs, type TreeFs } from "../tree/tree-fs.js";
+import { guardedFs, type TreeFs } from "../tree/tree-fs.js";
 import { sha256 } from "../util/hash.js";
 import { stableStringify } from "../util/stable-json.js";
 import { unignoreFolders } from "./state/git-files.js";
@@ -259,41 +259,4 @@ export function snapshotText(snapshot: Snapshot): string {
 /** What a push journal records as the snapshot it belongs to: the hash of its canonical text. */
 export function snapshotBase(snapshot: Snapshot | undefined): string {
   return snapshot ? sha256(snapshotText(snapshot)) : "none";
-}
-
-/**
- * Content-addressed store of chapter HTML under the uncommitted cache, so the snapshot stays
- * small and the base of a body merge is at hand. Missing entries are normal (a fresh clone).
- */
-export class ContentCache {
-  constructor(
-    private readonly dir: string,
-    private readonly fs: TreeFs = nodeFs,
-  ) {}
-
-  private file(hash: string): string {
-    return path.join(this.dir, "content", hash.slice(0, 2), hash);
-  }
-
-  /** Store text; returns its hash. Writing the same content twice is a no-op. */
-  async put(text: string): Promise<string> {
-    const hash = sha256(text);
-    const file = this.file(hash);
-    if (existsSync(file)) return hash;
-    // Lone surrogates cannot be UTF-8: store such text as a JSON string instead.
-    await atomicWrite(file, text.isWellFormed() ? `t${text}` : `j${JSON.stringify(text)}`, { fs: this.fs });
-    return hash;
-  }
-
-  /** The text with this hash, or undefined when the cache does not hold it. */
-  async get(hash: string): Promise<string | undefined> {
-    let raw: string;
-    try {
-      raw = await readFile(this.file(hash), "utf8");
-    } catch {
-      return undefined;
-    }
-    const text = raw.startsWith("j") ? (JSON.parse(raw.slice(1)) as string) : raw.slice(1);
-    return sha256(text) === hash ? text : undefined;
-  }
 }

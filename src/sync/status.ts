@@ -6,7 +6,8 @@ import type { StatCache } from "../tree/stat-cache.js";
 import { copyBeside, inPaths, planLocalChanges } from "./local-plan.js";
 import { baseTextsFor, buildLocalView, knownHashes } from "./local-view.js";
 import { type SiteNames, siteView } from "./push/restore.js";
-import { type ContentCache, loadSnapshot, type Snapshot } from "./snapshot.js";
+import { loadSnapshot, type Snapshot } from "./snapshot.js";
+import type { ContentCache } from "./state/content-cache.js";
 import { rekeyProvisional } from "./state/provisional.js";
 import { valueProblems } from "./value-checks.js";
 
