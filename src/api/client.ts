@@ -75,6 +75,11 @@ export interface ListOptions {
   onPage?: (page: number, count: number) => void;
   /** Records the caller expects (the last sync's count): a listing may take 4 times their pages. */
   expected?: number;
+  /**
+   * Each page's records as they arrive, before the listing is known to be whole (a page past
+   * the end or of a listing that later fails is handed over too): to work on them early.
+   */
+  onRecords?: (records: WireRecord[], page: number) => void;
 }
 
 /** A whole listing. */
@@ -313,13 +318,16 @@ export class ApiClient {
    * does not show): each item is any JSON object; an item without an id is the same as another
    * only when the two are equal as JSON.
    */
-  async listItems(path: string, options: ListOptions = {}): Promise<Listing<JsonObject>> {
+  async listItems(path: string, options: Omit<ListOptions, "onRecords"> = {}): Promise<Listing<JsonObject>> {
     return this.#list(path, { ...options, identity: itemIdentity }, pageItems);
   }
 
   async #list<T extends object>(
     path: string,
-    options: ListOptions & { identity?: (record: T) => unknown },
+    options: Omit<ListOptions, "onRecords"> & {
+      identity?: (record: T) => unknown;
+      onRecords?: (records: T[], page: number) => void;
+    },
     parse: (exchange: Exchange) => T[],
   ): Promise<Listing<T>> {
     if (!/^[a-z][a-z0-9_/-]*$/i.test(path) || path.includes("..")) {
@@ -338,7 +346,11 @@ export class ApiClient {
     });
     const fetchPage = async (page: number): Promise<Page<T>> => {
       const exchange = await this.#transport.send(pageSpec(page));
-      if (isOk(exchange.status)) return { records: parse(exchange), headers: exchange.headers };
+      if (isOk(exchange.status)) {
+        const records = parse(exchange);
+        options.onRecords?.(records, page);
+        return { records, headers: exchange.headers };
+      }
       const error = this.#transport.apiError(exchange, "GET");
       // Some servers answer a page past the last with Not Found: paging decides (Page.pastEnd).
       if (exchange.status !== 404 || page === 1) throw error;

@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { Listing, ListOptions } from "../api/client.js";
-import type { Resource } from "../api/wire.js";
+import type { Resource, WireRecord } from "../api/wire.js";
 import { ExitCode, UserError } from "../errors.js";
 import type { BodyCodec } from "../tree/bodies.js";
 import { memoized } from "../tree/codecs.js";
@@ -25,6 +25,7 @@ import {
   otherSite,
   withoutConflicts,
 } from "./pull/other-site.js";
+import { ContentSpill } from "./pull/spill.js";
 import { siteView } from "./push/restore.js";
 import { jsonEqual } from "./reconcile.js";
 import { adoptIntents, foldJournal, restoreIds } from "./recovery.js";
@@ -98,6 +99,24 @@ const NOTED = 20;
 
 /** Pull the site into the tree: list, reconcile, write, save the snapshot last. */
 export async function pull(options: PullOptions, client: Lister): Promise<PullResult> {
+  // The default site's chapter contents wait in a temp file while the pull works, not in memory
+  // (another site's records are translated to tree ids, copies that would read them all back).
+  const spill =
+    options.dryRun || (options.defaultSite ?? options.site) !== options.site
+      ? undefined
+      : new ContentSpill(statePaths(options.root, options.site).cache);
+  try {
+    return await pullTree(options, client, spill);
+  } finally {
+    spill?.close();
+  }
+}
+
+async function pullTree(
+  options: PullOptions,
+  client: Lister,
+  spill: ContentSpill | undefined,
+): Promise<PullResult> {
   const { root } = options;
   // Every write of this run goes through it: a full disk or a permission names the path.
   const fs = guardedFs(root, options.fs);
@@ -121,6 +140,7 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
     client.listAll("chapters", {
       onPage: (page, count) => options.onPage?.("chapters", page, count),
       expected: Object.keys(loaded?.chapters ?? {}).length,
+      ...(spill ? { onRecords: (records: WireRecord[]) => spill.take(records) } : {}),
     }),
   ]);
   listed.catch(() => {});

@@ -361,6 +361,8 @@ describe("pull: one process at a time, atomic writes", () => {
     const leftovers = [
       `${cache}/stat.json.${DEAD_PID}.3.tmp`,
       `${cache}/content/ab/ab12.${DEAD_PID}.0.tmp`,
+      `${cache}/packs/ab.pack.${DEAD_PID}.5.tmp`,
+      `${cache}/spill.${DEAD_PID}.4.tmp`,
       `.coursesync/production.json.${DEAD_PID}.1.tmp`,
       `.coursesync/production.journal.${DEAD_PID}.2.tmp`,
     ];

@@ -18,6 +18,7 @@ import { type Change, conflictReason } from "../report.js";
 import type { Snapshot } from "../snapshot.js";
 import { bodyConflict } from "./markers.js";
 import type { Placement } from "./place.js";
+import { pushLazy, spilled } from "./spill.js";
 
 /** What the planner knows once every record is reconciled: the input and each record's plan. */
 export interface Planned {
@@ -195,10 +196,10 @@ export function emitChapters(
       out.deletes++;
       changes.push({ kind: "chapter", id, path: current, outcome: "deleted" });
     } else if (plan.local.type === "create" && values && target) {
-      ops.push({ op: "write", path: target, text: chapterFileText(id, values, bodies) });
+      ops.push(writeOp(target, () => chapterFileText(id, values, bodies)));
       changes.push({ kind: "chapter", id, path: target, outcome: "created" });
     } else if (plan.local.type === "write" && values && target && current) {
-      ops.push({ op: "write", path: target, text: chapterFileText(id, values, bodies), from: current });
+      ops.push(writeOp(target, () => chapterFileText(id, values, bodies), current));
       changes.push({
         kind: "chapter",
         id,
@@ -209,8 +210,7 @@ export function emitChapters(
       });
     } else if (modeChanged && mine?.unchanged && remote && current && target) {
       // coursesync.yaml's `body` changed: rewrite the untouched files in the new form (no request).
-      const { text } = renderChapter(id, chapterValuesOfRecord(remote), bodies);
-      ops.push({ op: "write", path: target, text, from: current });
+      ops.push(writeOp(target, () => renderChapter(id, chapterValuesOfRecord(remote), bodies).text, current));
       changes.push({ kind: "chapter", id, path: target, outcome: "updated", fields: ["format"] });
     } else if (current && target && current !== target) {
       ops.push({ op: "move", from: current, to: target });
@@ -220,7 +220,10 @@ export function emitChapters(
       const entryPath = target ?? current ?? (entry ? translate(entry.path) : undefined);
       const record = snapshotRecord(remote);
       const unchanged = entry && jsonEqual(record, entry.record) && !modeChanged && entry.body !== undefined;
-      if (!(entry && jsonEqual(record, entry.record))) cacheTexts.push(String(remote.content ?? ""));
+      if (!(entry && jsonEqual(record, entry.record))) {
+        if (spilled(remote)) pushLazy(cacheTexts, () => String(remote.content ?? ""));
+        else cacheTexts.push(String(remote.content ?? ""));
+      }
       if (entryPath !== undefined) {
         const rendered = unchanged ? undefined : renderChapter(id, chapterValuesOfRecord(remote), bodies);
         next.chapters[id] = {
@@ -234,4 +237,14 @@ export function emitChapters(
       delete next.chapters[id];
     }
   }
+}
+
+/**
+ * A write whose text is made when it is read: a pull of thousands of chapters holds their
+ * records, not every file's text at once (the files are written a few at a time).
+ */
+function writeOp(path: string, render: () => string, from?: string): FileOp {
+  const op = { op: "write", path, ...(from === undefined ? {} : { from }) };
+  Object.defineProperty(op, "text", { get: render, enumerable: true });
+  return op as FileOp;
 }
