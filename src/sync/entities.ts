@@ -161,8 +161,20 @@ export function asFields(values: CourseValues | ChapterValues): Fields {
   return values as unknown as Fields;
 }
 
+/**
+ * Set on a listed record whose content was already hashed (pull moves listed contents out of
+ * memory and hashes each once): the content's SHA-256, so the snapshot's copy reads no text.
+ */
+export const CONTENT_SHA256: unique symbol = Symbol("content_sha256");
+
 /** The snapshot's copy of a record: every field kept, chapter content replaced by its hash. */
 export function snapshotRecord(record: WireRecord): WireRecord {
+  const known = (record as { [CONTENT_SHA256]?: string })[CONTENT_SHA256];
+  if (known !== undefined) {
+    const rest: WireRecord = { id: record.id };
+    for (const key of Object.keys(record)) if (key !== "content") rest[key] = record[key];
+    return { ...rest, content_sha256: known };
+  }
   if (typeof record.content !== "string") return record;
   const { content, ...rest } = record;
   return { ...rest, content_sha256: sha256(content as string) };

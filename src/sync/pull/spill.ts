@@ -2,6 +2,8 @@ import { randomInt } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import path from "node:path";
 import type { WireRecord } from "../../api/wire.js";
+import { sha256 } from "../../util/hash.js";
+import { CONTENT_SHA256 } from "../entities.js";
 
 /** Contents shorter than this stay in memory: moving them out saves less than it costs. */
 const SMALL = 512;
@@ -46,6 +48,7 @@ export class ContentSpill {
     writeSync(this.#fd, data, 0, data.length, this.#size);
     this.#size = offset;
     for (const { record, offset, length } of moved) {
+      (record as { [CONTENT_SHA256]?: string })[CONTENT_SHA256] = sha256(record.content as string);
       Object.defineProperty(record, "content", {
         get: () => this.#read(offset, length),
         enumerable: true,
