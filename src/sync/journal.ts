@@ -64,12 +64,26 @@ export class Journal {
   /** The last append under way: the next one waits for it. */
   #appending: Promise<void> = Promise.resolve();
 
-  /** `base`: the hash of the snapshot this run started from (see `Start`); `fs`: what it writes through. */
+  #base: string | (() => string);
+
+  /**
+   * `base`: the hash of the snapshot this run started from (see `Start`), or how to compute it
+   * when first needed (hashing a large snapshot is skipped when there is no journal);
+   * `fs`: what it writes through.
+   */
   constructor(
     readonly file: string,
-    readonly base: string,
+    base: string | (() => string),
     private readonly fs: TreeFs = nodeFs,
-  ) {}
+  ) {
+    this.#base = base;
+  }
+
+  /** The hash of the snapshot this run started from. */
+  get base(): string {
+    if (typeof this.#base === "function") this.#base = this.#base();
+    return this.#base;
+  }
 
   /**
    * Every complete line of a journal left by an earlier run: [] when there is none, or when it

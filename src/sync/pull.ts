@@ -146,7 +146,7 @@ async function pullTree(
   listed.catch(() => {});
   // A push killed part-way left its journal: what it confirmed counts as synced, and a create
   // it sent without an answer is found on the site (by the fields sent) and its file gets the id.
-  const journal = new Journal(statePaths(root, options.site).journal, snapshotBase(loaded), fs);
+  const journal = new Journal(statePaths(root, options.site).journal, () => snapshotBase(loaded), fs);
   const earlier = loaded ? await journal.read() : [];
   let snapshot = earlier.length > 0 && loaded ? foldJournal(loaded, earlier) : loaded;
   // Another site than the default one is read through its id map: records under tree ids. Its

@@ -219,12 +219,16 @@ export function emitChapters(
     if (remote) {
       const entryPath = target ?? current ?? (entry ? translate(entry.path) : undefined);
       const record = snapshotRecord(remote);
-      const unchanged = entry && jsonEqual(record, entry.record) && !modeChanged && entry.body !== undefined;
-      if (!(entry && jsonEqual(record, entry.record))) {
+      const same = entry !== undefined && jsonEqual(record, entry.record);
+      const unchanged = same && !modeChanged && entry.body !== undefined;
+      if (!same) {
         if (spilled(remote)) pushLazy(cacheTexts, () => String(remote.content ?? ""));
         else cacheTexts.push(String(remote.content ?? ""));
       }
-      if (entryPath !== undefined) {
+      if (unchanged && entry.path === entryPath && entry.conflict === undefined) {
+        // Nothing changed: the entry stays the very object the snapshot holds (no copy).
+        next.chapters[id] = entry;
+      } else if (entryPath !== undefined) {
         const rendered = unchanged ? undefined : renderChapter(id, chapterValuesOfRecord(remote), bodies);
         next.chapters[id] = {
           path: entryPath,
