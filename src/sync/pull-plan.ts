@@ -14,7 +14,7 @@ import { keepCoursesWithChapters } from "./pull/course-deletes.js";
 import { emitChapters, emitCourses, type Planned, type PlanOutput } from "./pull/emit.js";
 import type { Held } from "./pull/held.js";
 import { placeRecords } from "./pull/place.js";
-import { shareContent } from "./pull/spill.js";
+import { sharingContent } from "./pull/spill.js";
 import { type EntityInput, type EntityPlan, reconcileEntity, type Winner } from "./reconcile.js";
 import type { Change } from "./report.js";
 import type { Snapshot, SnapshotEntry } from "./snapshot.js";
@@ -145,7 +145,8 @@ export function planPull(input: PullInput): PullPlan {
     const mergeText = contentMerger(bodies, input.baseTexts, mine?.body);
     const plan = reconcileEntity(entityInput, { equal: fieldsEqual, mergeText, winner });
     // The site's text, when that is what the chapter ends with, stays where it was spilled.
-    if (plan.merged?.content === entityInput.remote?.content) shareContent(plan.merged, remote);
+    if (plan.merged?.content === entityInput.remote?.content)
+      plan.merged = sharingContent(plan.merged, remote);
     chapterPlans.set(id, plan);
   }
 

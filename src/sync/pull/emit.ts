@@ -249,6 +249,14 @@ export function emitChapters(
  */
 function writeOp(path: string, render: () => string, from?: string): FileOp {
   const op = { op: "write", path, ...(from === undefined ? {} : { from }) };
-  Object.defineProperty(op, "text", { get: render, enumerable: true });
+  Object.defineProperty(op, RENDER, { value: render });
+  Object.defineProperty(op, "text", { get: renderText, enumerable: true });
   return op as FileOp;
+}
+
+const RENDER = Symbol("render");
+
+// One getter for every lazy write: they share a hidden class instead of one each.
+function renderText(this: { [RENDER]: () => string }): string {
+  return this[RENDER]();
 }

@@ -25,18 +25,21 @@ export class ContentSpill {
     this.#file = path.join(dir, `spill.${process.pid}.${randomInt(2 ** 47)}.tmp`);
   }
 
-  /** Move the contents of these records (one page of a listing) to the file. */
-  take(records: readonly WireRecord[]): void {
-    const moved: Array<{ record: WireRecord; offset: number; length: number }> = [];
+  /**
+   * Move the contents of these records (one page of a listing) to the file: each such record
+   * is replaced, in the array, by a copy whose `content` reads the text back when asked.
+   */
+  take(records: WireRecord[]): void {
+    const moved: Array<{ index: number; offset: number; length: number; hash: string }> = [];
     const buffers: Buffer[] = [];
     let offset = this.#size;
-    for (const record of records) {
+    for (const [index, record] of records.entries()) {
       const content = record.content;
       // Lone surrogates cannot be UTF-8: such a text stays in memory, exact.
       if (typeof content !== "string" || content.length < SMALL || !content.isWellFormed()) continue;
       const bytes = Buffer.from(content, "utf8");
       buffers.push(bytes);
-      moved.push({ record, offset, length: bytes.length });
+      moved.push({ index, offset, length: bytes.length, hash: sha256(content) });
       offset += bytes.length;
     }
     if (moved.length === 0 || this.#closed) return;
@@ -47,17 +50,20 @@ export class ContentSpill {
     }
     writeSync(this.#fd, data, 0, data.length, this.#size);
     this.#size = offset;
-    for (const { record, offset, length } of moved) {
-      (record as { [CONTENT_SHA256]?: string })[CONTENT_SHA256] = sha256(record.content as string);
-      Object.defineProperty(record, "content", {
-        get: () => this.#read(offset, length),
-        enumerable: true,
-        configurable: true,
-      });
+    for (const { index, offset, length, hash } of moved) {
+      const record = records[index]!;
+      const copy: WireRecord = { id: record.id };
+      for (const key of Object.keys(record)) if (key !== "content") copy[key] = record[key];
+      // Hidden (not enumerable): a spread copy of the record takes its text, not these.
+      Object.defineProperty(copy, SPILLED, { value: { spill: this, offset, length } });
+      Object.defineProperty(copy, CONTENT_SHA256, { value: hash });
+      Object.defineProperty(copy, "content", { get: readSpilled, enumerable: true, configurable: true });
+      records[index] = copy;
     }
   }
 
-  #read(offset: number, length: number): string {
+  /** The text at this place of the file. */
+  read(offset: number, length: number): string {
     if (this.#fd === undefined)
       throw new Error("the content spill was closed while its records were still read");
     const buffer = Buffer.allocUnsafe(length);
@@ -75,25 +81,48 @@ export class ContentSpill {
   }
 }
 
+/** Where a spilled record's text is: on the record, under this key (not enumerable). */
+const SPILLED = Symbol("spilled");
+
+/** Where spilled records' texts are. */
+interface SpilledAt {
+  spill: ContentSpill;
+  offset: number;
+  length: number;
+}
+
+// One getter shared by every spilled record (and one for values sharing a record's text): V8
+// then gives all of them one hidden class instead of one each.
+function readSpilled(this: { [SPILLED]: SpilledAt }): string {
+  const at = this[SPILLED];
+  return at.spill.read(at.offset, at.length);
+}
+
+const SOURCE = Symbol("source");
+
+function readSource(this: { [SOURCE]: WireRecord }): unknown {
+  return this[SOURCE].content;
+}
+
 /** Whether a record's content was moved to a spill (it is read back on each access). */
 export function spilled(record: WireRecord | undefined): boolean {
-  return record !== undefined && Object.getOwnPropertyDescriptor(record, "content")?.get !== undefined;
+  return record !== undefined && Object.hasOwn(record, SPILLED);
 }
 
 /**
- * Values that hold a spilled record's content read it from the record too, instead of
- * keeping their own copy: a plan of thousands of chapters holds no texts.
+ * These values with their content read from a spilled record, instead of holding their own
+ * copy: a plan of thousands of chapters holds no texts. Other values are returned as they are.
  */
-export function shareContent(
-  values: Record<string, unknown> | undefined,
+export function sharingContent<T extends Record<string, unknown>>(
+  values: T | undefined,
   record: WireRecord | undefined,
-): void {
-  if (!values || !record || !spilled(record) || typeof values.content !== "string") return;
-  Object.defineProperty(values, "content", {
-    get: () => record.content,
-    enumerable: true,
-    configurable: true,
-  });
+): T | undefined {
+  if (!values || !record || !spilled(record) || typeof values.content !== "string") return values;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(values)) if (key !== "content") copy[key] = values[key];
+  Object.defineProperty(copy, SOURCE, { value: record });
+  Object.defineProperty(copy, "content", { get: readSource, enumerable: true, configurable: true });
+  return copy as T;
 }
 
 /** Add to a list an item read only when the list is (a spilled record's content). */
