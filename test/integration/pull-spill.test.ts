@@ -1,0 +1,79 @@
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
+import { manualClock, useEmulators } from "../helpers/emulator.js";
+import { addChapter, addCourse, cliEnv, edit, writeConfig } from "../helpers/site.js";
+import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
+
+const start = useEmulators();
+afterEach(cleanupTestdirs);
+
+/** A chapter body long enough that pull keeps it out of memory while it works. */
+const long = (n: number, word = "text") => `<p>${`long ${word} `.repeat(120)}${n}</p>`;
+
+/** One course of five long chapters on pages of two, pulled once. */
+async function pulledSite() {
+  const emulator = await start({ seedDir: null, admin: true, now: manualClock().now, pageSize: 2 });
+  const course = addCourse(emulator, { title: "Course" });
+  const ids = [];
+  for (let i = 0; i < 5; i++)
+    ids.push(
+      addChapter(emulator, { course_id: course, title: `Chapter ${i}`, ordinal: i + 1, content: long(i) }),
+    );
+  const dir = await testdir();
+  const env = cliEnv(dir);
+  const root = path.join(dir, "tree");
+  await writeConfig(root, emulator.baseUrl);
+  const pull = (...args: string[]) => runCli(["pull", ...args], { cwd: root, env });
+  const first = await pull();
+  expect(first.code, first.stderr).toBe(0);
+  return { emulator, root, pull, ids };
+}
+
+const chapterFile = (root: string, n: number) =>
+  path.join(root, "courses", "course", `0${n + 1}-chapter-${n}.md`);
+
+describe("pull: long chapter contents wait outside memory", () => {
+  it("writes each chapter's content exactly, leaves no temp file, and a second pull changes nothing", async () => {
+    const { root, pull } = await pulledSite();
+    for (let i = 0; i < 5; i++) expect(await readFile(chapterFile(root, i), "utf8")).toContain(long(i));
+    const tree = await readTree(root);
+    expect(Object.keys(tree).filter((file) => file.endsWith(".tmp"))).toEqual([]);
+    expect(Object.keys(tree).some((file) => file.startsWith(".coursesync/cache/production/packs/"))).toBe(
+      true,
+    );
+    expect(Object.keys(tree).some((file) => file.startsWith(".coursesync/cache/production/content/"))).toBe(
+      false,
+    );
+    const again = await pull();
+    expect(again.code, again.stderr).toBe(0);
+    expect(await readTree(root)).toEqual(tree);
+  });
+
+  it("takes a change on the site and keeps a local edit, merging both into one chapter", async () => {
+    const { emulator, root, pull, ids } = await pulledSite();
+    edit(emulator, "chapters", ids[1]!, { content: long(1, "site") });
+    const file = chapterFile(root, 2);
+    const text = await readFile(file, "utf8");
+    await writeFile(file, text.replace("Chapter 2", "Chapter two"));
+    const result = await pull();
+    expect(result.code, result.stderr).toBe(0);
+    expect(await readFile(chapterFile(root, 1), "utf8")).toContain(long(1, "site"));
+    expect(await readFile(file, "utf8")).toBe(text.replace("Chapter 2", "Chapter two"));
+  });
+
+  it("a listing that fails part-way writes nothing and leaves no temp file", async () => {
+    const { emulator, root, pull, ids } = await pulledSite();
+    const before = await readTree(root);
+    edit(emulator, "chapters", ids[0]!, { content: long(0, "edited") });
+    // The second chapters page answers Not Found once: a hole in the listing, not its end.
+    emulator.faults.update({ failNext: 1, failStatus: 404, match: { path: "/api/v1/chapters", page: 2 } });
+    const result = await pull();
+    expect(result.code).toBe(1);
+    expect(await readTree(root)).toEqual(before);
+    const again = await pull();
+    expect(again.code, again.stderr).toBe(0);
+    expect(await readFile(chapterFile(root, 0), "utf8")).toContain(long(0, "edited"));
+  });
+});
