@@ -3,8 +3,8 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { manualClock, useEmulators } from "../helpers/emulator.js";
-import { addChapter, addCourse, cliEnv, edit, writeConfig } from "../helpers/site.js";
-import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
+import { addChapter, addCourse, edit, pullNewTree } from "../helpers/site.js";
+import { cleanupTestdirs, readTree } from "../helpers/testdir.js";
 
 const start = useEmulators();
 afterEach(cleanupTestdirs);
@@ -21,13 +21,8 @@ async function pulledSite() {
     ids.push(
       addChapter(emulator, { course_id: course, title: `Chapter ${i}`, ordinal: i + 1, content: long(i) }),
     );
-  const dir = await testdir();
-  const env = cliEnv(dir);
-  const root = path.join(dir, "tree");
-  await writeConfig(root, emulator.baseUrl);
-  const pull = (...args: string[]) => runCli(["pull", ...args], { cwd: root, env });
-  const first = await pull();
-  expect(first.code, first.stderr).toBe(0);
+  const { root, env } = await pullNewTree(emulator, "html");
+  const pull = () => runCli(["pull"], { cwd: root, env });
   return { emulator, root, pull, ids };
 }
 
