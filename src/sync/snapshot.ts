@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import type { WireRecord } from "../api/wire.js";
-import { atomicWrite, tempFileOwner } from "../tree/fs-ops.js";
+import { tempFileOwner } from "../tree/fs-ops.js";
 import { guardedFs, type TreeFs } from "../tree/tree-fs.js";
 import { sha256 } from "../util/hash.js";
 import { stableStringify } from "../util/stable-json.js";
