@@ -75,6 +75,8 @@ export interface PullOptions {
   onWarning?: ((message: string) => void) | undefined;
   /** Progress of the listings. */
   onPage?: ((list: "courses" | "chapters", page: number, count: number) => void) | undefined;
+  /** Told before the listings how many records each is expected to hold (the last sync's count). */
+  onExpected?: ((list: "courses" | "chapters", records: number) => void) | undefined;
   /** Told what pull does beyond the plain listing (reading records one by one). */
   onNote?: ((line: string) => void) | undefined;
 }
@@ -132,14 +134,20 @@ async function pullTree(
   }
   // Both lists at once through the one gate, while the tree is read; a failure of any page
   // fails the whole pull. The lists only read the site, so starting them early is harmless.
+  const expected = {
+    courses: Object.keys(loaded?.courses ?? {}).length,
+    chapters: Object.keys(loaded?.chapters ?? {}).length,
+  };
+  options.onExpected?.("courses", expected.courses);
+  options.onExpected?.("chapters", expected.chapters);
   const listed = Promise.all([
     client.listAll("courses", {
       onPage: (page, count) => options.onPage?.("courses", page, count),
-      expected: Object.keys(loaded?.courses ?? {}).length,
+      expected: expected.courses,
     }),
     client.listAll("chapters", {
       onPage: (page, count) => options.onPage?.("chapters", page, count),
-      expected: Object.keys(loaded?.chapters ?? {}).length,
+      expected: expected.chapters,
       ...(spill ? { onRecords: (records: WireRecord[]) => spill.take(records) } : {}),
     }),
   ]);

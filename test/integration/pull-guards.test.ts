@@ -77,6 +77,8 @@ describe("pull guards: cannot see it is not deleted", () => {
       credentials: { email: LOGIN.COURSESYNC_EMAIL, password: LOGIN.COURSESYNC_PASSWORD },
       sleep: async () => {},
     });
+    // Progress is told the last sync's counts before the first page (the bars' totals).
+    const expected: Array<[string, number]> = [];
     const failing = pullTree(
       {
         root,
@@ -84,6 +86,7 @@ describe("pull guards: cannot see it is not deleted", () => {
         siteUrl: emulator.baseUrl,
         ignore: [],
         bodies: htmlBodies,
+        onExpected: (list, records) => expected.push([list, records]),
         onPage: (list, page) => {
           if (list === "chapters" && page === 1) {
             emulator.faults.update({ failNext: 1000, failStatus: 503, match: { path: "/api/v1/chapters" } });
@@ -94,6 +97,10 @@ describe("pull guards: cannot see it is not deleted", () => {
     );
     await expect(failing).rejects.toThrow(/GET \/api\/v1\/chapters\?page=2.* 503/);
     client.close();
+    expect(expected).toEqual([
+      ["courses", 2],
+      ["chapters", 8],
+    ]);
     const retried = emulator.state.requests.filter((r) => r.query === "page=2" && r.status === 503);
     expect(retried.length).toBeGreaterThan(1);
     expect(await readTree(root)).toEqual(before);
