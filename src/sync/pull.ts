@@ -313,8 +313,10 @@ async function pullTree(
   });
   if (other && snapshot) keepConflicts(snapshot, plan);
   if (other) plan.snapshot.ids = other.idsOf(plan.snapshot);
-  plan.ops.push(...hold.ops.filter((op) => op.op === "copy" && inScope(op.path)));
-  plan.changes.push(...hold.changes.filter((change) => inScope(change.path)));
+  // Invalid files outside the paths or the --only/--ignore selection are left unsaid and unwritten.
+  const selected = (file: string) => inScope(file) && (options.select?.(file) ?? true);
+  plan.ops.push(...hold.ops.filter((op) => op.op === "copy" && selected(op.path)));
+  plan.changes.push(...hold.changes.filter((change) => selected(change.path)));
 
   const siteSize = courses.records.length + chapters.records.length;
   const maxDelete = options.maxDelete ?? defaultMaxDelete(Math.max(siteSize, known));
@@ -322,7 +324,7 @@ async function pullTree(
 
   const result: PullResult = {
     changes: plan.changes,
-    invalid: problems.filter((problem) => inScope(problem.file)),
+    invalid: problems.filter((problem) => selected(problem.file)),
     filesWritten: 0,
     snapshotWritten: false,
     snapshotMissing: snapshot === undefined,

@@ -184,4 +184,20 @@ describe("pull --only / --ignore", () => {
       [NOTES, MACROS, "courses/advanced/01-draft-macros.md"].sort(),
     );
   });
+
+  it("says nothing of an invalid file outside the selection and writes nothing beside it", async () => {
+    const s = await site(start);
+    await s.replace(IDEAS, "title: Draft ideas", "title: [unclosed");
+    edit(s.emulator, "chapters", 5, { content: "<p>ideas, theirs</p>" });
+    edit(s.emulator, "chapters", 1, { content: "<p>basics, theirs</p>" });
+    const before = await s.tree();
+    const result = await s.cli("pull", "--ignore", "**/*draft*");
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).not.toContain(IDEAS);
+    expect(changed(before, await s.tree())).toEqual([BASICS]);
+    // Without the selection it is named (exit 1) and the site's version waits beside it.
+    const all = await s.cli("pull");
+    expect(all.code).toBe(1);
+    expect(all.stderr).toContain(IDEAS);
+  });
 });
