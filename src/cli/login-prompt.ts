@@ -1,8 +1,8 @@
 import { LoginRefusedError } from "../api/auth.js";
 import { ApiClient } from "../api/client.js";
 import { UserError } from "../errors.js";
+import { counted } from "../util/words.js";
 import type { CliRun } from "./io.js";
-import { counted } from "./render/words.js";
 
 /** How many passwords a person may type before a login on the terminal gives up. */
 export const LOGIN_TRIES = 3;

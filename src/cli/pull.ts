@@ -9,6 +9,7 @@ import { acquireLock } from "../sync/lock.js";
 import { type PullResult, pull } from "../sync/pull.js";
 import { countOutcomes, type Outcome } from "../sync/report.js";
 import { fileSelection } from "../sync/selection.js";
+import { counted } from "../util/words.js";
 import { connect, openTree, stopRequestsOnSignal, syncTarget } from "./context.js";
 import { globalsOf } from "./globals.js";
 import { type Example, examplesText } from "./help.js";
@@ -16,7 +17,6 @@ import type { CliRun } from "./io.js";
 import { Output } from "./output.js";
 import { ignoreOption, maxDeleteFlag, onlyOption, type SelectionFlags, treePaths } from "./paths.js";
 import { listingProgress } from "./progress.js";
-import { counted } from "./render/words.js";
 import { changeJson, changeLines, countsLine, problemJson } from "./summary.js";
 
 /** Pull works on whole course folders: a file stands for its folder; anything else is an error. */

@@ -8,6 +8,7 @@ import type { PushOp, PushPlan } from "../sync/push-plan.js";
 import { type Change, countOutcomes } from "../sync/report.js";
 import { fileSelection } from "../sync/selection.js";
 import { loadSnapshot } from "../sync/snapshot.js";
+import { counted } from "../util/words.js";
 import { connect, openTree, stopRequestsOnSignal, syncTarget } from "./context.js";
 import { globalsOf } from "./globals.js";
 import { type Example, examplesText } from "./help.js";
@@ -16,7 +17,6 @@ import { Output } from "./output.js";
 import { ignoreOption, knownTreePaths, maxDeleteFlag, onlyOption, type SelectionFlags } from "./paths.js";
 import { type WriteProgress, writeProgress } from "./progress.js";
 import { restoreLines } from "./render/restore.js";
-import { counted } from "./render/words.js";
 import { changeJson, changeLines, countsLine } from "./summary.js";
 import { runWatch } from "./watch.js";
 

@@ -1,7 +1,8 @@
 import { type Change, countOutcomes } from "../sync/report.js";
 import type { FileProblem } from "../tree/yaml-text.js";
+import { counted } from "../util/words.js";
 import type { Output } from "./output.js";
-import { counted, recordName } from "./render/words.js";
+import { recordName } from "./render/words.js";
 
 const MARK: Record<Change["outcome"], string> = {
   created: "+",

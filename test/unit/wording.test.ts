@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { counted } from "../../src/cli/render/words.js";
+import { recordName } from "../../src/cli/render/words.js";
 import { countsLine } from "../../src/cli/summary.js";
 import type { Change } from "../../src/sync/report.js";
+import { counted } from "../../src/util/words.js";
 
 const change = (outcome: Change["outcome"]): Change =>
   ({ kind: "chapter", id: 1, path: "courses/web/01-intro.md", outcome }) as Change;
@@ -27,5 +28,13 @@ describe("counts read right", () => {
     [["unchanged"], "no changes"],
   ] as const)("the outcomes %j are said as %s", (outcomes, text) => {
     expect(countsLine(outcomes.map(change))).toBe(text);
+  });
+
+  it.each([
+    ["chapter", 12, "chapter 12"],
+    ["course", undefined, "new course"],
+    ["chapter", undefined, "new chapter"],
+  ] as const)("a %s with id %s is named %s", (kind, id, text) => {
+    expect(recordName(kind, id)).toBe(text);
   });
 });
