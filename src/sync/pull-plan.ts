@@ -15,6 +15,7 @@ import { emitChapters, emitCourses, type Planned, type PlanOutput } from "./pull
 import type { Held } from "./pull/held.js";
 import { placeRecords } from "./pull/place.js";
 import { sharingContent } from "./pull/spill.js";
+import { syncedCourses } from "./pull/synced.js";
 import { type EntityInput, type EntityPlan, reconcileEntity, type Winner } from "./reconcile.js";
 import type { Change } from "./report.js";
 import type { Snapshot, SnapshotEntry } from "./snapshot.js";
@@ -77,6 +78,8 @@ export function planPull(input: PullInput): PullPlan {
   const modeChanged = (snapshot?.body ?? "html") !== bodies.mode;
   next.body = bodies.mode;
   const cacheTexts: string[] = [];
+  // Courses with nothing to do are left out, as out of scope: their files and entries stay.
+  const synced = syncedCourses(input, base, { courses: remoteCourses, chapters: remoteChapters });
 
   // ---- courses ----
   const courseIds = new Set<number>();
@@ -94,7 +97,7 @@ export function planPull(input: PullInput): PullPlan {
     const mine = local.courses.get(`course:${id}`);
     if (!scopeCourse(id, [entry?.path, mine?.folder])) continue;
     courseInScope.add(id);
-    if (input.held?.courses.has(id)) continue;
+    if (input.held?.courses.has(id) || synced.courses.has(id)) continue;
     const remote = remoteCourses.get(id);
     const plan = reconcileEntity(
       {
@@ -126,7 +129,7 @@ export function planPull(input: PullInput): PullPlan {
       courseInScope.has(Number(remoteChapters.get(id)?.course_id)) ||
       courseInScope.has(Number(base.chapters[id]?.record.course_id)) ||
       (mine && input.inScope({ id: undefined, folders: [mine.folder] }));
-    if (!inScope || input.held?.chapters.has(id)) continue;
+    if (!inScope || input.held?.chapters.has(id) || synced.chapters.has(id)) continue;
     const entry = base.chapters[id];
     const remote = remoteChapters.get(id);
     const entityInput: EntityInput = {
