@@ -46,6 +46,20 @@ describe("pull: long chapter contents wait outside memory", () => {
     expect(await readTree(root)).toEqual(tree);
   });
 
+  it("a second pull with no change writes nothing and sends only the list pages", async () => {
+    const { emulator, root, pull } = await pulledSite();
+    const tree = await readTree(root);
+    emulator.state.clearRequests();
+    const again = await pull();
+    expect(again.code, again.stderr).toBe(0);
+    expect(await readTree(root)).toEqual(tree);
+    const sent = emulator.state.requests.map((r) => `${r.method} ${r.path}`);
+    // Pages of the two lists, read side by side; no record is read one by one, nothing sent.
+    const lists = new Set(["GET /api/v1/courses", "GET /api/v1/chapters"]);
+    expect(sent.filter((line) => line !== "POST /api/login" && !lists.has(line))).toEqual([]);
+    expect(sent.filter((line) => line === "GET /api/v1/chapters").length).toBeGreaterThanOrEqual(3);
+  });
+
   it("takes a change on the site and keeps a local edit, merging both into one chapter", async () => {
     const { emulator, root, pull, ids } = await pulledSite();
     edit(emulator, "chapters", ids[1]!, { content: long(1, "site") });

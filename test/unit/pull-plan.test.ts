@@ -311,6 +311,43 @@ describe("planPull: incremental", () => {
     expect(world.snapshot!.chapters[20]!.hash).toBe(sha256(world.files["courses/python/01-setup.md"]!));
   });
 
+  it("keeps the snapshot entries of records with nothing to do as the very objects it had", () => {
+    const world = synced(baseRemote());
+    const before = world.snapshot!;
+    const plan = world.plan(baseRemote());
+    expect(plan.snapshot.courses[1]).toBe(before.courses[1]);
+    expect(plan.snapshot.chapters[10]).toBe(before.chapters[10]);
+    expect(plan.snapshot.chapters[20]).toBe(before.chapters[20]);
+  });
+
+  it("reconciles a chapter the site did not change whose file was edited here, beside a change on the site", () => {
+    const world = synced(baseRemote());
+    // Chapter 11 is listed as the snapshot has it, but its file changed here.
+    world.edit("courses/web/02-styles.md", "<p>two</p>", "<p>TWO, edited here</p>");
+    const edited = world.files["courses/web/02-styles.md"];
+    const remote = baseRemote();
+    remote.courses[0] = course(1, { slug: "web-dev", title: "Web" });
+    const plan = world.pull(remote);
+    expect(outcomes(plan)).toEqual(["renamed course 1 courses/web-dev"]);
+    expect(world.files["courses/web-dev/02-styles.md"]).toBe(edited);
+    const entry = world.snapshot!.chapters[11]!;
+    expect(entry.path).toBe("courses/web-dev/02-styles.md");
+    // Still the text of the last sync: the edit here stays pending for a push.
+    expect(entry.hash).not.toBe(sha256(edited!));
+    expect(world.snapshot!.chapters[20]).toBe(plan.snapshot.chapters[20]);
+  });
+
+  it("takes a site change of a chapter in a course whose other records have nothing to do", () => {
+    const world = synced(baseRemote());
+    world.edit("courses/python/01-setup.md", "<p>one</p>", "<p>ONE</p>");
+    const remote = baseRemote();
+    remote.chapters[1] = chapter(11, 1, { title: "Styling", ordinal: 2 });
+    const plan = world.pull(remote);
+    expect(outcomes(plan)).toEqual(["updated chapter 11 courses/web/02-styling.md"]);
+    expect(world.files["courses/web/02-styles.md"]).toBeUndefined();
+    expect(world.files["courses/python/01-setup.md"]).toContain("<p>ONE</p>");
+  });
+
   it("updates the snapshot but no file when only server-managed or unknown fields changed", () => {
     const world = synced(baseRemote());
     const remote = baseRemote();
