@@ -353,7 +353,10 @@ if (wanted.includes("scale")) {
   // status against `git status --short` and the committed bytes a one-chapter change rewrites;
   // and the first pull of 200 x 10 chapters at 50 ms latency against its two floors.
   // SCALE_COURSES=500,2000 picks the sizes; SCALE_COURSES=0 runs only the row at 50 ms latency.
-  const sizes = (process.env.SCALE_COURSES ?? "500,2000,5000").split(",").map(Number).filter((n) => n > 0);
+  const sizes = (process.env.SCALE_COURSES ?? "500,2000,5000")
+    .split(",")
+    .map(Number)
+    .filter((n) => n > 0);
   const git = (tree, ...args) =>
     execFileSync("git", args, { cwd: tree, encoding: "utf8", maxBuffer: 1 << 30 });
   for (const courses of sizes) {
