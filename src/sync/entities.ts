@@ -3,7 +3,7 @@ import type { BodyCodec } from "../tree/bodies.js";
 import { type ChapterFile, serializeChapterFile } from "../tree/chapter-file.js";
 import { COURSE_KEYS, type CourseFile, serializeCourseFile } from "../tree/course-file.js";
 import { sha256 } from "../util/hash.js";
-import { type Fields, jsonEqual } from "./reconcile.js";
+import { type EntityPlan, jsonEqual } from "./reconcile.js";
 
 /**
  * The editable fields of a course, as reconcile compares them. Each holds the value the site
@@ -156,10 +156,12 @@ export function fieldsEqual(field: string, a: unknown, b: unknown): boolean {
   return jsonEqual(a ?? null, b ?? null);
 }
 
-/** Values as reconcile's Fields. */
-export function asFields(values: CourseValues | ChapterValues): Fields {
-  return values as unknown as Fields;
-}
+/** A course's plan: merged into course values. */
+export type CoursePlan = EntityPlan<CourseValues, "course">;
+/** A chapter's plan: merged into chapter values. */
+export type ChapterPlan = EntityPlan<ChapterValues, "chapter">;
+/** A plan of either kind; `kind` tells which values it holds. */
+export type RecordPlan = CoursePlan | ChapterPlan;
 
 /**
  * Set on a listed record whose content was already hashed (pull moves listed contents out of

@@ -1,12 +1,12 @@
 import { conflictCopyPath, courseFilePath } from "../tree/layout.js";
-import { asFields, chapterValuesOfRecord, courseValuesOfRecord, fieldsEqual } from "./entities.js";
+import { chapterValuesOfRecord, courseValuesOfRecord, fieldsEqual, type RecordPlan } from "./entities.js";
 import type { LocalView } from "./local-view.js";
-import { type EntityPlan, reconcileEntity } from "./reconcile.js";
+import { reconcileEntity } from "./reconcile.js";
 import type { Snapshot } from "./snapshot.js";
 
 /** One entity's pending local change, as status shows it and push starts from. */
 export interface LocalChange {
-  plan: EntityPlan;
+  plan: RecordPlan;
   /** Where it is now (the file, or for a course its folder); the snapshot's path when deleted. */
   path: string;
   /** The snapshot's path when the file was renamed or moved locally. */
@@ -51,7 +51,7 @@ export function planLocalChanges(
         kind: "course",
         id: undefined,
         key: course.key,
-        local: asFields(course.values),
+        local: course.values,
         remoteKnown: false,
       }),
       path: course.folder,
@@ -61,14 +61,14 @@ export function planLocalChanges(
     const entry = snapshot.courses[id];
     const mine = local.courses.get(`course:${id}`);
     if (!mine && entry && ignoredHere(local, courseFilePath(entry.path))) continue;
-    const base = entry ? asFields(courseValuesOfRecord(entry.record)) : undefined;
+    const base = entry ? courseValuesOfRecord(entry.record) : undefined;
     const plan = reconcileEntity(
       {
         kind: "course",
         id,
         key: `course:${id}`,
         base,
-        local: mine ? asFields(mine.values) : undefined,
+        local: mine ? mine.values : undefined,
         remoteKnown: false,
       },
       { equal: fieldsEqual },
@@ -87,7 +87,7 @@ export function planLocalChanges(
         kind: "chapter",
         id: undefined,
         key: chapter.key,
-        local: asFields(chapter.values),
+        local: chapter.values,
         remoteKnown: false,
       }),
       path: chapter.file,
@@ -98,14 +98,14 @@ export function planLocalChanges(
     const entry = snapshot.chapters[id];
     const mine = local.chapters.get(`chapter:${id}`);
     if (!mine && entry && ignoredHere(local, entry.path)) continue;
-    const base = entry ? asFields(chapterValuesOfRecord(entry.record)) : undefined;
+    const base = entry ? chapterValuesOfRecord(entry.record) : undefined;
     const plan = reconcileEntity(
       {
         kind: "chapter",
         id,
         key: `chapter:${id}`,
         base,
-        local: mine ? asFields(mine.values) : undefined,
+        local: mine ? mine.values : undefined,
         remoteKnown: false,
       },
       { equal: fieldsEqual },

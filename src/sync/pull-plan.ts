@@ -3,7 +3,9 @@ import type { BodyCodec } from "../tree/bodies.js";
 import { sha256 as sha } from "../util/hash.js";
 import { contentMerger } from "./content-merge.js";
 import {
-  asFields,
+  type ChapterPlan,
+  type ChapterValues,
+  type CoursePlan,
   chapterValuesOfRecord,
   courseValuesOfRecord,
   fieldsEqual,
@@ -16,7 +18,7 @@ import type { Held } from "./pull/held.js";
 import { placeRecords } from "./pull/place.js";
 import { sharingContent } from "./pull/spill.js";
 import { syncedCourses } from "./pull/synced.js";
-import { type EntityInput, type EntityPlan, reconcileEntity, type Winner } from "./reconcile.js";
+import { type EntityInput, reconcileEntity, type Winner } from "./reconcile.js";
 import type { Change } from "./report.js";
 import type { Snapshot, SnapshotEntry } from "./snapshot.js";
 
@@ -90,7 +92,7 @@ export function planPull(input: PullInput): PullPlan {
   const scopeCourse = (id: number | undefined, folders: (string | undefined)[]) =>
     !input.inScope || input.inScope({ id, folders: folders.filter((f): f is string => f !== undefined) });
 
-  const coursePlans = new Map<number, EntityPlan>();
+  const coursePlans = new Map<number, CoursePlan>();
   const courseInScope = new Set<number>();
   for (const id of [...courseIds].sort((a, b) => a - b)) {
     const entry = base.courses[id];
@@ -104,9 +106,9 @@ export function planPull(input: PullInput): PullPlan {
         kind: "course",
         id,
         key: `course:${id}`,
-        base: entry ? asFields(courseValuesOfRecord(entry.record)) : undefined,
-        local: mine ? asFields(mine.values) : undefined,
-        remote: remote ? asFields(courseValuesOfRecord(remote)) : undefined,
+        base: entry ? courseValuesOfRecord(entry.record) : undefined,
+        local: mine ? mine.values : undefined,
+        remote: remote ? courseValuesOfRecord(remote) : undefined,
         remoteKnown: true,
       },
       { equal: fieldsEqual, winner },
@@ -120,7 +122,7 @@ export function planPull(input: PullInput): PullPlan {
   for (const id of remoteChapters.keys()) chapterIds.add(id);
   for (const chapter of local.chapters.values()) if (chapter.id !== undefined) chapterIds.add(chapter.id);
 
-  const chapterPlans = new Map<number, EntityPlan>();
+  const chapterPlans = new Map<number, ChapterPlan>();
   for (const id of [...chapterIds].sort((a, b) => a - b)) {
     const mine = local.chapters.get(`chapter:${id}`);
     const inScope =
@@ -132,17 +134,15 @@ export function planPull(input: PullInput): PullPlan {
     if (!inScope || input.held?.chapters.has(id) || synced.chapters.has(id)) continue;
     const entry = base.chapters[id];
     const remote = remoteChapters.get(id);
-    const entityInput: EntityInput = {
+    const entityInput: EntityInput<ChapterValues, "chapter"> = {
       kind: "chapter",
       id,
       key: `chapter:${id}`,
       base: entry
-        ? asFields(
-            chapterValuesOfRecord(entry.record, input.baseTexts.get(String(entry.record.content_sha256))),
-          )
+        ? chapterValuesOfRecord(entry.record, input.baseTexts.get(String(entry.record.content_sha256)))
         : undefined,
-      local: mine ? asFields(chapterValuesAgainst(mine, remote?.content, bodies)) : undefined,
-      remote: remote ? asFields(chapterValuesOfRecord(remote)) : undefined,
+      local: mine ? chapterValuesAgainst(mine, remote?.content, bodies) : undefined,
+      remote: remote ? chapterValuesOfRecord(remote) : undefined,
       remoteKnown: true,
     };
     const mergeText = contentMerger(bodies, input.baseTexts, mine?.body);

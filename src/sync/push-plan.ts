@@ -103,7 +103,7 @@ export function planPush(changes: readonly LocalChange[], snapshot: Snapshot, lo
     const { plan: p } = change;
     const file = recordFilePath(p.kind, change.path);
     if (p.kind === "course" && p.merged && (p.remote.type === "create" || p.remote.type === "update")) {
-      const values = p.merged as unknown as CourseValues;
+      const values = p.merged;
       const base = p.id === undefined ? undefined : snapshot.courses[p.id];
       const baseStatus = base ? courseValuesOfRecord(base.record).status : undefined;
       const status = statusProblem(file, values.status, baseStatus, undefined);
@@ -136,7 +136,8 @@ export function planPush(changes: readonly LocalChange[], snapshot: Snapshot, lo
             kind: "course",
             key: p.key,
             path: change.path,
-            values: p.merged as unknown as CourseValues,
+            // A create always ends with the local values merged.
+            values: p.merged!,
           });
         } else {
           const courseKey = change.courseKey ?? "";
@@ -154,7 +155,7 @@ export function planPush(changes: readonly LocalChange[], snapshot: Snapshot, lo
             kind: "chapter",
             key: p.key,
             path: change.path,
-            values: p.merged as unknown as ChapterValues,
+            values: p.merged!,
             courseKey,
           });
         }

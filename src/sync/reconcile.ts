@@ -12,19 +12,19 @@ export type Fields = Readonly<Record<string, unknown>>;
 /** How one side stands against the base. */
 export type SideState = "unchanged" | "modified" | "deleted" | "new" | "absent" | "unknown";
 
-/** One entity as the three sides see it. */
-export interface EntityInput {
-  kind: Kind;
+/** One entity as the three sides see it: its fields are T (course or chapter values). */
+export interface EntityInput<T extends object = Fields, K extends Kind = Kind> {
+  kind: K;
   /** Server id; undefined for something made locally and not yet created. */
   id: number | undefined;
   /** Unique within a plan: `course:12`, or `course:new:<path>` for a local creation. */
   key: string;
   /** What the last sync left (the snapshot); undefined when the snapshot does not know it. */
-  base?: Fields | undefined;
+  base?: T | undefined;
   /** The local file's fields; undefined when there is no file for it. */
-  local?: Fields | undefined;
+  local?: T | undefined;
   /** The site's fields; undefined when the site does not have it. */
-  remote?: Fields | undefined;
+  remote?: T | undefined;
   /** False when the site was not asked (offline status): the remote is taken to be the base. */
   remoteKnown: boolean;
 }
@@ -56,14 +56,14 @@ export interface Conflict {
 }
 
 /** The plan for one entity. */
-export interface EntityPlan {
-  kind: Kind;
+export interface EntityPlan<T extends object = Fields, K extends Kind = Kind> {
+  kind: K;
   id: number | undefined;
   key: string;
   localState: SideState;
   remoteState: SideState;
   /** The fields both sides should end with; undefined when the entity goes away. */
-  merged: Fields | undefined;
+  merged: T | undefined;
   local: LocalAction;
   remote: RemoteAction;
   conflict: Conflict | undefined;
@@ -104,8 +104,19 @@ function changedFields(from: Fields, to: Fields, equal: (f: string, a: unknown, 
 
 const NONE = { type: "none" } as const;
 
-/** Reconcile one entity: the per-field three-way rule of DESIGN section 4. */
-export function reconcileEntity(input: EntityInput, options: ReconcileOptions = {}): EntityPlan {
+/**
+ * Reconcile one entity: the per-field three-way rule of DESIGN section 4. The plan's merged
+ * fields are of the input's type (course or chapter values), and its kind is the input's.
+ */
+export function reconcileEntity<T extends object, K extends Kind>(
+  input: EntityInput<T, K>,
+  options: ReconcileOptions = {},
+): EntityPlan<T, K> {
+  // The rule reads any record of named fields: the one place values are seen as such.
+  return reconcileFields(input as unknown as EntityInput, options) as unknown as EntityPlan<T, K>;
+}
+
+function reconcileFields(input: EntityInput, options: ReconcileOptions): EntityPlan {
   const equal = options.equal ?? ((_f: string, a: unknown, b: unknown) => jsonEqual(a, b));
   const { kind, id, key, base, local } = input;
   // Offline, the site is taken to be as the snapshot left it.

@@ -11,7 +11,6 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { WireRecord } from "../../src/api/wire.js";
 import {
-  asFields,
   chapterFileText,
   chapterValuesOfRecord,
   courseFileText,
@@ -152,7 +151,7 @@ async function pushLines(
     }
     const entry = op.kind === "course" ? snapshot.courses[op.id] : snapshot.chapters[op.id];
     const values = (record: WireRecord) =>
-      asFields(op.kind === "course" ? courseValuesOfRecord(record) : chapterValuesOfRecord(record));
+      op.kind === "course" ? courseValuesOfRecord(record) : chapterValuesOfRecord(record);
     const mine = op.kind === "course" ? local.courses.get(op.key) : local.chapters.get(op.key);
     const remote = site.get(op.key);
     const p = reconcileEntity(
@@ -161,7 +160,7 @@ async function pushLines(
         id: op.id,
         key: op.key,
         base: entry ? values(entry.record) : undefined,
-        local: op.type === "delete" || !mine ? undefined : asFields(mine.values),
+        local: op.type === "delete" || !mine ? undefined : mine.values,
         remote: remote ? values(remote) : undefined,
         remoteKnown: true,
       },

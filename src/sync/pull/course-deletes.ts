@@ -1,7 +1,7 @@
 import type { WireRecord } from "../../api/wire.js";
-import type { ChapterValues } from "../entities.js";
+import type { ChapterPlan, CoursePlan } from "../entities.js";
 import type { LocalView } from "../local-view.js";
-import type { EntityPlan } from "../reconcile.js";
+
 import type { Snapshot } from "../snapshot.js";
 
 /** What tells which course a chapter ends up in. */
@@ -17,8 +17,8 @@ export interface ChapterPlaces {
  * instead of a delete. Changes `coursePlans` in place.
  */
 export function keepCoursesWithChapters(
-  coursePlans: Map<number, EntityPlan>,
-  chapterPlans: ReadonlyMap<number, EntityPlan>,
+  coursePlans: Map<number, CoursePlan>,
+  chapterPlans: ReadonlyMap<number, ChapterPlan>,
   { local, remoteChapters, base }: ChapterPlaces,
 ): void {
   const courseOfChapter = (id: number): number | undefined => {
@@ -43,9 +43,7 @@ export function keepCoursesWithChapters(
     // A chapter the site moved to another course leaves this folder.
     const moved = plan.local.type === "write" && plan.local.fields.includes("course_id");
     const course =
-      plan.local.type === "create" || moved
-        ? Number((plan.merged as unknown as ChapterValues).course_id)
-        : courseOfChapter(id);
+      plan.local.type === "create" || moved ? Number(plan.merged?.course_id) : courseOfChapter(id);
     if (course !== undefined) chaptersStaying.set(course, (chaptersStaying.get(course) ?? 0) + 1);
   }
   for (const [id, plan] of coursePlans) {

@@ -3,7 +3,8 @@ import type { BodyCodec } from "../../tree/bodies.js";
 import { conflictCopyPath, courseFilePath } from "../../tree/layout.js";
 import { sha256 as sha } from "../../util/hash.js";
 import {
-  type ChapterValues,
+  type ChapterPlan,
+  type CoursePlan,
   chapterFileText,
   chapterValuesOfRecord,
   courseFileText,
@@ -13,7 +14,7 @@ import {
 } from "../entities.js";
 import type { LocalView } from "../local-view.js";
 import type { FileOp, PullInput } from "../pull-plan.js";
-import { type EntityPlan, jsonEqual } from "../reconcile.js";
+import { jsonEqual } from "../reconcile.js";
 import { type Change, conflictReason } from "../report.js";
 import type { Snapshot } from "../snapshot.js";
 import { bodyConflict } from "./markers.js";
@@ -29,8 +30,8 @@ export interface Planned {
   base: Snapshot;
   remoteCourses: ReadonlyMap<number, WireRecord>;
   remoteChapters: ReadonlyMap<number, WireRecord>;
-  coursePlans: ReadonlyMap<number, EntityPlan>;
-  chapterPlans: ReadonlyMap<number, EntityPlan>;
+  coursePlans: ReadonlyMap<number, CoursePlan>;
+  chapterPlans: ReadonlyMap<number, ChapterPlan>;
   courseIds: ReadonlySet<number>;
   chapterIds: ReadonlySet<number>;
   /** coursesync.yaml's `body` differs from the one the snapshot was written with. */
@@ -190,7 +191,7 @@ export function emitChapters(
     if (mine && input.existingCopies.has(conflictCopyPath(mine.file))) {
       ops.push({ op: "remove-copy", path: conflictCopyPath(current ?? mine.file) });
     }
-    const values = plan.merged as unknown as ChapterValues | undefined;
+    const values = plan.merged;
     if (plan.local.type === "delete" && current) {
       ops.push({ op: "delete", path: current });
       out.deletes++;

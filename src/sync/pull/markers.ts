@@ -2,9 +2,9 @@ import type { WireRecord } from "../../api/wire.js";
 import { mergeBody } from "../../tree/bodies/merge.js";
 import type { BodyCodec } from "../../tree/bodies.js";
 import { serializeChapterFile } from "../../tree/chapter-file.js";
-import { fieldsEqual } from "../entities.js";
+import { type ChapterPlan, fieldsEqual } from "../entities.js";
 import type { LocalChapter } from "../local-view.js";
-import type { EntityPlan } from "../reconcile.js";
+
 import type { SnapshotEntry } from "../snapshot.js";
 
 /** What a chapter whose body both sides changed is made of. */
@@ -56,7 +56,7 @@ export function bodyConflictText(conflict: BodyConflict): string | undefined {
  * be shown so (see `bodyConflictText`) and the last sync's text is at hand.
  */
 export function bodyConflict(
-  plan: EntityPlan,
+  plan: ChapterPlan,
   at: {
     id: number;
     mine: LocalChapter | undefined;

@@ -1,5 +1,5 @@
 import { type ChapterSlot, type CourseSlot, type Layout, planLayout } from "../../tree/layout.js";
-import type { ChapterValues, CourseValues } from "../entities.js";
+import type { CourseValues } from "../entities.js";
 import type { Planned } from "./emit.js";
 
 const NAME_FIELDS_COURSE = ["title"];
@@ -60,7 +60,7 @@ export function placeRecords(p: Planned): Placement {
       (remote !== undefined &&
         base.courses[id] !== undefined &&
         remote.slug !== base.courses[id]?.record.slug);
-    const values = plan.merged ? (plan.merged as unknown as CourseValues) : mine!.values;
+    const values = plan.merged ?? mine!.values;
     courseFinal.set(id, values);
     courseSlots.push({
       id,
@@ -115,7 +115,7 @@ export function placeRecords(p: Planned): Placement {
     const mine = local.chapters.get(`chapter:${id}`);
     const stays = (mine && plan.local.type !== "delete") || plan.local.type === "create";
     if (!stays) continue;
-    const values = plan.merged ? (plan.merged as unknown as ChapterValues) : mine!.values;
+    const values = plan.merged ?? mine!.values;
     const moved = plan.local.type === "write" && plan.local.fields.includes("course_id");
     const course = mine && !moved ? local.courses.get(mine.courseKey)?.id : Number(values.course_id);
     const folderExists = course !== undefined && (courseFinal.has(course) || slotIds.has(course));

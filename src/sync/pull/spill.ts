@@ -113,13 +113,13 @@ export function spilled(record: WireRecord | undefined): boolean {
  * These values with their content read from a spilled record, instead of holding their own
  * copy: a plan of thousands of chapters holds no texts. Other values are returned as they are.
  */
-export function sharingContent<T extends Record<string, unknown>>(
+export function sharingContent<T extends { content?: unknown }>(
   values: T | undefined,
   record: WireRecord | undefined,
 ): T | undefined {
   if (!values || !record || !spilled(record) || typeof values.content !== "string") return values;
   const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(values)) if (key !== "content") copy[key] = values[key];
+  for (const [key, value] of Object.entries(values)) if (key !== "content") copy[key] = value;
   Object.defineProperty(copy, SOURCE, { value: record });
   Object.defineProperty(copy, "content", { get: readSource, enumerable: true, configurable: true });
   return copy as T;

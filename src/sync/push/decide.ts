@@ -1,7 +1,7 @@
 import type { WireRecord } from "../../api/wire.js";
 import type { BodyCodec } from "../../tree/bodies.js";
 import { contentMerger } from "../content-merge.js";
-import { asFields, type ChapterValues, type CourseValues, fieldsEqual, valuesOfRecord } from "../entities.js";
+import { type ChapterValues, type CourseValues, fieldsEqual, valuesOfRecord } from "../entities.js";
 import { chapterValuesAgainst, type LocalChapter, type LocalView } from "../local-view.js";
 import type { PushOp } from "../push-plan.js";
 import { type Conflict, reconcileEntity } from "../reconcile.js";
@@ -71,9 +71,9 @@ export function decideWrite(op: TargetOp, record: WireRecord | undefined, known:
       kind: op.kind,
       id: op.id,
       key: op.key,
-      base: entry ? asFields(valuesOfRecord(op.kind, entry.record)) : undefined,
-      local: localValues ? asFields(localValues) : undefined,
-      remote: record ? asFields(valuesOfRecord(op.kind, record)) : undefined,
+      base: entry ? valuesOfRecord(op.kind, entry.record) : undefined,
+      local: localValues ? localValues : undefined,
+      remote: record ? valuesOfRecord(op.kind, record) : undefined,
       remoteKnown: true,
     },
     {
@@ -94,7 +94,7 @@ export function decideWrite(op: TargetOp, record: WireRecord | undefined, known:
   return {
     decision: {
       fields: plan.remote.type === "update" ? plan.remote.fields : [],
-      merged: plan.merged as unknown as CourseValues | ChapterValues | undefined,
+      merged: plan.merged,
       remote: record,
       recreate: plan.remote.type === "create",
     },
