@@ -277,7 +277,7 @@ async function localDiffs(
   const diffs: FileDiff[] = [];
   const changes = planLocalChanges(snapshot, local, scope);
   for (const { plan, path: where, from } of changes) {
-    if (plan.remote.type === "none" && !from) continue;
+    if (plan.toSite.type === "none" && !from) continue;
     const isCourse = plan.kind === "course";
     const file = isCourse ? courseFilePath(where) : where;
     const entry = plan.id === undefined ? undefined : snapshot[isCourse ? "courses" : "chapters"][plan.id];
@@ -291,12 +291,12 @@ async function localDiffs(
         else before = chapterFileText(plan.id, chapterValuesOfRecord(entry.record, text), bodies);
       }
     }
-    const after = plan.remote.type === "delete" ? "" : await readOrEmpty(abs(root, file));
-    const fields = plan.remote.type === "update" ? ` [${plan.remote.fields.join(", ")}]` : "";
+    const after = plan.toSite.type === "delete" ? "" : await readOrEmpty(abs(root, file));
+    const fields = plan.toSite.type === "update" ? ` [${plan.toSite.fields.join(", ")}]` : "";
     diffs.push({
-      header: `${recordName(plan.kind, plan.id)}: ${plan.remote.type === "none" ? "renamed" : plan.remote.type}${fields}`,
+      header: `${recordName(plan.kind, plan.id)}: ${plan.toSite.type === "none" ? "renamed" : plan.toSite.type}${fields}`,
       oldName: entry ? (isCourse ? courseFilePath(entry.path) : entry.path) : NULL,
-      newName: plan.remote.type === "delete" ? NULL : file,
+      newName: plan.toSite.type === "delete" ? NULL : file,
       before,
       after,
       ...(missingBase ? { missingBase } : {}),

@@ -34,7 +34,7 @@ export function planLocalChanges(
   const consider = (change: LocalChange, untracked = false) => {
     const { plan } = change;
     const pending =
-      untracked || plan.remote.type !== "none" || plan.conflict !== undefined || change.from !== undefined;
+      untracked || plan.toSite.type !== "none" || plan.conflict !== undefined || change.from !== undefined;
     if (
       pending &&
       (inPaths(change.path, paths) || (change.from !== undefined && inPaths(change.from, paths)))

@@ -95,14 +95,14 @@ export function planPush(changes: readonly LocalChange[], snapshot: Snapshot, lo
   const courseDeletes: PushOp[] = [];
   const creatingCourse = new Set<string>();
   for (const change of changes) {
-    if (change.plan.kind === "course" && change.plan.remote.type === "create")
+    if (change.plan.kind === "course" && change.plan.toSite.type === "create")
       creatingCourse.add(change.plan.key);
   }
 
   for (const change of changes) {
     const { plan: p } = change;
     const file = recordFilePath(p.kind, change.path);
-    if (p.kind === "course" && p.merged && (p.remote.type === "create" || p.remote.type === "update")) {
+    if (p.kind === "course" && p.merged && (p.toSite.type === "create" || p.toSite.type === "update")) {
       const values = p.merged;
       const base = p.id === undefined ? undefined : snapshot.courses[p.id];
       const baseStatus = base ? courseValuesOfRecord(base.record).status : undefined;
@@ -113,7 +113,7 @@ export function planPush(changes: readonly LocalChange[], snapshot: Snapshot, lo
       }
       // A yes/no the site requires, whose line was removed: sending null would be refused.
       const cleared = (["free", "questions_enabled"] as const).filter(
-        (field) => p.remote.type === "update" && p.remote.fields.includes(field) && values[field] == null,
+        (field) => p.toSite.type === "update" && p.toSite.fields.includes(field) && values[field] == null,
       );
       if (cleared.length > 0) {
         plan.problems.push(
@@ -128,7 +128,7 @@ export function planPush(changes: readonly LocalChange[], snapshot: Snapshot, lo
         continue;
       }
     }
-    switch (p.remote.type) {
+    switch (p.toSite.type) {
       case "create":
         if (p.kind === "course") {
           courseCreates.push({
@@ -176,9 +176,9 @@ export function planPush(changes: readonly LocalChange[], snapshot: Snapshot, lo
           id: p.id!,
           key: p.key,
           path: change.path,
-          fields: p.remote.fields,
+          fields: p.toSite.fields,
           courseKey: change.courseKey,
-          diff: p.remote.fields.map((field) =>
+          diff: p.toSite.fields.map((field) =>
             field === "content"
               ? { field, from: "(body)", to: "(changed)" }
               : { field, from: before[field], to: after[field] },

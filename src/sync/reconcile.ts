@@ -64,8 +64,10 @@ export interface EntityPlan<T extends object = Fields, K extends Kind = Kind> {
   remoteState: SideState;
   /** The fields both sides should end with; undefined when the entity goes away. */
   merged: T | undefined;
-  local: LocalAction;
-  remote: RemoteAction;
+  /** What to do to the tree (the file). */
+  toTree: LocalAction;
+  /** What to do to the site (the record). */
+  toSite: RemoteAction;
   conflict: Conflict | undefined;
 }
 
@@ -124,14 +126,14 @@ function reconcileFields(input: EntityInput, options: ReconcileOptions): EntityP
   // Unless said otherwise: nothing to do on either side, nothing merged, no conflict.
   const plan = (
     p: Pick<EntityPlan, "localState" | "remoteState"> &
-      Partial<Pick<EntityPlan, "merged" | "local" | "remote" | "conflict">>,
+      Partial<Pick<EntityPlan, "merged" | "toTree" | "toSite" | "conflict">>,
   ): EntityPlan => ({
     kind,
     id,
     key,
     merged: undefined,
-    local: NONE,
-    remote: NONE,
+    toTree: NONE,
+    toSite: NONE,
     conflict: undefined,
     ...p,
   });
@@ -143,7 +145,7 @@ function reconcileFields(input: EntityInput, options: ReconcileOptions): EntityP
       localState: "new",
       remoteState: "absent",
       merged: local,
-      remote: { type: "create" },
+      toSite: { type: "create" },
     });
   }
 
@@ -162,7 +164,7 @@ function reconcileFields(input: EntityInput, options: ReconcileOptions): EntityP
           localState: "modified",
           remoteState: "modified",
           merged: local,
-          remote: { type: "update", fields: differing },
+          toSite: { type: "update", fields: differing },
         });
       }
       if (options.winner === "remote") {
@@ -170,7 +172,7 @@ function reconcileFields(input: EntityInput, options: ReconcileOptions): EntityP
           localState: "modified",
           remoteState: "modified",
           merged: remote,
-          local: { type: "write", fields: differing },
+          toTree: { type: "write", fields: differing },
         });
       }
       return plan({
@@ -184,7 +186,7 @@ function reconcileFields(input: EntityInput, options: ReconcileOptions): EntityP
         localState: "absent",
         remoteState: "new",
         merged: remote,
-        local: { type: "create" },
+        toTree: { type: "create" },
       });
     }
     if (local) {
@@ -219,7 +221,7 @@ function reconcileFields(input: EntityInput, options: ReconcileOptions): EntityP
       return plan({
         localState,
         remoteState,
-        local: { type: "delete" },
+        toTree: { type: "delete" },
       });
     }
     if (options.winner === "local") {
@@ -227,7 +229,7 @@ function reconcileFields(input: EntityInput, options: ReconcileOptions): EntityP
         localState,
         remoteState,
         merged: local,
-        remote: { type: "create" },
+        toSite: { type: "create" },
       });
     }
     return plan({
@@ -241,7 +243,7 @@ function reconcileFields(input: EntityInput, options: ReconcileOptions): EntityP
       return plan({
         localState,
         remoteState,
-        remote: { type: "delete" },
+        toSite: { type: "delete" },
       });
     }
     if (options.winner === "remote") {
@@ -249,7 +251,7 @@ function reconcileFields(input: EntityInput, options: ReconcileOptions): EntityP
         localState,
         remoteState,
         merged: remote,
-        local: { type: "create" },
+        toTree: { type: "create" },
       });
     }
     return plan({
@@ -291,7 +293,7 @@ function reconcileFields(input: EntityInput, options: ReconcileOptions): EntityP
     localState,
     remoteState,
     merged,
-    local: toLocal.length ? { type: "write", fields: toLocal } : NONE,
-    remote: toRemote.length ? { type: "update", fields: toRemote } : NONE,
+    toTree: toLocal.length ? { type: "write", fields: toLocal } : NONE,
+    toSite: toRemote.length ? { type: "update", fields: toRemote } : NONE,
   });
 }

@@ -130,15 +130,15 @@ export async function treeStatus(options: {
         state: "untracked",
         message: "not in the snapshot: run `coursesync pull` to adopt it",
       });
-    } else if (plan.remote.type === "delete") {
+    } else if (plan.toSite.type === "delete") {
       if (!invalid.has(file) && !(plan.kind === "chapter" && carried.has(plan.id)))
         entries.push({ ...base, state: "deleted" });
-    } else if (plan.remote.type === "update") {
-      const moved = plan.remote.fields.includes("course_id");
+    } else if (plan.toSite.type === "update") {
+      const moved = plan.toSite.fields.includes("course_id");
       entries.push({
         ...base,
         state: moved ? "moved" : "modified",
-        fields: plan.remote.fields,
+        fields: plan.toSite.fields,
         ...(change.from ? { from: change.from } : {}),
       });
     } else if (change.from) entries.push({ ...base, state: "renamed", from: change.from });

@@ -195,7 +195,7 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
     if (!snapshot) return 0;
     const scan = await scanTree(root, { ignore: options.ignore, knownHashes: knownHashes(snapshot) });
     const local = buildLocalView(scan, snapshot, options.bodies);
-    return planLocalChanges(snapshot, local).filter((c) => c.plan.remote.type === "delete").length;
+    return planLocalChanges(snapshot, local).filter((c) => c.plan.toSite.type === "delete").length;
   };
 
   // The paths of every push that failed since the last retry (undefined: the whole tree),

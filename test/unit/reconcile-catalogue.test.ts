@@ -168,11 +168,11 @@ async function pushLines(
     );
     const who = `${op.kind} ${op.id}`;
     if (p.conflict) lines.push(`conflict ${who} ${p.conflict.reason}:${p.conflict.fields.join(",")}`);
-    else if (p.remote.type === "update")
+    else if (p.toSite.type === "update")
       lines.push(
-        `update ${who} send [${p.remote.fields.join(",")}]${p.local.type === "write" ? ` file gets [${p.local.fields.join(",")}]` : ""}`,
+        `update ${who} send [${p.toSite.fields.join(",")}]${p.toTree.type === "write" ? ` file gets [${p.toTree.fields.join(",")}]` : ""}`,
       );
-    else if (p.remote.type === "delete") lines.push(`delete ${who}`);
+    else if (p.toSite.type === "delete") lines.push(`delete ${who}`);
     else lines.push(`${op.type} ${who}: the site already has it`);
   }
   for (const r of plan.renames) lines.push(`rename ${r.kind} ${r.id} ${r.from} -> ${r.path} (nothing sent)`);

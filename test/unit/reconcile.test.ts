@@ -79,8 +79,8 @@ describe("reconcile: one entity, three sides", () => {
     const plan = reconcileEntity(chapter(sides as Partial<EntityInput>));
     const show = (a: { type: string; fields?: string[] }) =>
       a.type === "none" || !a.fields ? a.type : `${a.type}:${a.fields.join(",")}`;
-    expect(show(plan.local)).toBe(local);
-    expect(show(plan.remote)).toBe(remote);
+    expect(show(plan.toTree)).toBe(local);
+    expect(show(plan.toSite)).toBe(remote);
     expect(plan.conflict ? `${plan.conflict.reason}:${plan.conflict.fields.join(",")}` : undefined).toBe(
       conflict,
     );
@@ -94,7 +94,7 @@ describe("reconcile: one entity, three sides", () => {
       local: { title: "X" },
       remoteKnown: true,
     });
-    expect(plan.remote).toEqual({ type: "create" });
+    expect(plan.toSite).toEqual({ type: "create" });
     expect(plan.localState).toBe("new");
   });
 
@@ -108,8 +108,8 @@ describe("reconcile: one entity, three sides", () => {
     );
     expect(plan.conflict).toBeUndefined();
     expect(plan.merged?.content).toBe("<p>A</p>\n<p>b</p>\n<p>C</p>");
-    expect(plan.local).toEqual({ type: "write", fields: ["content"] });
-    expect(plan.remote).toEqual({ type: "update", fields: ["content"] });
+    expect(plan.toTree).toEqual({ type: "write", fields: ["content"] });
+    expect(plan.toSite).toEqual({ type: "update", fields: ["content"] });
   });
 
   it("reports a conflict where the bodies do not merge", () => {
@@ -127,12 +127,12 @@ describe("reconcile: one entity, three sides", () => {
     const sides = { local: { ...base, title: "L" }, remote: { ...base, title: "R", ordinal: 2 } };
     const theirs = reconcileEntity(chapter(sides), { winner: "remote" });
     expect(theirs.merged).toEqual({ ...base, title: "R", ordinal: 2 });
-    expect(theirs.local).toEqual({ type: "write", fields: ["ordinal", "title"] });
+    expect(theirs.toTree).toEqual({ type: "write", fields: ["ordinal", "title"] });
     const ours = reconcileEntity(chapter(sides), { winner: "local" });
     expect(ours.merged).toEqual({ ...base, title: "L", ordinal: 2 });
-    expect(ours.remote).toEqual({ type: "update", fields: ["title"] });
+    expect(ours.toSite).toEqual({ type: "update", fields: ["title"] });
     expect(
-      reconcileEntity(chapter({ remote: undefined, local: sides.local }), { winner: "remote" }).local,
+      reconcileEntity(chapter({ remote: undefined, local: sides.local }), { winner: "remote" }).toTree,
     ).toEqual({
       type: "delete",
     });
@@ -143,14 +143,14 @@ describe("reconcile: one entity, three sides", () => {
       chapter({ remote: undefined, remoteKnown: false, local: { ...base, title: "L" } }),
     );
     expect(plan.remoteState).toBe("unknown");
-    expect(plan.remote).toEqual({ type: "update", fields: ["title"] });
+    expect(plan.toSite).toEqual({ type: "update", fields: ["title"] });
   });
 });
 
 describe("reconcile offline", () => {
   it("plans a local delete as a remote delete, not a conflict", () => {
     const plan = reconcileEntity(chapter({ local: undefined, remote: undefined, remoteKnown: false }));
-    expect(plan.remote).toEqual({ type: "delete" });
+    expect(plan.toSite).toEqual({ type: "delete" });
     expect(plan.conflict).toBeUndefined();
   });
 });

@@ -38,19 +38,19 @@ export function keepCoursesWithChapters(
   }
   for (const [id, plan] of chapterPlans) {
     const mine = local.chapters.get(`chapter:${id}`);
-    const stays = (mine && plan.local.type !== "delete") || plan.local.type === "create";
+    const stays = (mine && plan.toTree.type !== "delete") || plan.toTree.type === "create";
     if (!stays) continue;
     // A chapter the site moved to another course leaves this folder.
-    const moved = plan.local.type === "write" && plan.local.fields.includes("course_id");
+    const moved = plan.toTree.type === "write" && plan.toTree.fields.includes("course_id");
     const course =
-      plan.local.type === "create" || moved ? Number(plan.merged?.course_id) : courseOfChapter(id);
+      plan.toTree.type === "create" || moved ? Number(plan.merged?.course_id) : courseOfChapter(id);
     if (course !== undefined) chaptersStaying.set(course, (chaptersStaying.get(course) ?? 0) + 1);
   }
   for (const [id, plan] of coursePlans) {
-    if (plan.local.type === "delete" && (chaptersStaying.get(id) ?? 0) > 0) {
+    if (plan.toTree.type === "delete" && (chaptersStaying.get(id) ?? 0) > 0) {
       coursePlans.set(id, {
         ...plan,
-        local: { type: "none" },
+        toTree: { type: "none" },
         conflict: { fields: [], reason: "deleted-remotely-edited-locally" },
       });
     }

@@ -87,21 +87,21 @@ export function emitCourses(p: Planned, placement: Placement, out: PlanOutput): 
       ops.push({ op: "remove-copy", path: conflictCopyPath(file) });
     }
     const values = courseFinal.get(id);
-    if (plan.local.type === "delete" && mine) {
+    if (plan.toTree.type === "delete" && mine) {
       ops.push({ op: "delete", path: mine.file }, { op: "remove-folder-if-empty", path: mine.folder });
       out.deletes++;
       changes.push({ kind: "course", id, path: mine.folder, outcome: "deleted" });
-    } else if (plan.local.type === "create" && values && folder) {
+    } else if (plan.toTree.type === "create" && values && folder) {
       ops.push({ op: "write", path: file, text: courseFileText(id, values) });
       changes.push({ kind: "course", id, path: folder, outcome: "created" });
-    } else if (plan.local.type === "write" && values && folder && mine) {
+    } else if (plan.toTree.type === "write" && values && folder && mine) {
       ops.push({ op: "write", path: file, text: courseFileText(id, values) });
       changes.push({
         kind: "course",
         id,
         path: folder,
         outcome: "updated",
-        fields: plan.local.fields,
+        fields: plan.toTree.fields,
         ...(mine.folder !== folder ? { from: mine.folder } : {}),
       });
     } else if (mine && folder && mine.folder !== folder) {
@@ -118,7 +118,7 @@ export function emitCourses(p: Planned, placement: Placement, out: PlanOutput): 
           record: snapshotRecord(remote),
         };
       }
-    } else if (plan.local.type === "delete" || !mine) {
+    } else if (plan.toTree.type === "delete" || !mine) {
       delete next.courses[id];
     }
   }
@@ -192,21 +192,21 @@ export function emitChapters(
       ops.push({ op: "remove-copy", path: conflictCopyPath(current ?? mine.file) });
     }
     const values = plan.merged;
-    if (plan.local.type === "delete" && current) {
+    if (plan.toTree.type === "delete" && current) {
       ops.push({ op: "delete", path: current });
       out.deletes++;
       changes.push({ kind: "chapter", id, path: current, outcome: "deleted" });
-    } else if (plan.local.type === "create" && values && target) {
+    } else if (plan.toTree.type === "create" && values && target) {
       ops.push(writeOp(target, () => chapterFileText(id, values, bodies)));
       changes.push({ kind: "chapter", id, path: target, outcome: "created" });
-    } else if (plan.local.type === "write" && values && target && current) {
+    } else if (plan.toTree.type === "write" && values && target && current) {
       ops.push(writeOp(target, () => chapterFileText(id, values, bodies), current));
       changes.push({
         kind: "chapter",
         id,
         path: target,
         outcome: "updated",
-        fields: plan.local.fields,
+        fields: plan.toTree.fields,
         ...(current !== target ? { from: current } : {}),
       });
     } else if (modeChanged && mine?.unchanged && remote && current && target) {
@@ -238,7 +238,7 @@ export function emitChapters(
           record,
         };
       }
-    } else if (plan.local.type === "delete" || !mine) {
+    } else if (plan.toTree.type === "delete" || !mine) {
       delete next.chapters[id];
     }
   }

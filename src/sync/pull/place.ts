@@ -52,11 +52,11 @@ export function placeRecords(p: Planned): Placement {
   for (const [id, plan] of coursePlans) {
     const mine = local.courses.get(`course:${id}`);
     const remote = remoteCourses.get(id);
-    const stays = (mine && plan.local.type !== "delete") || plan.local.type === "create";
+    const stays = (mine && plan.toTree.type !== "delete") || plan.toTree.type === "create";
     if (!stays) continue;
     const renamed =
-      plan.local.type === "create" ||
-      (plan.local.type === "write" && plan.local.fields.some((f) => NAME_FIELDS_COURSE.includes(f))) ||
+      plan.toTree.type === "create" ||
+      (plan.toTree.type === "write" && plan.toTree.fields.some((f) => NAME_FIELDS_COURSE.includes(f))) ||
       (remote !== undefined &&
         base.courses[id] !== undefined &&
         remote.slug !== base.courses[id]?.record.slug);
@@ -75,7 +75,7 @@ export function placeRecords(p: Planned): Placement {
   // file would be deleted, or a folder moved onto one that is not empty yet).
   for (const [id, plan] of coursePlans) {
     const mine = local.courses.get(`course:${id}`);
-    if (plan.local.type !== "delete" || !mine) continue;
+    if (plan.toTree.type !== "delete" || !mine) continue;
     courseSlots.push({ id, title: mine.values.title, current: mine.folder.split("/")[1], keep: true });
   }
   const chapterSlots: ChapterSlot[] = [];
@@ -99,7 +99,7 @@ export function placeRecords(p: Planned): Placement {
   const slotIds = new Set(courseSlots.map((slot) => slot.id));
   for (const [id, plan] of chapterPlans) {
     const mine = local.chapters.get(`chapter:${id}`);
-    if (plan.local.type !== "delete" || !mine) continue;
+    if (plan.toTree.type !== "delete" || !mine) continue;
     const course = slotOfCourse(mine.courseKey, local.courses.get(mine.courseKey)?.id);
     if (course === undefined || !slotIds.has(course)) continue;
     chapterSlots.push({
@@ -113,10 +113,10 @@ export function placeRecords(p: Planned): Placement {
   }
   for (const [id, plan] of chapterPlans) {
     const mine = local.chapters.get(`chapter:${id}`);
-    const stays = (mine && plan.local.type !== "delete") || plan.local.type === "create";
+    const stays = (mine && plan.toTree.type !== "delete") || plan.toTree.type === "create";
     if (!stays) continue;
     const values = plan.merged ?? mine!.values;
-    const moved = plan.local.type === "write" && plan.local.fields.includes("course_id");
+    const moved = plan.toTree.type === "write" && plan.toTree.fields.includes("course_id");
     const course = mine && !moved ? local.courses.get(mine.courseKey)?.id : Number(values.course_id);
     const folderExists = course !== undefined && (courseFinal.has(course) || slotIds.has(course));
     if (!folderExists || course === undefined) {
@@ -124,8 +124,8 @@ export function placeRecords(p: Planned): Placement {
       continue;
     }
     const renamed =
-      plan.local.type === "create" ||
-      (plan.local.type === "write" && plan.local.fields.some((f) => NAME_FIELDS_CHAPTER.includes(f)));
+      plan.toTree.type === "create" ||
+      (plan.toTree.type === "write" && plan.toTree.fields.some((f) => NAME_FIELDS_CHAPTER.includes(f)));
     chapterSlots.push({
       id,
       course,

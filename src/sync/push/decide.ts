@@ -93,10 +93,10 @@ export function decideWrite(op: TargetOp, record: WireRecord | undefined, known:
   if (plan.conflict) return { conflict: conflictChange(op, plan.conflict) };
   return {
     decision: {
-      fields: plan.remote.type === "update" ? plan.remote.fields : [],
+      fields: plan.toSite.type === "update" ? plan.toSite.fields : [],
       merged: plan.merged,
       remote: record,
-      recreate: plan.remote.type === "create",
+      recreate: plan.toSite.type === "create",
     },
   };
 }
