@@ -3,6 +3,7 @@ import { CREDENTIALS_HINT } from "../api/errors.js";
 import { type Config, type ResolvedSite, resolveSite } from "../config/config.js";
 import { CredentialStore, configDir } from "../config/credentials.js";
 import { InterruptedError, UserError, usageError } from "../errors.js";
+import type { SyncTarget } from "../sync/target.js";
 import { bodyCodec } from "../tree/codecs.js";
 import type { CliRun, GlobalOptions } from "./io.js";
 import { promptLogin } from "./login-prompt.js";
@@ -70,7 +71,7 @@ export interface Connection {
 }
 
 /** What pull, push and watch are told of the tree, the site they sync, and how to write. */
-export function syncTarget(run: CliRun, tree: TreeContext, site: ResolvedSite) {
+export function syncTarget(run: CliRun, tree: TreeContext, site: ResolvedSite): SyncTarget {
   return {
     fs: run.fs,
     root: tree.root,

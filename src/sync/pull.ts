@@ -2,7 +2,6 @@ import path from "node:path";
 import type { Listing, ListOptions } from "../api/client.js";
 import type { Resource, WireRecord } from "../api/wire.js";
 import { ExitCode, UserError } from "../errors.js";
-import type { BodyCodec } from "../tree/bodies.js";
 import { memoized } from "../tree/codecs.js";
 import { removeLeftoverTemps } from "../tree/fs-ops.js";
 import { convertMany, POOL_THRESHOLD } from "../tree/markdown/pool.js";
@@ -43,6 +42,7 @@ import {
 import { ContentCache } from "./state/content-cache.js";
 import { mappedClient, type RecordClient } from "./state/id-map.js";
 import { rekeyProvisional } from "./state/provisional.js";
+import type { SyncTarget } from "./target.js";
 
 /** The part of the API client pull uses: the lists, and single reads for summary lists. */
 export interface Lister extends RecordReader {
@@ -50,16 +50,7 @@ export interface Lister extends RecordReader {
 }
 
 /** What pull needs to know. */
-export interface PullOptions {
-  root: string;
-  /** The site's name in coursesync.yaml: names the snapshot file. */
-  site: string;
-  /** The site's API root, kept in the snapshot. */
-  siteUrl: string;
-  /** The tree's default site, whose ids the files carry; another site is read through its id map. @default site */
-  defaultSite?: string | undefined;
-  ignore: readonly string[];
-  bodies: BodyCodec;
+export interface PullOptions extends SyncTarget {
   /** Limit to these course folders (relative to the root). */
   paths?: readonly string[] | undefined;
   /** Leave the records of files outside this selection (--only/--ignore) as they are. */
@@ -69,8 +60,6 @@ export interface PullOptions {
   theirs?: boolean;
   /** Most local files a pull may delete; default DESIGN's guard. */
   maxDelete?: number | undefined;
-  /** The file system the tree is written through (default: Node's). */
-  fs?: TreeFs | undefined;
   /** Told what the scan of the tree skipped (a name that is not UTF-8), one message each. */
   onWarning?: ((message: string) => void) | undefined;
   /** Progress of the listings. */

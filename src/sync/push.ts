@@ -4,13 +4,12 @@ import { isTransient } from "../api/errors.js";
 import { realSleep } from "../api/gate.js";
 import type { WireRecord } from "../api/wire.js";
 import { InterruptedError, UserError } from "../errors.js";
-import type { BodyCodec } from "../tree/bodies.js";
 import { removeLeftoverTemps, removeTreeFile } from "../tree/fs-ops.js";
 import { conflictCopyPath, courseFolderOf, recordFilePath } from "../tree/layout.js";
 import { scanTree } from "../tree/scan.js";
-import { DEFAULT_LIMITS, type Limits } from "../tree/schema.js";
+import { DEFAULT_LIMITS } from "../tree/schema.js";
 import { StatCache } from "../tree/stat-cache.js";
-import { guardedFs, type TreeFs } from "../tree/tree-fs.js";
+import { guardedFs } from "../tree/tree-fs.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { fieldsEqual, valuesOfRecord } from "./entities.js";
 import { defaultMaxDelete, guardDeleteLimit, invalidFilesError } from "./guards.js";
@@ -30,20 +29,14 @@ import { loadSnapshot, saveSnapshot, snapshotBase, statePaths, stateTemps } from
 import { ContentCache } from "./state/content-cache.js";
 import { emptyIdMap, mappedClient, type RecordClient, SiteIds } from "./state/id-map.js";
 import { holdUnmatchedProvisional, rekeyProvisional } from "./state/provisional.js";
+import type { SyncTarget } from "./target.js";
 import { unknownIdProblems, valueProblems } from "./value-checks.js";
 
 /** The part of the API client push uses. */
 export type PushClient = RecordClient;
 
 /** What push needs to know. */
-export interface PushOptions {
-  root: string;
-  site: string;
-  siteUrl: string;
-  /** The tree's default site, whose ids the files carry; another site is written through its id map. @default site */
-  defaultSite?: string | undefined;
-  ignore: readonly string[];
-  bodies: BodyCodec;
+export interface PushOptions extends SyncTarget {
   paths?: readonly string[] | undefined;
   /** Send nothing for the records of files outside this selection (--only/--ignore). */
   select?: Selection | undefined;
@@ -62,8 +55,6 @@ export interface PushOptions {
   onInvalid?: (problem: FileProblem) => void;
   /** Told what the scan of the tree skipped (a name that is not UTF-8), one message each. */
   onWarning?: ((message: string) => void) | undefined;
-  /** The file system the tree is written through (default: Node's). */
-  fs?: TreeFs | undefined;
   /**
    * A record the site changed since the last sync is reported and not sent. "stop" (default):
    * no write starts after it; "skip": the rest go on (watch).
@@ -71,8 +62,6 @@ export interface PushOptions {
   conflicts?: "stop" | "skip";
   /** How many updates or deletes are under way at once (creates go one at a time). @default 4 */
   writeConcurrency?: number;
-  /** Sizes refused before anything is sent. @default DEFAULT_LIMITS */
-  limits?: Limits;
   /** How push waits (for a file an editor is saving). @default a setTimeout promise */
   sleep?: (ms: number) => Promise<void>;
 }

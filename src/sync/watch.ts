@@ -2,12 +2,9 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { watch as chokidarWatch, type FSWatcher } from "chokidar";
 import { UserError } from "../errors.js";
-import type { BodyCodec } from "../tree/bodies.js";
 import { ignoreMatcher } from "../tree/ignore-rules.js";
 import { courseFolderOf } from "../tree/layout.js";
 import { COURSES_DIR, scanTree } from "../tree/scan.js";
-import type { Limits } from "../tree/schema.js";
-import type { TreeFs } from "../tree/tree-fs.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { realSetTimer, type SetTimer } from "../util/timer.js";
 import { type Batch, Coalescer } from "./coalescer.js";
@@ -18,6 +15,7 @@ import { type PushClient, push } from "./push.js";
 import type { PushPlan } from "./push-plan.js";
 import type { Change } from "./report.js";
 import { loadSnapshot } from "./snapshot.js";
+import type { SyncTarget } from "./target.js";
 
 /** Something watch wants the person (or a --json reader) to know. */
 export type WatchEvent =
@@ -39,20 +37,9 @@ export interface Pending {
 }
 
 /** What watch needs. */
-export interface WatchOptions {
-  root: string;
-  site: string;
-  siteUrl: string;
-  /** The tree's default site (see push). @default site */
-  defaultSite?: string | undefined;
-  ignore: readonly string[];
-  bodies: BodyCodec;
-  /** The file system the tree is written through (default: Node's). */
-  fs?: TreeFs | undefined;
+export interface WatchOptions extends SyncTarget {
   /** How many updates or deletes are under way at once (see push). */
   writeConcurrency?: number;
-  /** Sizes refused before anything is sent (see push). */
-  limits?: Limits;
   /** Send deletes (watch --delete); otherwise they wait for a plain push. */
   deletes: boolean;
   /** Asked about the pending plan when watch starts (as push asks). */
