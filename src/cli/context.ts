@@ -11,8 +11,6 @@ import { Output } from "./output.js";
 
 import type { TreeContext } from "./tree-root.js";
 
-export { maybeOpenTree, openTree, type TreeContext } from "./tree-root.js";
-
 /** Credentials for one site, in DESIGN order: token env, stored token, e-mail + password env. */
 export interface ResolvedCredentials {
   token?: string;

@@ -23,7 +23,7 @@ import { courseFilePath } from "../tree/layout.js";
 import { scanTree } from "../tree/scan.js";
 import { StatCache } from "../tree/stat-cache.js";
 import { guardedFs } from "../tree/tree-fs.js";
-import { connect, openTree, type TreeContext } from "./context.js";
+import { connect } from "./context.js";
 import { globalsOf } from "./globals.js";
 import { type Example, examplesText } from "./help.js";
 import type { CliRun, GlobalOptions } from "./io.js";
@@ -31,6 +31,7 @@ import { Output } from "./output.js";
 import { knownTreePaths } from "./paths.js";
 import { recordName } from "./render/words.js";
 import { siteSnapshot } from "./site-snapshot.js";
+import { openTree, type TreeContext } from "./tree-root.js";
 
 async function readOrEmpty(file: string): Promise<string> {
   try {

@@ -10,7 +10,7 @@ import { type PullResult, pull } from "../sync/pull.js";
 import { countOutcomes, type Outcome } from "../sync/report.js";
 import { fileSelection } from "../sync/selection.js";
 import { counted } from "../util/words.js";
-import { connect, openTree, stopRequestsOnSignal, syncTarget } from "./context.js";
+import { connect, stopRequestsOnSignal, syncTarget } from "./context.js";
 import { globalsOf } from "./globals.js";
 import { type Example, examplesText } from "./help.js";
 import type { CliRun } from "./io.js";
@@ -18,6 +18,7 @@ import { Output } from "./output.js";
 import { ignoreOption, maxDeleteFlag, onlyOption, type SelectionFlags, treePaths } from "./paths.js";
 import { listingProgress } from "./progress.js";
 import { changeJson, changeLines, countsLine, problemJson } from "./summary.js";
+import { openTree } from "./tree-root.js";
 
 /** Pull works on whole course folders: a file stands for its folder; anything else is an error. */
 function courseFolders(root: string, paths: readonly string[]): string[] {

@@ -9,7 +9,7 @@ import { type Change, countOutcomes } from "../sync/report.js";
 import { fileSelection } from "../sync/selection.js";
 import { loadSnapshot } from "../sync/snapshot.js";
 import { counted } from "../util/words.js";
-import { connect, openTree, stopRequestsOnSignal, syncTarget } from "./context.js";
+import { connect, stopRequestsOnSignal, syncTarget } from "./context.js";
 import { globalsOf } from "./globals.js";
 import { type Example, examplesText } from "./help.js";
 import type { CliRun } from "./io.js";
@@ -18,6 +18,7 @@ import { ignoreOption, knownTreePaths, maxDeleteFlag, onlyOption, type Selection
 import { type WriteProgress, writeProgress } from "./progress.js";
 import { restoreLines } from "./render/restore.js";
 import { changeJson, changeLines, countsLine } from "./summary.js";
+import { openTree } from "./tree-root.js";
 import { runWatch } from "./watch.js";
 
 interface PushFlags extends SelectionFlags {

@@ -4,8 +4,8 @@ import { UserError } from "../errors.js";
 import { guardSnapshotSite } from "../sync/guards.js";
 import type { SiteNames } from "../sync/push/restore.js";
 import { loadSnapshot, STATE_DIR } from "../sync/snapshot.js";
-import type { TreeContext } from "./context.js";
 import type { GlobalOptions } from "./io.js";
+import type { TreeContext } from "./tree-root.js";
 
 /**
  * The snapshot an offline command (status, diff) measures against: the chosen site's own,

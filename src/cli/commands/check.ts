@@ -8,13 +8,13 @@ import { ExitCode, usageError } from "../../errors.js";
 import { checkTree } from "../../sync/check.js";
 import { loadSnapshot } from "../../sync/snapshot.js";
 import { bodyCodec } from "../../tree/codecs.js";
-import { openTree } from "../context.js";
 import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";
 import type { CliRun } from "../io.js";
 import { Output } from "../output.js";
 import { knownTreePaths } from "../paths.js";
 import { githubProblems, humanProblems, problemRecords, problemSummary } from "../render/problems.js";
+import { openTree } from "../tree-root.js";
 
 const FORMATS = ["human", "github", "json"] as const;
 type Format = (typeof FORMATS)[number];

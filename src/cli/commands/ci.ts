@@ -15,12 +15,12 @@ import {
   type RecipeOptions,
 } from "../../sync/ci/workflows.js";
 import { statePaths } from "../../sync/snapshot.js";
-import { openTree } from "../context.js";
 import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";
 import { refreshSchemas } from "../init.js";
 import type { CliIO, CliRun, GlobalOptions } from "../io.js";
 import { Output } from "../output.js";
+import { openTree } from "../tree-root.js";
 import { VERSION } from "../version.js";
 
 /** The default schedule of the backup: daily at 04:17 UTC (off the hour, when runners are busy). */

@@ -12,12 +12,13 @@ import { UserError } from "../../errors.js";
 import { lockState } from "../../sync/lock.js";
 import { loadSnapshot, snapshotIsLegacy } from "../../sync/snapshot.js";
 import { counted } from "../../util/words.js";
-import { maybeOpenTree, resolveCredentials } from "../context.js";
+import { resolveCredentials } from "../context.js";
 import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";
 import type { CliRun, GlobalOptions } from "../io.js";
 import { Output } from "../output.js";
 import { type DoctorCheck, doctorJson, doctorText } from "../render/doctor.js";
+import { maybeOpenTree } from "../tree-root.js";
 
 /** How long doctor waits for each answer: it diagnoses, so a hanging site is a finding, not a wait. */
 const DOCTOR_TIMEOUT_MS = 10_000;

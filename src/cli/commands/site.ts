@@ -8,12 +8,12 @@ import { ExitCode, UserError, usageError } from "../../errors.js";
 import { acquireLock } from "../../sync/lock.js";
 import { loadSnapshot, saveSnapshot, statePaths } from "../../sync/snapshot.js";
 import { counted } from "../../util/words.js";
-import { openTree } from "../context.js";
 import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";
 import type { CliRun, GlobalOptions } from "../io.js";
 import { Output } from "../output.js";
 import { siteLines, siteRecord } from "../render/sites.js";
+import { openTree } from "../tree-root.js";
 
 const EXAMPLE_URL = "https://staging.academy.example.com/api/v1";
 
