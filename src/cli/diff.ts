@@ -1,25 +1,15 @@
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Command } from "commander";
 import { createTwoFilesPatch, diffLines } from "diff";
 import { ExitCode, usageError } from "../errors.js";
-import {
-  chapterFileText,
-  chapterValuesOfRecord,
-  courseFileText,
-  courseValuesOfRecord,
-} from "../sync/entities.js";
-import { planLocalChanges } from "../sync/local-plan.js";
+import { type FileDiff, localDiffs, NO_FILE } from "../sync/diff.js";
 import { baseTextsFor, buildLocalView, knownHashes, type LocalView } from "../sync/local-view.js";
 import { siteView } from "../sync/push/restore.js";
 import { remotePairs } from "../sync/remote-diff.js";
-import { loadSnapshot, type Snapshot, statePaths } from "../sync/snapshot.js";
+import { loadSnapshot, statePaths } from "../sync/snapshot.js";
 import { ContentCache } from "../sync/state/content-cache.js";
 import { rekeyProvisional } from "../sync/state/provisional.js";
-import type { BodyCodec } from "../tree/bodies.js";
 import { bodyCodec } from "../tree/codecs.js";
-import { abs } from "../tree/fs-ops.js";
-import { courseFilePath } from "../tree/layout.js";
 import { scanTree } from "../tree/scan.js";
 import { StatCache } from "../tree/stat-cache.js";
 import { guardedFs } from "../tree/tree-fs.js";
@@ -32,14 +22,6 @@ import { knownTreePaths } from "./paths.js";
 import { recordName } from "./render/words.js";
 import { siteSnapshot } from "./site-snapshot.js";
 import { openTree, type TreeContext } from "./tree-root.js";
-
-async function readOrEmpty(file: string): Promise<string> {
-  try {
-    return await readFile(file, "utf8");
-  } catch {
-    return "";
-  }
-}
 
 /** A unified diff of two texts, coloured on a terminal. */
 function printPatch(out: Output, oldName: string, newName: string, before: string, after: string): void {
@@ -58,21 +40,6 @@ function printPatch(out: Output, oldName: string, newName: string, before: strin
   }
 }
 
-/** One file's change, however it is shown. */
-interface FileDiff {
-  /** The bold line above its patch, e.g. `chapter 1: update [title]`. */
-  header: string;
-  /** The file before (`/dev/null` when new) and after (`/dev/null` when deleted), tree paths. */
-  oldName: string;
-  newName: string;
-  before: string;
-  after: string;
-  /** The last synced text is not in the local cache: no patch can be shown. */
-  missingBase?: boolean;
-  /** Against the site's current version (`site/` before the old name) rather than the last sync. */
-  remote?: boolean;
-}
-
 interface DiffFlags {
   remote?: boolean;
   nameOnly?: boolean;
@@ -80,11 +47,9 @@ interface DiffFlags {
   exitCode?: boolean;
 }
 
-const NULL = "/dev/null";
-
 /** The file a change is known by: the new path, or the old one for a delete. */
 function shownName(d: FileDiff): string {
-  return d.newName === NULL ? d.oldName : d.newName;
+  return d.newName === NO_FILE ? d.oldName : d.newName;
 }
 
 /** Lines added and removed between two texts. */
@@ -106,7 +71,7 @@ function printStat(out: Output, diffs: readonly FileDiff[]): void {
   if (diffs.length === 0) return;
   const rows = diffs.map((d) => {
     const name =
-      d.oldName !== NULL && d.newName !== NULL && d.oldName !== d.newName
+      d.oldName !== NO_FILE && d.newName !== NO_FILE && d.oldName !== d.newName
         ? `${d.oldName} => ${d.newName}`
         : shownName(d);
     return { name, counts: d.missingBase ? undefined : lineCounts(d.before, d.after) };
@@ -157,7 +122,7 @@ function printDiffs(out: Output, diffs: readonly FileDiff[], flags: DiffFlags): 
     return;
   }
   for (const d of diffs) {
-    out.result(out.paint("bold", d.header));
+    out.result(out.paint("bold", `${recordName(d.kind, d.id)}: ${d.what}`));
     if (d.missingBase) {
       out.result(
         "  (the last synced body is not in the local cache, e.g. in a fresh clone; `coursesync pull` restores it)",
@@ -166,8 +131,8 @@ function printDiffs(out: Output, diffs: readonly FileDiff[], flags: DiffFlags): 
     }
     printPatch(
       out,
-      d.oldName === NULL ? d.oldName : `${d.remote ? "site" : "a"}/${d.oldName}`,
-      d.newName === NULL ? d.newName : `b/${d.newName}`,
+      d.oldName === NO_FILE ? d.oldName : `${d.remote ? "site" : "a"}/${d.oldName}`,
+      d.newName === NO_FILE ? d.newName : `b/${d.newName}`,
       d.before,
       d.after,
     );
@@ -191,9 +156,11 @@ async function remoteDiffs(
       const what =
         pair.here === "" ? "on the site, not here" : pair.site === "" ? "not on the site" : "differs";
       return {
-        header: `${recordName(pair.kind, pair.id)}: ${what}`,
-        oldName: pair.site === "" ? NULL : pair.path,
-        newName: pair.here === "" ? NULL : pair.path,
+        kind: pair.kind,
+        id: pair.id,
+        what,
+        oldName: pair.site === "" ? NO_FILE : pair.path,
+        newName: pair.here === "" ? NO_FILE : pair.path,
         before: pair.site,
         after: pair.here,
         remote: true,
@@ -256,7 +223,7 @@ export function registerDiff(program: Command, run: CliRun): void {
       const scope = paths.length ? knownTreePaths(run, tree.root, paths, snapshot) : undefined;
       const diffs = flags.remote
         ? await remoteDiffs(run, globals, tree, local, cache, scope)
-        : await localDiffs(snapshot, local, scope, cache, bodies, tree.root);
+        : await localDiffs(tree.root, snapshot, local, { scope, cache, bodies });
       if (flags.remote && diffs.length === 0 && !flags.nameOnly && !flags.stat) {
         out.result("No difference: the tree matches the site.");
       }
@@ -264,44 +231,4 @@ export function registerDiff(program: Command, run: CliRun): void {
       await statCache.save();
       if (flags.exitCode && diffs.length > 0) run.exitCode = Math.max(run.exitCode, ExitCode.failed);
     });
-}
-
-/** Each local change against the last sync. */
-async function localDiffs(
-  snapshot: Snapshot,
-  local: LocalView,
-  scope: readonly string[] | undefined,
-  cache: ContentCache,
-  bodies: BodyCodec,
-  root: string,
-): Promise<FileDiff[]> {
-  const diffs: FileDiff[] = [];
-  const changes = planLocalChanges(snapshot, local, scope);
-  for (const { plan, path: where, from } of changes) {
-    if (plan.toSite.type === "none" && !from) continue;
-    const isCourse = plan.kind === "course";
-    const file = isCourse ? courseFilePath(where) : where;
-    const entry = plan.id === undefined ? undefined : snapshot[isCourse ? "courses" : "chapters"][plan.id];
-    let before = "";
-    let missingBase = false;
-    if (entry) {
-      if (isCourse) before = courseFileText(plan.id, courseValuesOfRecord(entry.record));
-      else {
-        const text = await cache.get(String(entry.record.content_sha256));
-        if (text === undefined) missingBase = true;
-        else before = chapterFileText(plan.id, chapterValuesOfRecord(entry.record, text), bodies);
-      }
-    }
-    const after = plan.toSite.type === "delete" ? "" : await readOrEmpty(abs(root, file));
-    const fields = plan.toSite.type === "update" ? ` [${plan.toSite.fields.join(", ")}]` : "";
-    diffs.push({
-      header: `${recordName(plan.kind, plan.id)}: ${plan.toSite.type === "none" ? "renamed" : plan.toSite.type}${fields}`,
-      oldName: entry ? (isCourse ? courseFilePath(entry.path) : entry.path) : NULL,
-      newName: plan.toSite.type === "delete" ? NULL : file,
-      before,
-      after,
-      ...(missingBase ? { missingBase } : {}),
-    });
-  }
-  return diffs;
 }

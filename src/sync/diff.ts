@@ -1,0 +1,79 @@
+import { readFile } from "node:fs/promises";
+import type { BodyCodec } from "../tree/bodies.js";
+import { abs } from "../tree/fs-ops.js";
+import { courseFilePath } from "../tree/layout.js";
+import { chapterFileText, chapterValuesOfRecord, courseFileText, courseValuesOfRecord } from "./entities.js";
+import { planLocalChanges } from "./local-plan.js";
+import type { LocalView } from "./local-view.js";
+import type { Snapshot } from "./snapshot.js";
+import type { ContentCache } from "./state/content-cache.js";
+
+/** The side of a diff where a file is missing (new, or deleted), as git names it. */
+export const NO_FILE = "/dev/null";
+
+/** One file's change, however it is shown. */
+export interface FileDiff {
+  kind: "course" | "chapter";
+  /** The record's id; undefined for a file not created on the site yet. */
+  id: number | undefined;
+  /** What differs, e.g. `update [title]`, `delete`, `renamed`, or for --remote `not on the site`. */
+  what: string;
+  /** The file before (`/dev/null` when new) and after (`/dev/null` when deleted), tree paths. */
+  oldName: string;
+  newName: string;
+  before: string;
+  after: string;
+  /** The last synced text is not in the local cache: no patch can be shown. */
+  missingBase?: boolean;
+  /** Against the site's current version (`site/` before the old name) rather than the last sync. */
+  remote?: boolean;
+}
+
+async function readOrEmpty(file: string): Promise<string> {
+  try {
+    return await readFile(file, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+/** Each local change against the last sync. */
+export async function localDiffs(
+  root: string,
+  snapshot: Snapshot,
+  local: LocalView,
+  options: { scope: readonly string[] | undefined; cache: ContentCache; bodies: BodyCodec },
+): Promise<FileDiff[]> {
+  const { scope, cache, bodies } = options;
+  const diffs: FileDiff[] = [];
+  const changes = planLocalChanges(snapshot, local, scope);
+  for (const { plan, path: where, from } of changes) {
+    if (plan.toSite.type === "none" && !from) continue;
+    const isCourse = plan.kind === "course";
+    const file = isCourse ? courseFilePath(where) : where;
+    const entry = plan.id === undefined ? undefined : snapshot[isCourse ? "courses" : "chapters"][plan.id];
+    let before = "";
+    let missingBase = false;
+    if (entry) {
+      if (isCourse) before = courseFileText(plan.id, courseValuesOfRecord(entry.record));
+      else {
+        const text = await cache.get(String(entry.record.content_sha256));
+        if (text === undefined) missingBase = true;
+        else before = chapterFileText(plan.id, chapterValuesOfRecord(entry.record, text), bodies);
+      }
+    }
+    const after = plan.toSite.type === "delete" ? "" : await readOrEmpty(abs(root, file));
+    const fields = plan.toSite.type === "update" ? ` [${plan.toSite.fields.join(", ")}]` : "";
+    diffs.push({
+      kind: plan.kind,
+      id: plan.id,
+      what: `${plan.toSite.type === "none" ? "renamed" : plan.toSite.type}${fields}`,
+      oldName: entry ? (isCourse ? courseFilePath(entry.path) : entry.path) : NO_FILE,
+      newName: plan.toSite.type === "delete" ? NO_FILE : file,
+      before,
+      after,
+      ...(missingBase ? { missingBase } : {}),
+    });
+  }
+  return diffs;
+}
