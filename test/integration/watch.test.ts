@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { realSleep } from "../../src/api/gate.js";
 import { main } from "../../src/cli/main.js";
 import type { StopSignal } from "../../src/errors.js";
-import type { SetTimer } from "../../src/util/timer.js";
+import { realSetTimer, type SetTimer } from "../../src/util/timer.js";
 import { runCli } from "../helpers/cli.js";
 import { type TestEmulator, useEmulators } from "../helpers/emulator.js";
 import { eventually, pulledSite, writeRequests } from "../helpers/site.js";
@@ -362,22 +362,23 @@ describe("watch", () => {
 
   it("sends a save that lands while the push of the save before it is under way", async () => {
     const { emulator, tree, env, folder } = await setup();
-    const watch = await startWatch(tree, env);
+    // The quiet time runs on the clock here: a save lands while a push is under way, and
+    // firing the timers by hand raced the watcher's events under load (left for issue 16).
+    const watch = await startWatch(tree, env, [], { setTimer: realSetTimer });
     const file = path.join(folder, "01-chapter-1.md");
     const state = emulator.state;
     onNextChapterUpdate(emulator, () => appendFileSync(file, "<p>second</p>\n"));
     await appendFile(file, "<p>first</p>\n");
-    await flushingUntil(
-      watch.timers,
-      () => state.get("chapters", 1)?.content.includes("<p>second</p>") === true,
-    );
+    await eventually(() => state.get("chapters", 1)?.content.includes("<p>second</p>") === true);
     expect(await watch.stop()).toBe(130); // stopped with Ctrl-C
     expect((await runCli(["status"], { cwd: tree, env })).stdout).toContain("Nothing to push");
   });
 
   it("goes on when an editor deletes and writes a file again while its push is under way", async () => {
     const { emulator, tree, env, folder } = await setup();
-    const watch = await startWatch(tree, env);
+    // The quiet time runs on the clock here: a save lands while a push is under way, and
+    // firing the timers by hand raced the watcher's events under load (left for issue 16).
+    const watch = await startWatch(tree, env, [], { setTimer: realSetTimer });
     const file = path.join(folder, "01-chapter-1.md");
     const state = emulator.state;
     onNextChapterUpdate(emulator, () => {
@@ -386,16 +387,10 @@ describe("watch", () => {
       setImmediate(() => writeFileSync(file, `${text}<p>second</p>\n`));
     });
     await appendFile(file, "<p>first</p>\n");
-    await flushingUntil(
-      watch.timers,
-      () => state.get("chapters", 1)?.content.includes("<p>second</p>") === true,
-    );
+    await eventually(() => state.get("chapters", 1)?.content.includes("<p>second</p>") === true);
     // Later saves of other files still go out: the session is alive.
     await appendFile(path.join(folder, "02-chapter-2.md"), "<p>later</p>\n");
-    await flushingUntil(
-      watch.timers,
-      () => state.get("chapters", 2)?.content.includes("<p>later</p>") === true,
-    );
+    await eventually(() => state.get("chapters", 2)?.content.includes("<p>later</p>") === true);
     expect(writes(emulator, "DELETE")).toHaveLength(0);
     expect(await watch.stop()).toBe(130); // stopped with Ctrl-C
   });
