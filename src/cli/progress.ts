@@ -35,7 +35,7 @@ export function listingProgress(
   );
   const states = new Map<string, { bar: cliProgress.SingleBar; state: ListingState }>();
   for (const list of lists) {
-    const state: ListingState = { list, records: 0, pages: 0, total: undefined, elapsedMs: 0, done: false };
+    const state: ListingState = { list, records: 0, pages: 0, total: undefined, elapsedMs: 0 };
     states.set(list, { bar: multi.create(1, 0, state), state });
   }
   const redraw = (list: string) => {

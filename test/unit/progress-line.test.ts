@@ -8,7 +8,6 @@ const at = (state: Partial<ListingState>): string =>
     pages: 0,
     total: undefined,
     elapsedMs: 0,
-    done: false,
     ...state,
   });
 
@@ -39,11 +38,6 @@ describe("a listing's progress line", () => {
       "minutes left",
       { records: 100, pages: 1, total: 50_000, elapsedMs: 1000 },
       " chapters ░░░░░░░░░░░░░░░░░░░░░░░░ 100/50,000 records in 1 page · 100/s · 8 min 19 s left",
-    ],
-    [
-      "done",
-      { records: 4000, pages: 40, total: 4000, elapsedMs: 2000, done: true },
-      " chapters 4,000 records in 40 pages · 2,000/s · done",
     ],
   ])("%s", (_name, state, line) => {
     expect(at(state)).toBe(line);

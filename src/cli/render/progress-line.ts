@@ -10,7 +10,6 @@ export interface ListingState {
   total: number | undefined;
   /** Milliseconds since the listing started. */
   elapsedMs: number;
-  done: boolean;
 }
 
 const WIDTH = 24;
@@ -24,7 +23,6 @@ export function listingLine(state: ListingState): string {
   const pages = counted(state.pages, "page");
   const rate = state.elapsedMs >= 250 ? Math.round((state.records * 1000) / state.elapsedMs) : undefined;
   const perSecond = rate === undefined ? "" : ` · ${rate.toLocaleString("en-US")}/s`;
-  if (state.done) return ` ${name} ${counted(state.records, "record")} in ${pages}${perSecond} · done`;
   if (state.records === 0 && state.pages === 0) return ` ${name} waiting for the first page`;
   if (state.total === undefined || state.total === 0)
     return ` ${name} ${counted(state.records, "record")} in ${pages}${perSecond}`;

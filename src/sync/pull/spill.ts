@@ -10,8 +10,8 @@ const SMALL = 512;
 
 /**
  * Where a pull keeps the chapter contents it listed while it works, instead of in memory: a
- * temp file of this run (`spill.<pid>.<n>.tmp` in the uncommitted cache, removed at `close`,
- * and by the next run if this one is killed). Each record's `content` becomes a property that
+ * temp file of this run (`spill.<pid>.<n>.tmp` in the uncommitted cache), removed as soon as
+ * it is open, so it has no name while the run reads it back. Each record's `content` becomes a property that
  * reads its text back from the file when asked, so the rest of pull sees plain records, and a
  * listing of 50,000 chapters holds their fields and offsets, not 50,000 texts.
  */
@@ -47,6 +47,12 @@ export class ContentSpill {
     if (this.#fd === undefined) {
       mkdirSync(path.dirname(this.#file), { recursive: true });
       this.#fd = openSync(this.#file, "w+", 0o600);
+      // Read and written through the descriptor alone: the name goes at once, so a run that
+      // exits on a second Ctrl-C (or is killed) leaves nothing behind. Where an open file
+      // cannot be removed (Windows), `close` or the next run removes it.
+      try {
+        rmSync(this.#file);
+      } catch {}
     }
     writeSync(this.#fd, data, 0, data.length, this.#size);
     this.#size = offset;
