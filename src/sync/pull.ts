@@ -109,6 +109,35 @@ async function pullTree(
   spill: ContentSpill | undefined,
 ): Promise<PullResult> {
   const { root } = options;
+  // Planning returns only what writing needs: the listing, the local view and the planner's
+  // maps are garbage before the first file is written.
+  const { loaded, plan, result, existing, temps, statCache, cache, journal, wholeSite, fs } = await planTree(
+    options,
+    client,
+    spill,
+  );
+  if (options.dryRun) {
+    result.filesWritten = (await effectiveOps(root, plan.ops, existing)).length;
+    return result;
+  }
+  // Temp files of a run killed mid-write go before this run writes.
+  await removeLeftoverTemps(root, [...temps, ...(await stateTemps(root, options.site))], fs);
+  result.filesWritten = await applyOps(root, plan.ops, existing, fs);
+  for (const text of plan.cacheTexts) await cache.stage(text);
+  await cache.flush();
+  result.snapshotWritten = await saveIfChanged(root, options.site, loaded, plan.snapshot, fs);
+  // A pull of the whole site knows every text the snapshot needs: the rest of the cache goes.
+  if (result.snapshotWritten && wholeSite) await cache.prune(contentHashes(plan.snapshot));
+  cache.close();
+  // Its lines are in the snapshot now (a stale journal's were already).
+  await journal.clear();
+  await statCache.save();
+  return result;
+}
+
+/** List, read the tree, reconcile, guard: the plan of a pull and what writing it needs. */
+async function planTree(options: PullOptions, client: Lister, spill: ContentSpill | undefined) {
+  const { root } = options;
   // Every write of this run goes through it: a full disk or a permission names the path.
   const fs = guardedFs(root, options.fs);
   const bodies = memoized(options.bodies);
@@ -337,23 +366,8 @@ async function pullTree(
     const moved = folderMoves.get(file.slice(0, slash));
     existing.add(moved ? `${moved}${file.slice(slash)}` : file);
   }
-  if (options.dryRun) {
-    result.filesWritten = (await effectiveOps(root, plan.ops, existing)).length;
-    return result;
-  }
-  // Temp files of a run killed mid-write go before this run writes.
-  await removeLeftoverTemps(root, [...scan.temps, ...(await stateTemps(root, options.site))], fs);
-  result.filesWritten = await applyOps(root, plan.ops, existing, fs);
-  for (const text of plan.cacheTexts) await cache.stage(text);
-  await cache.flush();
-  result.snapshotWritten = await saveIfChanged(root, options.site, loaded, plan.snapshot, fs);
-  // A pull of the whole site knows every text the snapshot needs: the rest of the cache goes.
-  if (result.snapshotWritten && !scope && !other) await cache.prune(contentHashes(plan.snapshot));
-  cache.close();
-  // Its lines are in the snapshot now (a stale journal's were already).
-  await journal.clear();
-  await statCache.save();
-  return result;
+  const wholeSite = !scope && !other;
+  return { loaded, plan, result, existing, temps: scan.temps, statCache, cache, journal, wholeSite, fs };
 }
 
 /** The content hashes a snapshot's chapter records name. */

@@ -11,6 +11,9 @@ import type { TreeFs } from "../../tree/tree-fs.js";
 import { sha256 } from "../../util/hash.js";
 import type { FileOp } from "../pull-plan.js";
 
+/** Writes waiting in the queue at most, besides the ones under way. */
+const QUEUED = 64;
+
 /** The ops that would change something on disk (writes of identical bytes are dropped). */
 export async function effectiveOps(
   root: string,
@@ -60,14 +63,24 @@ export async function applyOps(
   // Within one kind of operation the paths are distinct, so they run side by side; the kinds
   // run in order (writes before deletes before removing emptied folders).
   const queue = new PQueue({ concurrency: 16 });
-  let pending: Promise<unknown>[] = [];
+  // A failed write stops the run: no more are started, and the first error is thrown once the
+  // writes under way end.
+  let failed: { error: unknown } | undefined;
+  const add = async (write: () => Promise<void>) => {
+    // A few writes wait in the queue at most: a queued write holds its text until it is made.
+    await queue.onSizeLessThan(QUEUED);
+    if (failed) return;
+    queue.add(write).catch((error: unknown) => {
+      failed ??= { error };
+    });
+  };
   let phase: FileOp["op"] | undefined;
   for (const op of effective) {
     if (op.op !== phase) {
-      await Promise.all(pending);
-      pending = [];
+      await queue.onIdle();
       phase = op.op;
     }
+    if (failed) break;
     switch (op.op) {
       case "move-folder":
         break;
@@ -78,16 +91,17 @@ export async function applyOps(
       case "copy":
         // A rewrite under a new name was moved there above; this replaces its bytes.
         changed++;
-        pending.push(queue.add(() => writeTreeFile(root, op.path, op.text, fs)));
+        await add(() => writeTreeFile(root, op.path, op.text, fs));
         break;
       case "delete":
       case "remove-copy":
         changed++;
-        pending.push(queue.add(() => removeTreeFile(root, op.path, fs)));
+        await add(() => removeTreeFile(root, op.path, fs));
         break;
     }
   }
-  await Promise.all(pending);
+  await queue.onIdle();
+  if (failed) throw failed.error;
   // Course folders emptied above go last, after conflict copies in them were removed too
   // (effectiveOps leaves these out: removing an empty folder changes no file).
   for (const op of ops) if (op.op === "remove-folder-if-empty") await removeEmptyFolder(root, op.path, fs);

@@ -4,6 +4,7 @@ import { conflictCopyPath, courseFilePath } from "../../tree/layout.js";
 import { sha256 as sha } from "../../util/hash.js";
 import {
   type ChapterPlan,
+  type ChapterValues,
   type CoursePlan,
   chapterFileText,
   chapterValuesOfRecord,
@@ -197,10 +198,10 @@ export function emitChapters(
       out.deletes++;
       changes.push({ kind: "chapter", id, path: current, outcome: "deleted" });
     } else if (plan.toTree.type === "create" && values && target) {
-      ops.push(writeOp(target, () => chapterFileText(id, values, bodies)));
+      ops.push(writeOp(target, chapterText(id, values, bodies)));
       changes.push({ kind: "chapter", id, path: target, outcome: "created" });
     } else if (plan.toTree.type === "write" && values && target && current) {
-      ops.push(writeOp(target, () => chapterFileText(id, values, bodies), current));
+      ops.push(writeOp(target, chapterText(id, values, bodies), current));
       changes.push({
         kind: "chapter",
         id,
@@ -211,7 +212,7 @@ export function emitChapters(
       });
     } else if (modeChanged && mine?.unchanged && remote && current && target) {
       // coursesync.yaml's `body` changed: rewrite the untouched files in the new form (no request).
-      ops.push(writeOp(target, () => renderChapter(id, chapterValuesOfRecord(remote), bodies).text, current));
+      ops.push(writeOp(target, siteText(id, remote, bodies), current));
       changes.push({ kind: "chapter", id, path: target, outcome: "updated", fields: ["format"] });
     } else if (current && target && current !== target) {
       ops.push({ op: "move", from: current, to: target });
@@ -223,7 +224,7 @@ export function emitChapters(
       const same = entry !== undefined && jsonEqual(record, entry.record);
       const unchanged = same && !modeChanged && entry.body !== undefined;
       if (!same) {
-        if (spilled(remote)) pushLazy(cacheTexts, () => String(remote.content ?? ""));
+        if (spilled(remote)) pushLazy(cacheTexts, contentOf(remote));
         else cacheTexts.push(String(remote.content ?? ""));
       }
       if (unchanged && entry.path === entryPath && entry.conflict === undefined) {
@@ -256,6 +257,24 @@ function writeOp(path: string, render: () => string, from?: string): FileOp {
 }
 
 const RENDER = Symbol("render");
+
+// The lazy texts are made by these, not by closures inside emitChapters: a closure there would
+// keep the whole plan's maps (the listing, the local view) alive until the files are written.
+
+/** A chapter file's text from its values, made when asked. */
+function chapterText(id: number, values: ChapterValues, bodies: BodyCodec): () => string {
+  return () => chapterFileText(id, values, bodies);
+}
+
+/** A chapter file's text from the site's record, made when asked. */
+function siteText(id: number, remote: WireRecord, bodies: BodyCodec): () => string {
+  return () => renderChapter(id, chapterValuesOfRecord(remote), bodies).text;
+}
+
+/** A record's content, read when asked (a spilled record's is read back from the spill). */
+function contentOf(record: WireRecord): () => string {
+  return () => String(record.content ?? "");
+}
 
 // One getter for every lazy write: they share a hidden class instead of one each.
 function renderText(this: { [RENDER]: () => string }): string {

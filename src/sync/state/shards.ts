@@ -49,10 +49,12 @@ interface Shard {
 }
 
 /**
- * The files of a snapshot, relative to its folder, each with its text; `site.json` among them.
- * The same snapshot always gives the same bytes.
+ * The files of a snapshot, relative to its folder, each with the value its text is made of
+ * (`shardJson`), in order of name; `site.json` among them. Texts are made by whoever writes, one
+ * at a time: the whole snapshot's text is never in memory at once. The same snapshot always
+ * gives the same bytes.
  */
-export function splitSnapshot(snapshot: Snapshot): Map<string, string> {
+export function splitSnapshot(snapshot: Snapshot): Map<string, unknown> {
   const shards = new Map<string, Shard>();
   const shard = (file: string): Shard => {
     let found = shards.get(file);
@@ -69,8 +71,8 @@ export function splitSnapshot(snapshot: Snapshot): Map<string, string> {
     shard(home.ofCourse(id)).ids!.courses[id] = site;
   for (const [id, site] of Object.entries(snapshot.ids?.chapters ?? {}))
     shard(snapshot.chapters[id] ? home.ofChapter(id) : ORPHANS_FILE).ids!.chapters[id] = site;
-  const files = new Map<string, string>();
-  for (const file of [...shards.keys()].sort()) files.set(file, shardJson(shards.get(file)));
+  const files = new Map<string, unknown>();
+  for (const file of [...shards.keys()].sort()) files.set(file, shards.get(file));
   const site = {
     version: FOLDER_VERSION,
     site: snapshot.site,
@@ -78,7 +80,7 @@ export function splitSnapshot(snapshot: Snapshot): Map<string, string> {
     // A site other than the default one keeps an id map (its slices are in the course files).
     ...(snapshot.ids ? { id_map: true } : {}),
   };
-  files.set(SITE_FILE, shardJson(site));
+  files.set(SITE_FILE, site);
   return files;
 }
 

@@ -6,7 +6,7 @@ import { UserError } from "../../errors.js";
 import { atomicWrite } from "../../tree/fs-ops.js";
 import type { TreeFs } from "../../tree/tree-fs.js";
 import { sha256 } from "../../util/hash.js";
-import { COURSES_DIR, hasConflictMarkers, ORPHANS_FILE, SITE_FILE } from "./shards.js";
+import { COURSES_DIR, hasConflictMarkers, ORPHANS_FILE, SITE_FILE, shardJson } from "./shards.js";
 
 // Reading and writing a site's snapshot folder (see shards.ts for what its files hold).
 //
@@ -151,12 +151,14 @@ async function apply(paths: FolderPaths, changes: Changes, fs: TreeFs, flush: bo
 }
 
 /**
- * Write the folder's files (relative name → text): only those whose bytes change, and remove
- * those it no longer has. Returns whether this was the first save in this format.
+ * Write the folder's files (relative name → the value its text is made of): only those whose
+ * bytes change, and remove those it no longer has. Each text is made when its file is compared,
+ * and only changed texts are kept (a first save keeps none: it writes as it goes). Returns
+ * whether this was the first save in this format.
  */
 export async function writeFolder(
   paths: FolderPaths,
-  files: Map<string, string>,
+  files: Map<string, unknown>,
   fs: TreeFs,
 ): Promise<boolean> {
   // A save an earlier run was killed in: finished first, so the disk is what readers saw.
@@ -167,27 +169,41 @@ export async function writeFolder(
   }
   const onDisk = await filesOnDisk(paths.folder);
   const established = onDisk.includes(SITE_FILE);
-  const changes: Changes = {};
   const present = new Set(onDisk);
-  for (const name of onDisk) if (!files.has(name)) changes[name] = null;
-  for (const [name, text] of files)
-    if (!present.has(name) || readText(path.join(paths.folder, name)) !== text) changes[name] = text;
-  const names = Object.keys(changes).sort();
-  const flush = names.length <= SYNCED_FILES;
+  /** The file's text when it differs from the disk's, else undefined. */
+  const changed = (name: string): string | undefined => {
+    const text = shardJson(files.get(name));
+    return present.has(name) && readText(path.join(paths.folder, name)) === text ? undefined : text;
+  };
   if (!established) {
-    // site.json last: it makes the folder the snapshot, complete.
-    const { [SITE_FILE]: site, ...rest } = changes;
-    await apply(paths, rest, fs, flush);
-    await apply(paths, { [SITE_FILE]: site ?? files.get(SITE_FILE)! }, fs, true);
-  } else if (names.length === 1) {
-    await apply(paths, changes, fs, true);
-  } else if (names.length > 1) {
-    await atomicWrite(paths.pending, JSON.stringify(Object.fromEntries(names.map((n) => [n, changes[n]]))), {
-      fs,
-      flush: true,
-    });
-    await apply(paths, changes, fs, flush);
-    await fs.rm(paths.pending);
+    // Nothing reads the folder until site.json is there: each file is written as its text is
+    // made, site.json last (it makes the folder the snapshot, complete).
+    const names = [...files.keys()].filter((name) => name !== SITE_FILE);
+    const flush = names.length < SYNCED_FILES;
+    await inParallel(
+      names.map((name) => async () => {
+        const text = changed(name);
+        if (text !== undefined) await apply(paths, { [name]: text }, fs, flush);
+      }),
+    );
+    const gone = onDisk.filter((name) => !files.has(name));
+    await apply(paths, Object.fromEntries(gone.map((name) => [name, null])), fs, flush);
+    await apply(paths, { [SITE_FILE]: shardJson(files.get(SITE_FILE)) }, fs, true);
+  } else {
+    const changes: Changes = {};
+    for (const name of onDisk) if (!files.has(name)) changes[name] = null;
+    for (const name of files.keys()) {
+      const text = changed(name);
+      if (text !== undefined) changes[name] = text;
+    }
+    const names = Object.keys(changes).sort();
+    if (names.length === 1) await apply(paths, changes, fs, true);
+    else if (names.length > 1) {
+      const journal = JSON.stringify(Object.fromEntries(names.map((n) => [n, changes[n]])));
+      await atomicWrite(paths.pending, journal, { fs, flush: true });
+      await apply(paths, changes, fs, names.length <= SYNCED_FILES);
+      await fs.rm(paths.pending);
+    }
   }
   // The single file of earlier versions goes once the folder is complete.
   if (existsSync(paths.legacy)) await fs.rm(paths.legacy);
