@@ -1,17 +1,13 @@
-import path from "node:path";
 import type { Command } from "commander";
 import { createTwoFilesPatch, diffLines } from "diff";
 import { ExitCode, usageError } from "../errors.js";
 import { type FileDiff, localDiffs, NO_FILE } from "../sync/diff.js";
-import { baseTextsFor, buildLocalView, knownHashes, type LocalView } from "../sync/local-view.js";
-import { siteView } from "../sync/push/restore.js";
+import { openLocal, statCacheOf } from "../sync/local/open.js";
+import type { LocalView } from "../sync/local-view.js";
 import { remotePairs } from "../sync/remote-diff.js";
-import { loadSnapshot, statePaths } from "../sync/snapshot.js";
+import { statePaths } from "../sync/snapshot.js";
 import { ContentCache } from "../sync/state/content-cache.js";
-import { rekeyProvisional } from "../sync/state/provisional.js";
 import { bodyCodec } from "../tree/codecs.js";
-import { scanTree } from "../tree/scan.js";
-import { StatCache } from "../tree/stat-cache.js";
 import { guardedFs } from "../tree/tree-fs.js";
 import { connect } from "./context.js";
 import { globalsOf } from "./globals.js";
@@ -197,29 +193,18 @@ export function registerDiff(program: Command, run: CliRun): void {
       const out = new Output(run, globals.quiet);
       const tree = await openTree(run, globals);
       const { site, names, other, ...opened } = await siteSnapshot(tree, globals);
-      let { snapshot } = opened;
       const state = statePaths(tree.root, site.name);
-      const statCache = await new StatCache(
-        path.join(state.cache, "stat.json"),
-        Date.now,
-        guardedFs(tree.root, run.fs),
-      ).load();
-      const scan = await scanTree(tree.root, {
-        ignore: tree.config.ignore,
-        knownHashes: knownHashes(snapshot),
-        statCache,
-      });
-      for (const warning of scan.warnings) out.warn(warning);
-      if (other)
-        snapshot = rekeyProvisional(
-          snapshot,
-          scan,
-          await loadSnapshot(tree.root, names.defaultSite),
-        ).snapshot;
+      const statCache = await statCacheOf(tree.root, site.name, guardedFs(tree.root, run.fs)).load();
       const bodies = bodyCodec(tree.config.body);
       const cache = new ContentCache(state.cache);
-      const scanned = buildLocalView(scan, snapshot, bodies, await baseTextsFor(scan, snapshot, cache));
-      const local = other ? siteView(scanned, snapshot) : scanned;
+      const { snapshot, local } = await openLocal(tree.root, opened.snapshot, {
+        ignore: tree.config.ignore,
+        bodies,
+        statCache,
+        cache,
+        other: other ? names : undefined,
+        onWarning: (warning) => out.warn(warning),
+      });
       const scope = paths.length ? knownTreePaths(run, tree.root, paths, snapshot) : undefined;
       const diffs = flags.remote
         ? await remoteDiffs(run, globals, tree, local, cache, scope)

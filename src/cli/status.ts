@@ -1,12 +1,11 @@
 import { existsSync } from "node:fs";
-import path from "node:path";
 import type { Command } from "commander";
 import { type ResolvedSite, resolveSite } from "../config/config.js";
 import { ExitCode, usageError } from "../errors.js";
+import { statCacheOf } from "../sync/local/open.js";
 import { changedSinceClean } from "../sync/local/unchanged.js";
 import { snapshotStamp, statePaths } from "../sync/snapshot.js";
 import type { StatusEntry } from "../sync/status.js";
-import { StatCache } from "../tree/stat-cache.js";
 import { guardedFs } from "../tree/tree-fs.js";
 import { globalsOf } from "./globals.js";
 import { type Example, examplesText } from "./help.js";
@@ -125,11 +124,7 @@ A path holding a quote, backslash, control character or " -> " is printed as a J
       const out = new Output(run, globals.quiet || flags.json || flags.short);
       const tree = await openTree(run, globals);
       const site = resolveSite(tree.config, globals);
-      const statCache = new StatCache(
-        path.join(statePaths(tree.root, site.name).cache, "stat.json"),
-        run.now,
-        guardedFs(tree.root, run.fs),
-      ).loadSync();
+      const statCache = statCacheOf(tree.root, site.name, guardedFs(tree.root, run.fs), run.now).loadSync();
       // Another site's status also reads the default site's snapshot: it always takes the long way.
       const stamp = site.name === tree.config.site ? statusStamp(tree, site) : undefined;
       const rels = paths.length ? treePaths(run, tree.root, paths) : undefined;

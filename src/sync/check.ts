@@ -2,7 +2,7 @@ import type { BodyCodec } from "../tree/bodies.js";
 import type { ChapterFile } from "../tree/chapter-file.js";
 import { COURSE_FILE } from "../tree/layout.js";
 import { ordinalPrefix } from "../tree/naming.js";
-import { type ScannedChapter, type ScanResult, scanTree } from "../tree/scan.js";
+import type { ScannedChapter, ScanResult } from "../tree/scan.js";
 import type { Limits } from "../tree/schema.js";
 import { FileProblem } from "../tree/yaml-text.js";
 import {
@@ -12,8 +12,9 @@ import {
   courseValuesOfFile,
   courseValuesOfRecord,
 } from "./entities.js";
+import { openLocal } from "./local/open.js";
 import { inPaths } from "./local-plan.js";
-import { baseTextsFor, buildLocalView, DuplicateId, type LocalView, notTheSites } from "./local-view.js";
+import { DuplicateId, type LocalView, notTheSites } from "./local-view.js";
 import { loadSnapshot, type Snapshot, statePaths } from "./snapshot.js";
 import { ContentCache } from "./state/content-cache.js";
 import { chapterProblems, courseProblems, unknownIdProblems, valueProblems } from "./value-checks.js";
@@ -48,11 +49,12 @@ export interface CheckResult {
 export async function checkTree(options: CheckOptions): Promise<CheckResult> {
   const { root, site, paths } = options;
   const snapshot = await loadSnapshot(root, site);
-  const scan = await scanTree(root, { ignore: options.ignore, parseAll: true });
-  const baseTexts = snapshot
-    ? await baseTextsFor(scan, snapshot, new ContentCache(statePaths(root, site).cache))
-    : new Map<string, string>();
-  const local = buildLocalView(scan, snapshot, options.bodies, baseTexts);
+  const { scan, local } = await openLocal(root, snapshot, {
+    ignore: options.ignore,
+    bodies: options.bodies,
+    parseAll: true,
+    cache: new ContentCache(statePaths(root, site).cache),
+  });
   const problems = treeProblems({
     scan,
     local,

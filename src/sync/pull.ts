@@ -5,14 +5,13 @@ import { ExitCode, UserError } from "../errors.js";
 import { memoized } from "../tree/codecs.js";
 import { removeLeftoverTemps } from "../tree/fs-ops.js";
 import { convertMany, POOL_THRESHOLD } from "../tree/markdown/pool.js";
-import { scanTree } from "../tree/scan.js";
-import { StatCache } from "../tree/stat-cache.js";
+import type { ScanResult } from "../tree/scan.js";
 import { guardedFs, type TreeFs } from "../tree/tree-fs.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { snapshotRecord } from "./entities.js";
 import { defaultMaxDelete, guardDeleteLimit, guardEmptyListing, guardSnapshotSite } from "./guards.js";
 import { Journal, unconfirmedIntents } from "./journal.js";
-import { baseTextsFor, buildLocalView, knownHashes } from "./local-view.js";
+import { openLocal, rekeyed, statCacheOf } from "./local/open.js";
 import { applyOps, effectiveOps } from "./pull/apply.js";
 import { completeSummaries, type RecordReader } from "./pull/complete.js";
 import { holdInvalid } from "./pull/held.js";
@@ -25,7 +24,7 @@ import {
   withoutConflicts,
 } from "./pull/other-site.js";
 import { ContentSpill } from "./pull/spill.js";
-import { siteView } from "./push/restore.js";
+import type { SiteNames } from "./push/restore.js";
 import { jsonEqual } from "./reconcile.js";
 import { adoptIntents, foldJournal, restoreIds } from "./recovery.js";
 import type { Change } from "./report.js";
@@ -41,7 +40,6 @@ import {
 } from "./snapshot.js";
 import { ContentCache } from "./state/content-cache.js";
 import { mappedClient, type RecordClient } from "./state/id-map.js";
-import { rekeyProvisional } from "./state/provisional.js";
 import type { SyncTarget } from "./target.js";
 
 /** The part of the API client pull uses: the lists, and single reads for summary lists. */
@@ -209,63 +207,55 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
       await adoptIntents(root, open, snapshot, { course: courses.records, chapter: chapters.records }, fs);
     }
   }
-  const statCache = await new StatCache(
-    path.join(statePaths(root, options.site).cache, "stat.json"),
-    Date.now,
-    fs,
-  ).load();
-  const scan = await scanTree(root, {
-    ignore: options.ignore,
-    knownHashes: knownHashes(snapshot),
-    statCache,
-  });
-  for (const warning of scan.warnings) options.onWarning?.(warning);
-  if (other?.mapping) {
-    // The site holds records this tree never synced: matched to the files by content.
+  // The site holds records this tree never synced: matched to the files by content.
+  const mapped = async (scan: ScanResult, names: SiteNames): Promise<Snapshot> => {
     const [courses, chapters] = await listed;
     if (courses.records.length + chapters.records.length === 0) {
       throw new UserError(
-        `site "${other.names.site}" is empty and has no snapshot in this tree; nothing was changed`,
+        `site "${names.site}" is empty and has no snapshot in this tree; nothing was changed`,
         {
-          hint: `Restore the tree into it: \`coursesync push --site ${other.names.site}\`.`,
+          hint: `Restore the tree into it: \`coursesync push --site ${names.site}\`.`,
           exitCode: ExitCode.usage,
         },
       );
     }
-    const mapped = mapSite(
-      { ...other.names, body: bodies.mode },
+    const map = mapSite(
+      { ...names, body: bodies.mode },
       scan,
       { courses: courses.records, chapters: chapters.records },
       bodies,
     );
-    for (const file of mapped.notOnSite.slice(0, NOTED))
-      options.onNote?.(
-        `${file}: not on "${other.names.site}" (a push --site ${other.names.site} creates it)`,
-      );
-    if (mapped.notOnSite.length > NOTED)
-      options.onNote?.(`and ${mapped.notOnSite.length - NOTED} more files not on "${other.names.site}"`);
-    if (!options.dryRun) for (const text of mapped.texts) await cache.put(text);
-    snapshot = mapped.snapshot;
-  }
-  if (other && snapshot) {
-    const defaultSnapshot = await loadSnapshot(root, other.names.defaultSite);
-    snapshot = rekeyProvisional(snapshot, scan, defaultSnapshot).snapshot;
-    other = otherSite(options, snapshot);
-  }
-  otherReady(other);
-  const openCreates = other && snapshot && !options.dryRun ? unconfirmedIntents(earlier) : [];
-  if (snapshot && openCreates.length > 0) {
-    const [courses, chapters] = await listing;
-    const listedNow = { course: courses.records, chapter: chapters.records };
-    snapshot = await adoptProvisionalIntents(root, snapshot, openCreates, listedNow, fs);
-  }
-  // Texts of the last sync for the bodies edited here: to tell an edit from a re-rendering,
-  // and as the base of a three-way body merge.
-  const baseTexts = await baseTextsFor(scan, snapshot, cache);
-  const scanned = buildLocalView(scan, snapshot, bodies, baseTexts);
-  // Files this site has not received (or new ones) are left alone, as new files are.
-  const local = other && snapshot ? siteView(scanned, snapshot) : scanned;
-  const problems = [...scan.problems, ...local.problems];
+    for (const file of map.notOnSite.slice(0, NOTED))
+      options.onNote?.(`${file}: not on "${names.site}" (a push --site ${names.site} creates it)`);
+    if (map.notOnSite.length > NOTED)
+      options.onNote?.(`and ${map.notOnSite.length - NOTED} more files not on "${names.site}"`);
+    if (!options.dryRun) for (const text of map.texts) await cache.put(text);
+    return map.snapshot;
+  };
+  const statCache = await statCacheOf(root, options.site, fs).load();
+  const side = await openLocal(root, snapshot, {
+    ignore: options.ignore,
+    bodies,
+    statCache,
+    cache,
+    other: other?.names,
+    onWarning: options.onWarning,
+    settle: async (scan, settled) => {
+      if (other?.mapping) settled = await mapped(scan, other.names);
+      settled = await rekeyed(root, settled, scan, other?.names);
+      if (other && settled) other = otherSite(options, settled);
+      otherReady(other);
+      const openCreates = other && settled && !options.dryRun ? unconfirmedIntents(earlier) : [];
+      if (settled && openCreates.length > 0) {
+        const [courses, chapters] = await listing;
+        const listedNow = { course: courses.records, chapter: chapters.records };
+        settled = await adoptProvisionalIntents(root, settled, openCreates, listedNow, fs);
+      }
+      return settled;
+    },
+  });
+  snapshot = side.snapshot;
+  const { scan, local, baseTexts, problems } = side;
 
   const [courses, chapters] = await listing;
   const known = Object.keys(snapshot?.courses ?? {}).length + Object.keys(snapshot?.chapters ?? {}).length;

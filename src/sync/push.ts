@@ -1,4 +1,3 @@
-import path from "node:path";
 import PQueue from "p-queue";
 import { isTransient } from "../api/errors.js";
 import { realSleep } from "../api/gate.js";
@@ -6,29 +5,27 @@ import type { WireRecord } from "../api/wire.js";
 import { InterruptedError, UserError } from "../errors.js";
 import { removeLeftoverTemps, removeTreeFile } from "../tree/fs-ops.js";
 import { conflictCopyPath, courseFolderOf, recordFilePath } from "../tree/layout.js";
-import { scanTree } from "../tree/scan.js";
 import { DEFAULT_LIMITS } from "../tree/schema.js";
-import { StatCache } from "../tree/stat-cache.js";
 import { guardedFs } from "../tree/tree-fs.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { fieldsEqual, valuesOfRecord } from "./entities.js";
 import { defaultMaxDelete, guardDeleteLimit, invalidFilesError } from "./guards.js";
 import { type Done, Journal, type JournalLine, unconfirmedIntents } from "./journal.js";
+import { openLocal, statCacheOf } from "./local/open.js";
 import { inPaths, planLocalChanges } from "./local-plan.js";
-import { baseTextsFor, buildLocalView, knownHashes } from "./local-view.js";
 import { Adopter, type ApplyContext, apply } from "./push/apply.js";
 import type { Decision, Known } from "./push/decide.js";
 import { doneChange, failureText } from "./push/outcome.js";
 import { checkPlan, followRecreatedCourses, listChapters, recheck } from "./push/recheck.js";
-import { holdConflicts, openSnapshot, siteView } from "./push/restore.js";
+import { holdConflicts, openSnapshot } from "./push/restore.js";
 import { type PushOp, type PushPlan, planPush } from "./push-plan.js";
 import { foldJournal, restoreIds, unsettledCreates } from "./recovery.js";
 import type { Change } from "./report.js";
 import { changeSelected, type Selection } from "./selection.js";
-import { loadSnapshot, saveSnapshot, snapshotBase, statePaths, stateTemps } from "./snapshot.js";
+import { saveSnapshot, snapshotBase, statePaths, stateTemps } from "./snapshot.js";
 import { ContentCache } from "./state/content-cache.js";
 import { emptyIdMap, mappedClient, type RecordClient, SiteIds } from "./state/id-map.js";
-import { holdUnmatchedProvisional, rekeyProvisional } from "./state/provisional.js";
+import { holdUnmatchedProvisional } from "./state/provisional.js";
 import type { SyncTarget } from "./target.js";
 import { unknownIdProblems, valueProblems } from "./value-checks.js";
 
@@ -109,27 +106,25 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
     snapshot = foldJournal(snapshot, earlier);
     if (!options.dryRun) await restoreIds(root, earlier, fs);
   }
-  const statCache = await new StatCache(path.join(state.cache, "stat.json"), Date.now, fs).load();
-  const scan = await scanTree(root, {
+  const cache = new ContentCache(state.cache, fs);
+  const statCache = await statCacheOf(root, options.site, fs).load();
+  const side = await openLocal(root, snapshot, {
     ignore: options.ignore,
-    knownHashes: knownHashes(snapshot),
+    bodies,
     statCache,
     parseAll: options.paths ? (file) => inPaths(file, options.paths) : true,
+    cache,
+    other: opened.other ? names : undefined,
+    onWarning: options.onWarning,
   });
-  for (const warning of scan.warnings) options.onWarning?.(warning);
   // Records first pushed here have since received their ids from the default site: re-keyed.
-  if (opened.other)
-    snapshot = rekeyProvisional(snapshot, scan, await loadSnapshot(root, names.defaultSite)).snapshot;
+  snapshot = side.snapshot;
+  const { scan, local, baseTexts } = side;
   // Another site than the default one is written through its id map (the files carry tree ids).
   const siteIds = opened.other ? new SiteIds(snapshot.ids ?? emptyIdMap()) : undefined;
   const client = siteIds ? mappedClient(siteClient, siteIds) : siteClient;
-  const cache = new ContentCache(state.cache, fs);
-  const baseTexts = await baseTextsFor(scan, snapshot, cache);
-  const scanned = buildLocalView(scan, snapshot, bodies, baseTexts);
-  const local = siteIds ? siteView(scanned, snapshot) : scanned;
   const problems = [
-    ...scan.problems,
-    ...local.problems,
+    ...side.problems,
     ...valueProblems(scan, local, snapshot, options.limits ?? DEFAULT_LIMITS),
     ...unknownIdProblems(scan, local, snapshot),
   ];

@@ -1,14 +1,14 @@
 import type { BodyCodec } from "../tree/bodies.js";
 import { courseFolderOf, fileOfConflictCopy, recordFilePath } from "../tree/layout.js";
-import { ConflictMarkers, scanTree } from "../tree/scan.js";
+import { ConflictMarkers } from "../tree/scan.js";
 import { DEFAULT_LIMITS, type Limits } from "../tree/schema.js";
 import type { StatCache } from "../tree/stat-cache.js";
+import { openLocal, openLocalIn } from "./local/open.js";
 import { copyBeside, inPaths, planLocalChanges } from "./local-plan.js";
-import { baseTextsFor, buildLocalView, knownHashes } from "./local-view.js";
-import { type SiteNames, siteView } from "./push/restore.js";
-import { loadSnapshot, type Snapshot } from "./snapshot.js";
+import type { LocalView } from "./local-view.js";
+import type { SiteNames } from "./push/restore.js";
+import type { Snapshot } from "./snapshot.js";
 import type { ContentCache } from "./state/content-cache.js";
-import { rekeyProvisional } from "./state/provisional.js";
 import { valueProblems } from "./value-checks.js";
 
 /** What status says of one file or record. */
@@ -60,38 +60,22 @@ export async function treeStatus(options: {
   folders?: ReadonlySet<string> | undefined;
 }): Promise<StatusEntry[] | undefined> {
   const { paths, folders } = options;
-  const inside = (relPath: string) => !folders || folders.has(relPath.split("/").slice(0, 2).join("/"));
-  const full = options.snapshot;
-  let snapshot = folders ? partOf(full, inside) : full;
-  const scan = await scanTree(options.root, {
+  const open = {
     ignore: options.ignore,
-    knownHashes: knownHashes(snapshot),
+    bodies: options.bodies,
     statCache: options.statCache,
-    folders,
-  });
-  if (folders) {
-    const filedElsewhere = (id: number | undefined, kind: "courses" | "chapters") => {
-      const entry = id === undefined ? undefined : full[kind][id];
-      return entry !== undefined && !inside(entry.path);
-    };
-    if (
-      scan.courses.some((c) => filedElsewhere(c.parsed?.id ?? c.partial?.id, "courses")) ||
-      scan.chapters.some((c) => filedElsewhere(c.parsed?.id ?? c.partial?.id, "chapters"))
-    ) {
-      return undefined;
-    }
-  }
-  for (const warning of scan.warnings) options.onWarning?.(warning);
-  if (options.site) {
-    const defaultSnapshot = await loadSnapshot(options.root, options.site.defaultSite);
-    snapshot = rekeyProvisional(snapshot, scan, defaultSnapshot).snapshot;
-  }
-  const baseTexts = options.cache ? await baseTextsFor(scan, snapshot, options.cache) : undefined;
-  const scanned = buildLocalView(scan, snapshot, options.bodies, baseTexts);
-  const local = options.site ? siteView(scanned, snapshot) : scanned;
+    cache: options.cache,
+    other: options.site,
+    onWarning: options.onWarning,
+  };
+  const side = folders
+    ? await openLocalIn(options.root, options.snapshot, folders, open)
+    : await openLocal(options.root, options.snapshot, open);
+  if (!side) return undefined;
+  const { scan, local, snapshot } = side;
   const entries: StatusEntry[] = [];
   const values = [...valueProblems(scan, local, snapshot, options.limits ?? DEFAULT_LIMITS)];
-  for (const problem of [...scan.problems, ...local.problems, ...values]) {
+  for (const problem of [...side.problems, ...values]) {
     if (!inPaths(problem.file, paths)) continue;
     // Markers are a merge waiting for its author: a conflict, with what resolves it.
     const markers = problem instanceof ConflictMarkers;
@@ -106,7 +90,7 @@ export async function treeStatus(options: {
     });
   }
   // A record whose file is invalid is that: invalid, never deleted (DESIGN 4).
-  const invalid = new Set([...scan.problems, ...local.problems].map((problem) => problem.file));
+  const invalid = new Set(side.problems.map((problem) => problem.file));
   const carried = new Set(
     scan.chapters.filter((c) => invalid.has(c.file) && c.parsed?.id !== undefined).map((c) => c.parsed?.id),
   );
@@ -158,14 +142,7 @@ export async function treeStatus(options: {
   return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.state < b.state ? -1 : 1));
 }
 
-/** The snapshot's records filed where `inside` says. */
-function partOf(snapshot: Snapshot, inside: (relPath: string) => boolean): Snapshot {
-  const part = (entries: Snapshot["courses"]) =>
-    Object.fromEntries(Object.entries(entries).filter(([, entry]) => inside(entry.path)));
-  return { ...snapshot, courses: part(snapshot.courses), chapters: part(snapshot.chapters) };
-}
-
-function idAt(file: string, local: ReturnType<typeof buildLocalView>): number | undefined {
+function idAt(file: string, local: LocalView): number | undefined {
   for (const course of local.courses.values()) if (course.file === file) return course.id;
   for (const chapter of local.chapters.values()) if (chapter.file === file) return chapter.id;
   return undefined;

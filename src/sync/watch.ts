@@ -4,12 +4,12 @@ import { watch as chokidarWatch, type FSWatcher } from "chokidar";
 import { UserError } from "../errors.js";
 import { ignoreMatcher } from "../tree/ignore-rules.js";
 import { courseFolderOf } from "../tree/layout.js";
-import { COURSES_DIR, scanTree } from "../tree/scan.js";
+import { COURSES_DIR } from "../tree/scan.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { realSetTimer, type SetTimer } from "../util/timer.js";
 import { type Batch, Coalescer } from "./coalescer.js";
+import { openLocal } from "./local/open.js";
 import { planLocalChanges } from "./local-plan.js";
-import { buildLocalView, knownHashes } from "./local-view.js";
 import { acquireLock } from "./lock.js";
 import { type PushClient, push } from "./push.js";
 import type { PushPlan } from "./push-plan.js";
@@ -180,8 +180,7 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
   const pendingDeletes = async (): Promise<number> => {
     const snapshot = await loadSnapshot(root, options.site);
     if (!snapshot) return 0;
-    const scan = await scanTree(root, { ignore: options.ignore, knownHashes: knownHashes(snapshot) });
-    const local = buildLocalView(scan, snapshot, options.bodies);
+    const { local } = await openLocal(root, snapshot, { ignore: options.ignore, bodies: options.bodies });
     return planLocalChanges(snapshot, local).filter((c) => c.plan.toSite.type === "delete").length;
   };
 
