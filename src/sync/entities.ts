@@ -3,7 +3,7 @@ import type { BodyCodec } from "../tree/bodies.js";
 import { type ChapterFile, serializeChapterFile } from "../tree/chapter-file.js";
 import { COURSE_KEYS, type CourseFile, serializeCourseFile } from "../tree/course-file.js";
 import { sha256 } from "../util/hash.js";
-import { type EntityPlan, jsonEqual } from "./reconcile.js";
+import { type EntityPlan, type Fields, jsonEqual } from "./reconcile.js";
 
 /**
  * The editable fields of a course, as reconcile compares them. Each holds the value the site
@@ -32,13 +32,13 @@ export interface ContentLiteral {
 export type Content = string | ContentRef | ContentLiteral;
 
 /** The editable fields of a chapter, as reconcile compares them (title and ordinal as sent). */
-export interface ChapterValues {
+export type ChapterValues = {
   title: unknown;
   ordinal: unknown;
   /** The course the chapter belongs to; undefined for a chapter of a course not yet created. */
   course_id: number | undefined;
   content: Content;
-}
+};
 
 /** The keys of CourseValues, in course.yaml order. */
 const COURSE_FIELDS = COURSE_KEYS.filter(
@@ -154,6 +154,11 @@ export function contentKey(content: unknown): string | undefined {
 export function fieldsEqual(field: string, a: unknown, b: unknown): boolean {
   if (field === "content") return contentKey(a) === contentKey(b);
   return jsonEqual(a ?? null, b ?? null);
+}
+
+/** Whether two sides' values say the same, field by field as reconcile compares them. */
+export function valuesEqual(a: Fields, b: Fields): boolean {
+  return Object.keys({ ...a, ...b }).every((k) => fieldsEqual(k, a[k], b[k]));
 }
 
 /** A course's plan: merged into course values. */

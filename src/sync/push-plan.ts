@@ -3,9 +3,10 @@ import { recordFilePath } from "../tree/layout.js";
 import { FIELD_RULES, STATUS_VALUES, statusProblem } from "../tree/schema.js";
 import { FileProblem } from "../tree/yaml-text.js";
 import type { ChapterValues, CourseValues } from "./entities.js";
-import { chapterValuesOfRecord, courseValuesOfRecord } from "./entities.js";
+import { courseValuesOfRecord, valuesOfRecord } from "./entities.js";
 import type { LocalChange } from "./local-plan.js";
 import type { LocalView } from "./local-view.js";
+import type { Fields } from "./reconcile.js";
 import type { Snapshot } from "./snapshot.js";
 
 /** One write push will send, in the order it is sent. */
@@ -162,14 +163,8 @@ export function planPush(changes: readonly LocalChange[], snapshot: Snapshot, lo
         break;
       case "update": {
         const entry = p.kind === "course" ? snapshot.courses[p.id!] : snapshot.chapters[p.id!];
-        const before = (
-          entry
-            ? p.kind === "course"
-              ? courseValuesOfRecord(entry.record)
-              : chapterValuesOfRecord(entry.record)
-            : {}
-        ) as Record<string, unknown>;
-        const after = (p.merged ?? {}) as Record<string, unknown>;
+        const before: Fields = entry ? valuesOfRecord(p.kind, entry.record) : {};
+        const after: Fields = p.merged ?? {};
         updates.push({
           type: "update",
           kind: p.kind,

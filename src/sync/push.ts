@@ -19,6 +19,7 @@ import { doneChange, failureText } from "./push/outcome.js";
 import { checkPlan, followRecreatedCourses, listChapters, recheck } from "./push/recheck.js";
 import { holdConflicts, openSnapshot } from "./push/restore.js";
 import { type PushOp, type PushPlan, planPush } from "./push-plan.js";
+import type { Fields } from "./reconcile.js";
 import { foldJournal, restoreIds, unsettledCreates } from "./recovery.js";
 import type { Change } from "./report.js";
 import { changeSelected, type Selection } from "./selection.js";
@@ -356,7 +357,7 @@ function showSiteValues(plan: PushPlan, decisions: ReadonlyMap<string, Decision>
     if (op.type !== "update") continue;
     const remote = decisions.get(op.key)?.remote;
     if (!remote) continue;
-    const site = valuesOfRecord(op.kind, remote) as unknown as Record<string, unknown>;
+    const site: Fields = valuesOfRecord(op.kind, remote);
     for (const d of op.diff) {
       if (d.field === "content" || d.field === "course_id") continue;
       if (!fieldsEqual(d.field, site[d.field], d.from)) d.site = site[d.field] ?? null;

@@ -13,7 +13,7 @@ export type Fields = Readonly<Record<string, unknown>>;
 export type SideState = "unchanged" | "modified" | "deleted" | "new" | "absent" | "unknown";
 
 /** One entity as the three sides see it: its fields are T (course or chapter values). */
-export interface EntityInput<T extends object = Fields, K extends Kind = Kind> {
+export interface EntityInput<T extends Fields = Fields, K extends Kind = Kind> {
   kind: K;
   /** Server id; undefined for something made locally and not yet created. */
   id: number | undefined;
@@ -56,7 +56,7 @@ export interface Conflict {
 }
 
 /** The plan for one entity. */
-export interface EntityPlan<T extends object = Fields, K extends Kind = Kind> {
+export interface EntityPlan<T extends Fields = Fields, K extends Kind = Kind> {
   kind: K;
   id: number | undefined;
   key: string;
@@ -110,24 +110,19 @@ const NONE = { type: "none" } as const;
  * Reconcile one entity: the per-field three-way rule of DESIGN section 4. The plan's merged
  * fields are of the input's type (course or chapter values), and its kind is the input's.
  */
-export function reconcileEntity<T extends object, K extends Kind>(
+export function reconcileEntity<T extends Fields, K extends Kind>(
   input: EntityInput<T, K>,
   options: ReconcileOptions = {},
 ): EntityPlan<T, K> {
-  // The rule reads any record of named fields: the one place values are seen as such.
-  return reconcileFields(input as unknown as EntityInput, options) as unknown as EntityPlan<T, K>;
-}
-
-function reconcileFields(input: EntityInput, options: ReconcileOptions): EntityPlan {
   const equal = options.equal ?? ((_f: string, a: unknown, b: unknown) => jsonEqual(a, b));
   const { kind, id, key, base, local } = input;
   // Offline, the site is taken to be as the snapshot left it.
   const remote = input.remoteKnown ? input.remote : base;
   // Unless said otherwise: nothing to do on either side, nothing merged, no conflict.
   const plan = (
-    p: Pick<EntityPlan, "localState" | "remoteState"> &
-      Partial<Pick<EntityPlan, "merged" | "toTree" | "toSite" | "conflict">>,
-  ): EntityPlan => ({
+    p: Pick<EntityPlan<T, K>, "localState" | "remoteState"> &
+      Partial<Pick<EntityPlan<T, K>, "merged" | "toTree" | "toSite" | "conflict">>,
+  ): EntityPlan<T, K> => ({
     kind,
     id,
     key,
@@ -262,9 +257,10 @@ function reconcileFields(input: EntityInput, options: ReconcileOptions): EntityP
   }
 
   // Both sides have it: field by field.
-  const l = local as Fields;
-  const r = remote as Fields;
-  const merged: Record<string, unknown> = { ...base };
+  const l: Fields = local as T;
+  const r: Fields = remote as T;
+  // Every field is set below (but those in conflict, when nothing is merged).
+  const fields: Record<string, unknown> = {};
   const conflicting: string[] = [];
   const keys = new Set([...Object.keys(base), ...Object.keys(l), ...Object.keys(r)]);
   for (const field of [...keys].sort()) {
@@ -272,12 +268,12 @@ function reconcileFields(input: EntityInput, options: ReconcileOptions): EntityP
     const rc = !equal(field, base[field], r[field]);
     if (lc && rc && !equal(field, l[field], r[field])) {
       const text = options.mergeText?.(field, base[field], l[field], r[field]);
-      if (text !== undefined) merged[field] = text;
-      else if (options.winner === "local") merged[field] = l[field];
-      else if (options.winner === "remote") merged[field] = r[field];
+      if (text !== undefined) fields[field] = text;
+      else if (options.winner === "local") fields[field] = l[field];
+      else if (options.winner === "remote") fields[field] = r[field];
       else conflicting.push(field);
     } else {
-      merged[field] = lc ? l[field] : r[field];
+      fields[field] = lc ? l[field] : r[field];
     }
   }
   if (conflicting.length > 0) {
@@ -287,6 +283,7 @@ function reconcileFields(input: EntityInput, options: ReconcileOptions): EntityP
       conflict: { fields: conflicting, reason: "both-changed" },
     });
   }
+  const merged: T = { ...base, ...fields };
   const toLocal = changedFields(l, merged, equal);
   const toRemote = changedFields(r, merged, equal);
   return plan({

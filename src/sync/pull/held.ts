@@ -15,7 +15,7 @@ import {
 } from "../entities.js";
 import type { LocalView } from "../local-view.js";
 import type { FileOp } from "../pull-plan.js";
-import { jsonEqual, type Kind } from "../reconcile.js";
+import { type Fields, jsonEqual, type Kind } from "../reconcile.js";
 import type { Change } from "../report.js";
 import type { Snapshot, SnapshotEntry } from "../snapshot.js";
 
@@ -245,8 +245,8 @@ export function holdInvalid(input: HoldInput): HoldPlan {
 
 /** The editable fields whose values differ between the last sync's record and the site's. */
 function changedFields(kind: Kind, before: WireRecord, after: WireRecord): string[] {
-  const a = valuesOfRecord(kind, before) as unknown as Record<string, unknown>;
-  const b = valuesOfRecord(kind, after) as unknown as Record<string, unknown>;
+  const a: Fields = valuesOfRecord(kind, before);
+  const b: Fields = valuesOfRecord(kind, after);
   return Object.keys(b).filter((field) => !fieldsEqual(field, a[field], b[field]));
 }
 

@@ -9,6 +9,7 @@ import {
   courseValuesOfRecord,
   fieldsEqual,
   snapshotRecord,
+  valuesEqual,
 } from "../entities.js";
 import type { SiteNames } from "../push/restore.js";
 import { emptySnapshot, type Snapshot, type SnapshotEntry } from "../snapshot.js";
@@ -115,11 +116,7 @@ export function mapSite(
     notOnSite.push(...inCourse.treeOnly.map((c) => c.file));
     chapterPairs.push(...inCourse.pairs);
     const record = snapshotRecord(ids.recordToTree("course", site));
-    const values = courseValuesOfFile(tree.parsed!) as unknown as Record<string, unknown>;
-    const theirsValues = courseValuesOfRecord(record) as unknown as Record<string, unknown>;
-    const same = Object.keys({ ...values, ...theirsValues }).every((k) =>
-      fieldsEqual(k, values[k], theirsValues[k]),
-    );
+    const same = valuesEqual(courseValuesOfFile(tree.parsed!), courseValuesOfRecord(record));
     snapshot.courses[tree.parsed!.id!] = entryOf(tree.folder, tree.hash ?? "", record, same);
   }
   if (ambiguous.length > 0) {

@@ -1,6 +1,7 @@
 import type { WireRecord } from "../../api/wire.js";
 import { fieldsEqual, valuesOfRecord } from "../entities.js";
 import type { LocalView } from "../local-view.js";
+import type { Fields } from "../reconcile.js";
 import type { Snapshot } from "../snapshot.js";
 
 // Whether the site's answer to a write describes the write (pure): a create answered with a
@@ -79,8 +80,8 @@ export function racedFields(
   answer: WireRecord,
   sent: readonly string[],
 ): string[] {
-  const before = valuesOfRecord(kind, reread) as unknown as Record<string, unknown>;
-  const after = valuesOfRecord(kind, answer) as unknown as Record<string, unknown>;
+  const before: Fields = valuesOfRecord(kind, reread);
+  const after: Fields = valuesOfRecord(kind, answer);
   const derived = new Set<string>(sent);
   if (sent.includes("status")) for (const field of ["published_at", "scheduled_at"]) derived.add(field);
   if (sent.includes("course_id")) derived.add("ordinal");

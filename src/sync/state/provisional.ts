@@ -1,7 +1,7 @@
 import type { ChapterFile } from "../../tree/chapter-file.js";
 import { recordFilePath } from "../../tree/layout.js";
 import type { ScanResult } from "../../tree/scan.js";
-import { bodyKey, courseValuesOfFile, courseValuesOfRecord, fieldsEqual } from "../entities.js";
+import { bodyKey, courseValuesOfFile, courseValuesOfRecord, fieldsEqual, valuesEqual } from "../entities.js";
 import type { PushPlan } from "../push-plan.js";
 import type { Snapshot, SnapshotEntry } from "../snapshot.js";
 
@@ -63,15 +63,12 @@ export function rekeyProvisional(
   const courseFiles: TreeFile[] = scan.courses.flatMap((course) => {
     const parsed = course.parsed;
     if (!course.file || !parsed) return [];
-    const values = courseValuesOfFile(parsed) as unknown as Record<string, unknown>;
+    const values = courseValuesOfFile(parsed);
     return [
       {
         path: course.folder,
         id: parsed.id,
-        equals: (entry) => {
-          const record = courseValuesOfRecord(entry.record) as unknown as Record<string, unknown>;
-          return Object.keys({ ...values, ...record }).every((k) => fieldsEqual(k, values[k], record[k]));
-        },
+        equals: (entry) => valuesEqual(values, courseValuesOfRecord(entry.record)),
       },
     ];
   });
