@@ -1,17 +1,17 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { WireRecord } from "../../src/api/wire.js";
-import { buildLocalView } from "../../src/sync/local-view.js";
 import { type PullPlan, planPull } from "../../src/sync/pull-plan.js";
 import type { Winner } from "../../src/sync/reconcile.js";
 import type { Change } from "../../src/sync/report.js";
 import type { Snapshot } from "../../src/sync/snapshot.js";
 import type { BodyCodec } from "../../src/tree/bodies.js";
-import { parseChapterFile } from "../../src/tree/chapter-file.js";
-import { parseCourseFile } from "../../src/tree/course-file.js";
-import { COURSE_FILE, isConflictCopy, type ScanResult } from "../../src/tree/scan.js";
-import { FileProblem } from "../../src/tree/yaml-text.js";
+import { COURSE_FILE } from "../../src/tree/scan.js";
 import { sha256 } from "../../src/util/hash.js";
 import { recordBuilders } from "../helpers/records.js";
+import { cleanupTestdirs } from "../helpers/testdir.js";
+import { type Files, treeOf } from "../helpers/tree.js";
+
+afterEach(cleanupTestdirs);
 
 // ---- in-memory world: remote records in, files and snapshot as a pull leaves them ----------
 
@@ -30,69 +30,9 @@ const { course, chapter } = recordBuilders(STAMP, () => ({
   content: "<p>one</p>\n<p>two</p>\n<p>three</p>",
 }));
 
-type Files = Record<string, string>;
-
 interface Remote {
   courses: WireRecord[];
   chapters: WireRecord[];
-}
-
-/** What scanTree would find in `files`: files whose hash the snapshot knows are not parsed. */
-function scanOf(files: Files, snapshot: Snapshot | undefined): ScanResult {
-  const known = new Map<string, string>();
-  for (const entry of Object.values(snapshot?.courses ?? {}))
-    known.set(`${entry.path}/${COURSE_FILE}`, entry.hash);
-  for (const entry of Object.values(snapshot?.chapters ?? {})) known.set(entry.path, entry.hash);
-  const result: ScanResult = {
-    courses: [],
-    chapters: [],
-    problems: [],
-    copies: [],
-    temps: [],
-    warnings: [],
-    lookalikes: [],
-  };
-  const folders = new Set<string>();
-  for (const file of Object.keys(files)) {
-    const [top, name, leaf, ...rest] = file.split("/");
-    if (top === "courses" && name && leaf && rest.length === 0) folders.add(`courses/${name}`);
-  }
-  const parse = <T>(file: string, fn: (text: string, file: string) => T): T | undefined => {
-    const text = files[file]!;
-    if (known.get(file) === sha256(text)) return undefined;
-    try {
-      return fn(text, file);
-    } catch (error) {
-      if (error instanceof FileProblem) result.problems.push(error);
-      throw error;
-    }
-  };
-  for (const folder of [...folders].sort()) {
-    const names = Object.keys(files)
-      .filter((f) => f.startsWith(`${folder}/`))
-      .map((f) => f.slice(folder.length + 1))
-      .sort();
-    for (const name of names) if (isConflictCopy(name)) result.copies.push(`${folder}/${name}`);
-    const file = `${folder}/${COURSE_FILE}`;
-    const hasCourse = names.includes(COURSE_FILE);
-    result.courses.push({
-      folder,
-      file: hasCourse ? file : undefined,
-      hash: hasCourse ? sha256(files[file]!) : undefined,
-      parsed: hasCourse ? parse(file, parseCourseFile) : undefined,
-    });
-    for (const name of names) {
-      if (!name.endsWith(".md") || isConflictCopy(name)) continue;
-      const chapterFile = `${folder}/${name}`;
-      result.chapters.push({
-        file: chapterFile,
-        folder,
-        hash: sha256(files[chapterFile]!),
-        parsed: parse(chapterFile, parseChapterFile),
-      });
-    }
-  }
-  return result;
 }
 
 /** A tree, its snapshot and content cache, pulled into by planPull and an in-memory executor. */
@@ -101,10 +41,9 @@ class World {
   snapshot: Snapshot | undefined;
   readonly cache = new Map<string, string>();
 
-  plan(remote: Remote, options: { winner?: Winner; paths?: string[] } = {}): PullPlan {
-    const scan = scanOf(this.files, this.snapshot);
-    const local = buildLocalView(scan, this.snapshot, bodies);
-    expect([...scan.problems, ...local.problems]).toEqual([]);
+  async plan(remote: Remote, options: { winner?: Winner; paths?: string[] } = {}): Promise<PullPlan> {
+    const { scan, local, problems } = await treeOf(this.files, this.snapshot, { bodies });
+    expect(problems).toEqual([]);
     const { paths } = options;
     return planPull({
       snapshot: this.snapshot,
@@ -127,8 +66,8 @@ class World {
    * moves (renames and rewrites under a new name) all at once, then the rest in their order.
    * A move onto a file or folder that stays in the way is an error, as rename(2) would lose it.
    */
-  pull(remote: Remote, options: { winner?: Winner; paths?: string[] } = {}): PullPlan {
-    const plan = this.plan(remote, options);
+  async pull(remote: Remote, options: { winner?: Winner; paths?: string[] } = {}): Promise<PullPlan> {
+    const plan = await this.plan(remote, options);
     let files = { ...this.files };
     const under = (folder: string) => Object.keys(files).filter((f) => f.startsWith(`${folder}/`));
     const moveAll = (pairs: Array<[string, string]>) => {
@@ -187,9 +126,9 @@ class World {
 }
 
 /** A world that has pulled `remote` once. */
-function synced(remote: Remote): World {
+async function synced(remote: Remote): Promise<World> {
   const world = new World();
-  world.pull(remote);
+  await world.pull(remote);
   return world;
 }
 
@@ -217,9 +156,9 @@ function baseRemote(): Remote {
 // ---- the cases -------------------------------------------------------------------------------
 
 describe("planPull: a first pull", () => {
-  it("creates the tree courses/<slug>/course.yaml and NN-<slug>.md with the HTML verbatim", () => {
+  it("creates the tree courses/<slug>/course.yaml and NN-<slug>.md with the HTML verbatim", async () => {
     const world = new World();
-    const plan = world.pull(baseRemote());
+    const plan = await world.pull(baseRemote());
     expect(Object.keys(world.files).sort()).toEqual([
       "courses/python/01-setup.md",
       "courses/python/course.yaml",
@@ -247,11 +186,11 @@ describe("planPull: a first pull", () => {
     expect(plan.cacheTexts).toContain(CONTENT);
   });
 
-  it("records in the snapshot each path, the hash of the file as written and every field sent", () => {
+  it("records in the snapshot each path, the hash of the file as written and every field sent", async () => {
     const remote = baseRemote();
     remote.courses[0] = course(1, { slug: "web", title: "Web", marketing: { tags: ["a"] }, rank: 3 });
     remote.chapters[0] = chapter(10, 1, { title: "Intro", ordinal: 1, video_url: null });
-    const world = synced(remote);
+    const world = await synced(remote);
     const snapshot = world.snapshot!;
     expect(snapshot.site).toBe(SITE);
     expect(Object.keys(snapshot.courses).sort()).toEqual(["1", "2"]);
@@ -270,10 +209,10 @@ describe("planPull: a first pull", () => {
 });
 
 describe("planPull: incremental", () => {
-  it("plans nothing when nothing changed", () => {
-    const world = synced(baseRemote());
+  it("plans nothing when nothing changed", async () => {
+    const world = await synced(baseRemote());
     const before = structuredClone(world.snapshot);
-    const plan = world.plan(baseRemote());
+    const plan = await world.plan(baseRemote());
     expect(plan.ops).toEqual([]);
     expect(plan.changes).toEqual([]);
     expect(plan.deletes).toBe(0);
@@ -281,23 +220,23 @@ describe("planPull: incremental", () => {
     expect(plan.snapshot).toEqual(before);
   });
 
-  it("keeps a local edit when the site did not change", () => {
-    const world = synced(baseRemote());
+  it("keeps a local edit when the site did not change", async () => {
+    const world = await synced(baseRemote());
     world.edit("courses/web/01-intro.md", "<p>two</p>", "<p>TWO, edited here</p>");
     world.edit("courses/web/course.yaml", 'excerpt: ""', "excerpt: Mine");
     const before = structuredClone(world.snapshot);
-    const plan = world.plan(baseRemote());
+    const plan = await world.plan(baseRemote());
     expect(plan.ops).toEqual([]);
     expect(plan.snapshot).toEqual(before);
   });
 
-  it("writes only what changed on the site, around a local edit elsewhere", () => {
-    const world = synced(baseRemote());
+  it("writes only what changed on the site, around a local edit elsewhere", async () => {
+    const world = await synced(baseRemote());
     world.edit("courses/web/01-intro.md", "<p>two</p>", "<p>TWO</p>");
     const edited = world.files["courses/web/01-intro.md"];
     const remote = baseRemote();
     remote.chapters[2] = chapter(20, 2, { title: "Setup", ordinal: 1, content: "<p>new</p>" });
-    const plan = world.pull(remote);
+    const plan = await world.pull(remote);
     expect(plan.ops).toEqual([
       {
         op: "write",
@@ -311,23 +250,23 @@ describe("planPull: incremental", () => {
     expect(world.snapshot!.chapters[20]!.hash).toBe(sha256(world.files["courses/python/01-setup.md"]!));
   });
 
-  it("keeps the snapshot entries of records with nothing to do as the very objects it had", () => {
-    const world = synced(baseRemote());
+  it("keeps the snapshot entries of records with nothing to do as the very objects it had", async () => {
+    const world = await synced(baseRemote());
     const before = world.snapshot!;
-    const plan = world.plan(baseRemote());
+    const plan = await world.plan(baseRemote());
     expect(plan.snapshot.courses[1]).toBe(before.courses[1]);
     expect(plan.snapshot.chapters[10]).toBe(before.chapters[10]);
     expect(plan.snapshot.chapters[20]).toBe(before.chapters[20]);
   });
 
-  it("reconciles a chapter the site did not change whose file was edited here, beside a change on the site", () => {
-    const world = synced(baseRemote());
+  it("reconciles a chapter the site did not change whose file was edited here, beside a change on the site", async () => {
+    const world = await synced(baseRemote());
     // Chapter 11 is listed as the snapshot has it, but its file changed here.
     world.edit("courses/web/02-styles.md", "<p>two</p>", "<p>TWO, edited here</p>");
     const edited = world.files["courses/web/02-styles.md"];
     const remote = baseRemote();
     remote.courses[0] = course(1, { slug: "web-dev", title: "Web" });
-    const plan = world.pull(remote);
+    const plan = await world.pull(remote);
     expect(outcomes(plan)).toEqual(["renamed course 1 courses/web-dev"]);
     expect(world.files["courses/web-dev/02-styles.md"]).toBe(edited);
     const entry = world.snapshot!.chapters[11]!;
@@ -337,22 +276,22 @@ describe("planPull: incremental", () => {
     expect(world.snapshot!.chapters[20]).toBe(plan.snapshot.chapters[20]);
   });
 
-  it("takes a site change of a chapter in a course whose other records have nothing to do", () => {
-    const world = synced(baseRemote());
+  it("takes a site change of a chapter in a course whose other records have nothing to do", async () => {
+    const world = await synced(baseRemote());
     world.edit("courses/python/01-setup.md", "<p>one</p>", "<p>ONE</p>");
     const remote = baseRemote();
     remote.chapters[1] = chapter(11, 1, { title: "Styling", ordinal: 2 });
-    const plan = world.pull(remote);
+    const plan = await world.pull(remote);
     expect(outcomes(plan)).toEqual(["updated chapter 11 courses/web/02-styling.md"]);
     expect(world.files["courses/web/02-styles.md"]).toBeUndefined();
     expect(world.files["courses/python/01-setup.md"]).toContain("<p>ONE</p>");
   });
 
-  it("updates the snapshot but no file when only server-managed or unknown fields changed", () => {
-    const world = synced(baseRemote());
+  it("updates the snapshot but no file when only server-managed or unknown fields changed", async () => {
+    const world = await synced(baseRemote());
     const remote = baseRemote();
     remote.courses[0] = { ...remote.courses[0]!, updated_at: "2026-03-02T10:00:00.000+05:30", badge: "new" };
-    const plan = world.pull(remote);
+    const plan = await world.pull(remote);
     expect(plan.ops).toEqual([]);
     expect(plan.snapshot.courses[1]!.record.badge).toBe("new");
     expect(plan.snapshot.courses[1]!.record.updated_at).toBe("2026-03-02T10:00:00.000+05:30");
@@ -361,11 +300,11 @@ describe("planPull: incremental", () => {
 });
 
 describe("planPull: renames", () => {
-  it("renames a chapter file when its title changes on the site", () => {
-    const world = synced(baseRemote());
+  it("renames a chapter file when its title changes on the site", async () => {
+    const world = await synced(baseRemote());
     const remote = baseRemote();
     remote.chapters[0] = chapter(10, 1, { title: "Welcome", ordinal: 1 });
-    const plan = world.pull(remote);
+    const plan = await world.pull(remote);
     expect(plan.ops).toEqual([
       {
         op: "write",
@@ -379,12 +318,12 @@ describe("planPull: renames", () => {
     expect(world.snapshot!.chapters[10]!.path).toBe("courses/web/01-welcome.md");
   });
 
-  it("renames on an ordinal change, and lets two files swap prefixes", () => {
-    const world = synced(baseRemote());
+  it("renames on an ordinal change, and lets two files swap prefixes", async () => {
+    const world = await synced(baseRemote());
     const remote = baseRemote();
     remote.chapters[0] = chapter(10, 1, { title: "Intro", ordinal: 2 });
     remote.chapters[1] = chapter(11, 1, { title: "Styles", ordinal: 1 });
-    world.pull(remote);
+    await world.pull(remote);
     expect(Object.keys(world.files).filter((f) => f.startsWith("courses/web/"))).toEqual(
       expect.arrayContaining(["courses/web/02-intro.md", "courses/web/01-styles.md"]),
     );
@@ -393,75 +332,75 @@ describe("planPull: renames", () => {
     expect(world.files["courses/web/02-intro.md"]).toBe(chapterText(10, "Intro", 2, CONTENT));
   });
 
-  it("moves a course folder when the site's slug changes, leaving its chapters' bytes alone", () => {
-    const world = synced(baseRemote());
+  it("moves a course folder when the site's slug changes, leaving its chapters' bytes alone", async () => {
+    const world = await synced(baseRemote());
     const intro = world.files["courses/web/01-intro.md"];
     const remote = baseRemote();
     remote.courses[0] = course(1, { slug: "web-dev", title: "Web" });
-    const plan = world.pull(remote);
+    const plan = await world.pull(remote);
     expect(plan.ops).toEqual([{ op: "move-folder", from: "courses/web", to: "courses/web-dev" }]);
     expect(world.files["courses/web-dev/01-intro.md"]).toBe(intro);
     expect(world.snapshot!.courses[1]!.path).toBe("courses/web-dev");
     expect(world.snapshot!.chapters[10]!.path).toBe("courses/web-dev/01-intro.md");
-    expect(world.plan(remote).ops).toEqual([]);
+    expect((await world.plan(remote)).ops).toEqual([]);
   });
 
-  it("moves a chapter to the folder of the course the site moved it to", () => {
-    const world = synced(baseRemote());
+  it("moves a chapter to the folder of the course the site moved it to", async () => {
+    const world = await synced(baseRemote());
     const remote = baseRemote();
     remote.chapters[1] = chapter(11, 2, { title: "Styles", ordinal: 2 });
-    world.pull(remote);
+    await world.pull(remote);
     expect(world.files["courses/web/02-styles.md"]).toBeUndefined();
     expect(world.files["courses/python/02-styles.md"]).toBe(chapterText(11, "Styles", 2, CONTENT));
   });
 
-  it("keeps each of two records with one slug on its own stable file", () => {
+  it("keeps each of two records with one slug on its own stable file", async () => {
     const remote = baseRemote();
     remote.chapters.push(chapter(12, 1, { title: "Intro!", ordinal: 1 }));
-    const world = synced(remote);
+    const world = await synced(remote);
     expect(world.snapshot!.chapters[10]!.path).toBe("courses/web/01-intro.md");
     expect(world.snapshot!.chapters[12]!.path).toBe("courses/web/01-intro-12.md");
 
     // A lower id arriving with the same name does not take a name already held.
     remote.chapters.push(chapter(5, 1, { title: "intro", ordinal: 1 }));
-    world.pull(remote);
+    await world.pull(remote);
     expect(world.snapshot!.chapters[5]!.path).toBe("courses/web/01-intro-5.md");
     expect(world.snapshot!.chapters[10]!.path).toBe("courses/web/01-intro.md");
     expect(world.snapshot!.chapters[12]!.path).toBe("courses/web/01-intro-12.md");
 
     // The holder of the plain name goes; the others keep their names.
     remote.chapters = remote.chapters.filter((c) => c.id !== 10);
-    const plan = world.pull(remote);
+    const plan = await world.pull(remote);
     expect(plan.ops).toEqual([{ op: "delete", path: "courses/web/01-intro.md" }]);
     // A change that does not touch the name keeps the file where it is.
     remote.chapters = remote.chapters.map((c) => (c.id === 12 ? { ...c, content: "<p>x</p>" } : c));
-    expect(world.pull(remote).ops).toEqual([
+    expect((await world.pull(remote)).ops).toEqual([
       expect.objectContaining({ op: "write", path: "courses/web/01-intro-12.md" }),
     ]);
   });
 
-  it("gives two courses with one slug distinct folders", () => {
+  it("gives two courses with one slug distinct folders", async () => {
     const remote: Remote = {
       courses: [course(1, { slug: "same" }), course(2, { slug: "same" })],
       chapters: [chapter(10, 1), chapter(20, 2)],
     };
-    const world = synced(remote);
+    const world = await synced(remote);
     expect(world.snapshot!.courses[1]!.path).toBe("courses/same");
     expect(world.snapshot!.courses[2]!.path).toBe("courses/same-2");
     expect(world.files["courses/same-2/01-chapter-20.md"]).toContain("id: 20");
-    expect(world.plan(remote).ops).toEqual([]);
+    expect((await world.plan(remote)).ops).toEqual([]);
   });
 });
 
 describe("planPull: three-way", () => {
-  it("merges a field changed on the site into a locally edited file", () => {
-    const world = synced(baseRemote());
+  it("merges a field changed on the site into a locally edited file", async () => {
+    const world = await synced(baseRemote());
     world.edit("courses/web/01-intro.md", "<p>two</p>", "<p>TWO</p>");
     world.edit("courses/web/course.yaml", 'excerpt: ""', "excerpt: Mine");
     const remote = baseRemote();
     remote.chapters[0] = chapter(10, 1, { title: "Welcome", ordinal: 1 });
     remote.courses[0] = course(1, { slug: "web", title: "Web", free: true });
-    const plan = world.pull(remote);
+    const plan = await world.pull(remote);
     expect(world.files["courses/web/01-welcome.md"]).toBe(
       chapterText(10, "Welcome", 1, "<p>one</p>\n<p>TWO</p>\n<p>three</p>"),
     );
@@ -470,26 +409,26 @@ describe("planPull: three-way", () => {
     expect(plan.changes.filter((c) => c.outcome === "conflict")).toEqual([]);
     // The base is now the site's version: the local edits still show as local changes.
     expect(world.snapshot!.chapters[10]!.hash).not.toBe(sha256(world.files["courses/web/01-welcome.md"]!));
-    expect(world.plan(remote).ops).toEqual([]);
+    expect((await world.plan(remote)).ops).toEqual([]);
   });
 
-  it("merges chapter bodies edited on both sides on different lines", () => {
-    const world = synced(baseRemote());
+  it("merges chapter bodies edited on both sides on different lines", async () => {
+    const world = await synced(baseRemote());
     world.edit("courses/web/01-intro.md", "<p>one</p>", "<p>ONE (here)</p>");
     const remote = baseRemote();
     remote.chapters[0] = chapter(10, 1, {
       title: "Intro",
       content: "<p>one</p>\n<p>two</p>\n<p>THREE (site)</p>",
     });
-    const plan = world.pull(remote);
+    const plan = await world.pull(remote);
     expect(plan.changes.map((c) => c.outcome)).toEqual(["updated"]);
     expect(world.files["courses/web/01-intro.md"]).toBe(
       chapterText(10, "Intro", 1, "<p>ONE (here)</p>\n<p>two</p>\n<p>THREE (site)</p>"),
     );
   });
 
-  it("reports the same field changed on both sides as a conflict, writing the site's version beside", () => {
-    const world = synced(baseRemote());
+  it("reports the same field changed on both sides as a conflict, writing the site's version beside", async () => {
+    const world = await synced(baseRemote());
     world.edit("courses/web/01-intro.md", "title: Intro", "title: Mine");
     world.edit("courses/web/course.yaml", 'excerpt: ""', "excerpt: Mine");
     const local = { ...world.files };
@@ -497,7 +436,7 @@ describe("planPull: three-way", () => {
     const remote = baseRemote();
     remote.chapters[0] = chapter(10, 1, { title: "Theirs", ordinal: 1 });
     remote.courses[0] = course(1, { slug: "web", title: "Web", excerpt: "Theirs" });
-    const plan = world.pull(remote);
+    const plan = await world.pull(remote);
     expect(plan.ops).toEqual([
       {
         op: "copy",
@@ -531,17 +470,17 @@ describe("planPull: three-way", () => {
     // The base stays what it was, so the next pull sees the same conflict.
     expect(plan.snapshot.chapters[10]).toEqual(before.chapters[10]);
     expect(plan.snapshot.courses[1]).toEqual(before.courses[1]);
-    expect(world.plan(remote).changes.map((c) => c.outcome)).toEqual(["conflict", "conflict"]);
+    expect((await world.plan(remote)).changes.map((c) => c.outcome)).toEqual(["conflict", "conflict"]);
   });
 
-  it("with --theirs takes the site's side and removes the conflict copies", () => {
-    const world = synced(baseRemote());
+  it("with --theirs takes the site's side and removes the conflict copies", async () => {
+    const world = await synced(baseRemote());
     world.edit("courses/web/01-intro.md", "title: Intro", "title: Mine");
     const remote = baseRemote();
     remote.chapters[0] = chapter(10, 1, { title: "Theirs", ordinal: 1 });
-    world.pull(remote);
+    await world.pull(remote);
     expect(world.files["courses/web/01-intro.remote.md"]).toBeDefined();
-    const plan = world.pull(remote, { winner: "remote" });
+    const plan = await world.pull(remote, { winner: "remote" });
     expect(plan.changes.map((c) => c.outcome)).toEqual(["updated"]);
     expect(world.files["courses/web/01-theirs.md"]).toBe(chapterText(10, "Theirs", 1, CONTENT));
     expect(world.files["courses/web/01-intro.md"]).toBeUndefined();
@@ -551,23 +490,23 @@ describe("planPull: three-way", () => {
 });
 
 describe("planPull: deletes and creates", () => {
-  it("deletes the file of a chapter deleted on the site when it was not edited here", () => {
-    const world = synced(baseRemote());
+  it("deletes the file of a chapter deleted on the site when it was not edited here", async () => {
+    const world = await synced(baseRemote());
     const remote = baseRemote();
     remote.chapters = remote.chapters.filter((c) => c.id !== 11);
-    const plan = world.pull(remote);
+    const plan = await world.pull(remote);
     expect(plan.ops).toEqual([{ op: "delete", path: "courses/web/02-styles.md" }]);
     expect(plan.deletes).toBe(1);
     expect(outcomes(plan)).toEqual(["deleted chapter 11 courses/web/02-styles.md"]);
     expect(world.snapshot!.chapters[11]).toBeUndefined();
   });
 
-  it("keeps and reports a file edited here whose record the site deleted", () => {
-    const world = synced(baseRemote());
+  it("keeps and reports a file edited here whose record the site deleted", async () => {
+    const world = await synced(baseRemote());
     world.edit("courses/web/02-styles.md", "<p>one</p>", "<p>mine</p>");
     const remote = baseRemote();
     remote.chapters = remote.chapters.filter((c) => c.id !== 11);
-    const plan = world.pull(remote);
+    const plan = await world.pull(remote);
     expect(plan.ops).toEqual([]);
     expect(plan.deletes).toBe(0);
     expect(plan.changes).toEqual([
@@ -582,12 +521,12 @@ describe("planPull: deletes and creates", () => {
     expect(plan.snapshot.chapters[11]).toBeDefined();
   });
 
-  it("removes a deleted course's folder with its unedited chapters", () => {
-    const world = synced(baseRemote());
+  it("removes a deleted course's folder with its unedited chapters", async () => {
+    const world = await synced(baseRemote());
     const remote = baseRemote();
     remote.courses = remote.courses.filter((c) => c.id !== 2);
     remote.chapters = remote.chapters.filter((c) => c.course_id !== 2);
-    const plan = world.pull(remote);
+    const plan = await world.pull(remote);
     expect(plan.ops).toEqual([
       { op: "delete", path: "courses/python/course.yaml" },
       { op: "delete", path: "courses/python/01-setup.md" },
@@ -598,13 +537,13 @@ describe("planPull: deletes and creates", () => {
     expect(Object.keys(plan.snapshot.chapters)).toEqual(["10", "11"]);
   });
 
-  it("keeps a deleted course's folder while an edited chapter stays in it", () => {
-    const world = synced(baseRemote());
+  it("keeps a deleted course's folder while an edited chapter stays in it", async () => {
+    const world = await synced(baseRemote());
     world.edit("courses/python/01-setup.md", "<p>one</p>", "<p>mine</p>");
     const remote = baseRemote();
     remote.courses = remote.courses.filter((c) => c.id !== 2);
     remote.chapters = remote.chapters.filter((c) => c.course_id !== 2);
-    const plan = world.pull(remote);
+    const plan = await world.pull(remote);
     expect(plan.ops).toEqual([]);
     expect(plan.changes.map((c) => `${c.outcome} ${c.kind} ${c.id}`)).toEqual([
       "conflict course 2",
@@ -612,26 +551,26 @@ describe("planPull: deletes and creates", () => {
     ]);
   });
 
-  it("removes a deleted course whose chapters the site moved to another course", () => {
-    const world = synced(baseRemote());
+  it("removes a deleted course whose chapters the site moved to another course", async () => {
+    const world = await synced(baseRemote());
     const remote = baseRemote();
     remote.courses = remote.courses.filter((c) => c.id !== 2);
     remote.chapters[2] = chapter(20, 1, { title: "Setup", ordinal: 3 });
-    const plan = world.pull(remote);
+    const plan = await world.pull(remote);
     expect(plan.changes.filter((c) => c.outcome === "conflict")).toEqual([]);
     expect(Object.keys(world.files).filter((f) => f.startsWith("courses/python/"))).toEqual([]);
     expect(world.files["courses/web/03-setup.md"]).toBe(chapterText(20, "Setup", 3, CONTENT));
   });
 
-  it("creates files for records new on the site", () => {
-    const world = synced(baseRemote());
+  it("creates files for records new on the site", async () => {
+    const world = await synced(baseRemote());
     const remote = baseRemote();
     remote.courses.push(course(3, { slug: "rust", title: "Rust" }));
     remote.chapters.push(
       chapter(30, 3, { title: "Ownership", ordinal: 1 }),
       chapter(13, 1, { title: "Layout", ordinal: 3 }),
     );
-    const plan = world.pull(remote);
+    const plan = await world.pull(remote);
     expect(outcomes(plan)).toEqual([
       "created course 3 courses/rust",
       "created chapter 13 courses/web/03-layout.md",
@@ -648,66 +587,66 @@ describe("planPull: deletes and creates", () => {
 });
 
 describe("planPull: names freed and taken in one pull", () => {
-  it("keeps the file of a record created under the name of one deleted on the site", () => {
-    const world = synced(baseRemote());
+  it("keeps the file of a record created under the name of one deleted on the site", async () => {
+    const world = await synced(baseRemote());
     const remote = baseRemote();
     remote.chapters = remote.chapters.filter((c) => c.id !== 10);
     remote.chapters.push(chapter(12, 1, { title: "Intro", ordinal: 1, content: "<p>the new intro</p>" }));
-    world.pull(remote);
+    await world.pull(remote);
     // The freed name is not handed out in the pull that frees it.
     const path12 = world.snapshot!.chapters[12]!.path;
     expect(path12).toBe("courses/web/01-intro-12.md");
     expect(world.files[path12]).toBe(chapterText(12, "Intro", 1, "<p>the new intro</p>"));
     expect(world.snapshot!.chapters[10]).toBeUndefined();
-    expect(world.plan(remote).ops).toEqual([]);
+    expect((await world.plan(remote)).ops).toEqual([]);
   });
 
-  it("keeps the file of a record renamed to the name of one deleted on the site", () => {
-    const world = synced(baseRemote());
+  it("keeps the file of a record renamed to the name of one deleted on the site", async () => {
+    const world = await synced(baseRemote());
     const remote = baseRemote();
     remote.chapters = remote.chapters.filter((c) => c.id !== 10);
     remote.chapters[0] = chapter(11, 1, { title: "Intro", ordinal: 1 });
-    world.pull(remote);
+    await world.pull(remote);
     expect(world.files[world.snapshot!.chapters[11]!.path]).toBe(chapterText(11, "Intro", 1, CONTENT));
   });
 
-  it("keeps the folder of a course created or renamed to the slug of one deleted on the site", () => {
-    const world = synced(baseRemote());
+  it("keeps the folder of a course created or renamed to the slug of one deleted on the site", async () => {
+    const world = await synced(baseRemote());
     const remote = baseRemote();
     remote.courses = [course(2, { slug: "web", title: "Python" }), course(3, { slug: "web", title: "New" })];
     remote.chapters = [chapter(20, 2, { title: "Setup" }), chapter(30, 3, { title: "Hello" })];
-    const plan = world.pull(remote);
+    const plan = await world.pull(remote);
     expect(plan.deletes).toBe(3);
     expect(world.snapshot!.courses[2]!.path).toBe("courses/web-2");
     expect(world.snapshot!.courses[3]!.path).toBe("courses/web-3");
     expect(world.files[`${world.snapshot!.courses[3]!.path}/course.yaml`]).toContain("title: New\n");
     expect(world.files[`${world.snapshot!.courses[2]!.path}/course.yaml`]).toContain("title: Python\n");
-    expect(world.plan(remote).ops).toEqual([]);
+    expect((await world.plan(remote)).ops).toEqual([]);
   });
 });
 
 describe("planPull: no snapshot (a fresh clone)", () => {
-  it("adopts files equal to the site without writing them", () => {
+  it("adopts files equal to the site without writing them", async () => {
     const remote = baseRemote();
-    const world = synced(remote);
+    const world = await synced(remote);
     const files = { ...world.files };
     const expected = world.snapshot;
     world.snapshot = undefined;
-    const plan = world.pull(remote);
+    const plan = await world.pull(remote);
     expect(plan.ops).toEqual([]);
     expect(plan.changes.filter((c) => c.outcome === "conflict")).toEqual([]);
     expect(world.files).toEqual(files);
     expect(plan.snapshot).toEqual(expected);
   });
 
-  it("reports every difference as a conflict instead of choosing a side", () => {
+  it("reports every difference as a conflict instead of choosing a side", async () => {
     const remote = baseRemote();
-    const world = synced(remote);
+    const world = await synced(remote);
     world.snapshot = undefined;
     world.edit("courses/web/01-intro.md", "title: Intro", "title: Older");
     world.edit("courses/python/course.yaml", "free: false", "free: true");
     delete world.files["courses/web/02-styles.md"];
-    const plan = world.pull(remote);
+    const plan = await world.pull(remote);
     expect(plan.changes.map((c) => `${c.outcome} ${c.kind} ${c.id} ${c.fields?.join(",") ?? ""}`)).toEqual([
       "conflict course 2 free",
       "conflict chapter 10 title",
@@ -720,17 +659,17 @@ describe("planPull: no snapshot (a fresh clone)", () => {
     expect(plan.snapshot.chapters[10]).toBeUndefined();
     expect(plan.snapshot.chapters[20]).toBeDefined();
     // With --theirs the site's side is taken explicitly.
-    const theirs = world.pull(remote, { winner: "remote" });
+    const theirs = await world.pull(remote, { winner: "remote" });
     expect(theirs.changes.map((c) => c.outcome)).toEqual(["updated", "updated"]);
     expect(world.files["courses/web/01-intro.md"]).toBe(chapterText(10, "Intro", 1, CONTENT));
     expect(world.files["courses/web/01-intro.remote.md"]).toBeUndefined();
   });
 
-  it("reports a local id the site does not have, and deletes nothing", () => {
+  it("reports a local id the site does not have, and deletes nothing", async () => {
     const remote = baseRemote();
-    const world = synced(remote);
+    const world = await synced(remote);
     world.snapshot = undefined;
-    const plan = world.pull({
+    const plan = await world.pull({
       courses: remote.courses,
       chapters: remote.chapters.filter((c) => c.id !== 20),
     });
@@ -742,15 +681,15 @@ describe("planPull: no snapshot (a fresh clone)", () => {
 });
 
 describe("planPull: paths", () => {
-  it("limits every operation and the snapshot to the course folders given", () => {
-    const world = synced(baseRemote());
+  it("limits every operation and the snapshot to the course folders given", async () => {
+    const world = await synced(baseRemote());
     const before = structuredClone(world.snapshot!);
     const remote = baseRemote();
     remote.chapters[0] = chapter(10, 1, { title: "Intro", content: "<p>web changed</p>" });
     remote.chapters[2] = chapter(20, 2, { title: "Setup", content: "<p>python changed</p>" });
     remote.courses[1] = course(2, { slug: "python", title: "Python", free: true });
     remote.courses.push(course(3, { slug: "rust" }));
-    const plan = world.pull(remote, { paths: ["courses/python"] });
+    const plan = await world.pull(remote, { paths: ["courses/python"] });
     expect(plan.ops.map((op) => ("path" in op ? op.path : op.op))).toEqual([
       "courses/python/course.yaml",
       "courses/python/01-setup.md",
@@ -759,7 +698,7 @@ describe("planPull: paths", () => {
     expect(plan.snapshot.courses[3]).toBeUndefined();
     expect(plan.snapshot.chapters[20]!.record.content_sha256).toBe(sha256("<p>python changed</p>"));
     // The rest comes with a later full pull.
-    const rest = world.pull(remote);
+    const rest = await world.pull(remote);
     expect(outcomes(rest)).toEqual([
       "created course 3 courses/rust",
       "updated chapter 10 courses/web/01-intro.md",

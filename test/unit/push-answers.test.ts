@@ -1,13 +1,16 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { createdAnswerProblem, racedFields } from "../../src/sync/push/answers.js";
 import { recordBuilders, syncedWorld } from "../helpers/records.js";
+import { cleanupTestdirs } from "../helpers/testdir.js";
+
+afterEach(cleanupTestdirs);
 
 const STAMP = "2026-03-01T09:30:00.000+00:00";
 const { course, chapter } = recordBuilders(STAMP, (id) => ({ ordinal: id, content: `<p>chapter ${id}</p>` }));
 
 /** A synced course 1 with chapter 10, plus a file of chapter 12 the last sync does not know. */
-function known(created: Record<string, string> = {}) {
-  const { snapshot, local } = syncedWorld([course(1)], [chapter(10, 1)]);
+async function known(created: Record<string, string> = {}) {
+  const { snapshot, local } = await syncedWorld([course(1)], [chapter(10, 1)]);
   local.chapters.set("new:x", {
     ...local.chapters.get("chapter:10")!,
     id: 12,
@@ -49,14 +52,19 @@ describe("a create's answer", () => {
       'whose title is null, not "New" as sent',
     ],
     ["an answer that does not say its fields", { id: 20 }, undefined],
-  ])("is checked: %s", (_, record, problem) => {
-    expect(createdAnswerProblem("chapter", record, SENT, known())).toBe(problem);
+  ])("is checked: %s", async (_, record, problem) => {
+    expect(createdAnswerProblem("chapter", record, SENT, await known())).toBe(problem);
   });
 
-  it("naming a record this push created already is refused", () => {
+  it("naming a record this push created already is refused", async () => {
     const answer = chapter(20, 1, SENT);
     expect(
-      createdAnswerProblem("chapter", answer, SENT, known({ "chapter:20": "courses/course-1/03-new.md" })),
+      createdAnswerProblem(
+        "chapter",
+        answer,
+        SENT,
+        await known({ "chapter:20": "courses/course-1/03-new.md" }),
+      ),
     ).toBe("which this push already created for courses/course-1/03-new.md");
     // A course and a chapter may share a number: only the same kind counts.
     expect(
@@ -64,20 +72,20 @@ describe("a create's answer", () => {
         "course",
         course(20, { title: "New" }),
         { title: "New" },
-        known({ "chapter:20": "x" }),
+        await known({ "chapter:20": "x" }),
       ),
     ).toBe(undefined);
   });
 
-  it("of a course is checked by its title only (the site fills in the rest)", () => {
+  it("of a course is checked by its title only (the site fills in the rest)", async () => {
     const sent = { title: "Rust", status: 0 };
-    expect(createdAnswerProblem("course", course(5, { title: "Rust", status: "draft" }), sent, known())).toBe(
-      undefined,
-    );
-    expect(createdAnswerProblem("course", course(1, { title: "Rust" }), sent, known())).toBe(
+    expect(
+      createdAnswerProblem("course", course(5, { title: "Rust", status: "draft" }), sent, await known()),
+    ).toBe(undefined);
+    expect(createdAnswerProblem("course", course(1, { title: "Rust" }), sent, await known())).toBe(
       "which the last sync already knows, at courses/course-1",
     );
-    expect(createdAnswerProblem("course", course(5, { title: "Go" }), sent, known())).toBe(
+    expect(createdAnswerProblem("course", course(5, { title: "Go" }), sent, await known())).toBe(
       'whose title is "Go", not "Rust" as sent',
     );
   });

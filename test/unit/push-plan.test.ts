@@ -82,13 +82,13 @@ const C2 = course(2, { title: "Python" });
 const C3 = course(3, { title: "Rust" });
 
 describe("planPush: the writes of a push, in order", () => {
-  it("sends nothing for a tree that matches the snapshot", () => {
-    const { snapshot, local } = world([C1, C2], [chapter(10, 1), chapter(11, 2)]);
+  it("sends nothing for a tree that matches the snapshot", async () => {
+    const { snapshot, local } = await world([C1, C2], [chapter(10, 1), chapter(11, 2)]);
     expect(plan(snapshot, local)).toEqual({ ops: [], renames: [], problems: [] });
   });
 
-  it("orders course creates, chapter creates, updates, chapter deletes, course deletes", () => {
-    const { snapshot, local } = world(
+  it("orders course creates, chapter creates, updates, chapter deletes, course deletes", async () => {
+    const { snapshot, local } = await world(
       [C1, C2, C3],
       [chapter(10, 1), chapter(11, 1), chapter(12, 3), chapter(13, 3)],
     );
@@ -120,8 +120,8 @@ describe("planPush: the writes of a push, in order", () => {
     expect(created).toMatchObject({ courseKey: fresh });
   });
 
-  it("lists only the changed fields of an update, with old and new values for people", () => {
-    const { snapshot, local } = world([C1], [chapter(10, 1)]);
+  it("lists only the changed fields of an update, with old and new values for people", async () => {
+    const { snapshot, local } = await world([C1], [chapter(10, 1)]);
     editCourse(local, 1, { title: "Web Basics", free: true });
     editChapter(local, 10, {
       values: { ...local.chapters.get("chapter:10")!.values, content: "<p>rewritten</p>", ordinal: 4 },
@@ -151,8 +151,8 @@ describe("planPush: the writes of a push, in order", () => {
     ]);
   });
 
-  it("a chapter moved to another course folder is an update of course_id only", () => {
-    const { snapshot, local } = world([C1, C2], [chapter(10, 1)]);
+  it("a chapter moved to another course folder is an update of course_id only", async () => {
+    const { snapshot, local } = await world([C1, C2], [chapter(10, 1)]);
     const entry = local.chapters.get("chapter:10")!;
     editChapter(local, 10, {
       file: "courses/course-2/10-chapter-10.md",
@@ -165,8 +165,8 @@ describe("planPush: the writes of a push, in order", () => {
     expect(ops[0]).toMatchObject({ path: "courses/course-2/10-chapter-10.md", courseKey: "course:2" });
   });
 
-  it("a chapter moved into a course being created waits for that course's id", () => {
-    const { snapshot, local } = world([C1], [chapter(10, 1)]);
+  it("a chapter moved into a course being created waits for that course's id", async () => {
+    const { snapshot, local } = await world([C1], [chapter(10, 1)]);
     const fresh = addCourse(local, "courses/go", "Go");
     const entry = local.chapters.get("chapter:10")!;
     editChapter(local, 10, {
@@ -180,8 +180,8 @@ describe("planPush: the writes of a push, in order", () => {
     expect(ops[1]).toMatchObject({ courseKey: fresh });
   });
 
-  it("a rename with nothing else changed sends nothing and moves the snapshot's path", () => {
-    const { snapshot, local } = world([C1], [chapter(10, 1)]);
+  it("a rename with nothing else changed sends nothing and moves the snapshot's path", async () => {
+    const { snapshot, local } = await world([C1], [chapter(10, 1)]);
     editChapter(local, 10, { file: "courses/course-1/01-intro.md", unchanged: true });
     const result = plan(snapshot, local);
     expect(result.ops).toEqual([]);
@@ -195,8 +195,8 @@ describe("planPush: the writes of a push, in order", () => {
     ]);
   });
 
-  it("refuses a status the API cannot take, naming the course file", () => {
-    const { snapshot, local } = world([C1], []);
+  it("refuses a status the API cannot take, naming the course file", async () => {
+    const { snapshot, local } = await world([C1], []);
     editCourse(local, 1, { status: "Published" });
     const result = plan(snapshot, local);
     expect(result.ops).toEqual([]);
@@ -205,16 +205,16 @@ describe("planPush: the writes of a push, in order", () => {
     ]);
   });
 
-  it("keeps a status only the site can set, and lets it be changed to draft or published", () => {
-    const { snapshot, local } = world([course(1, { status: "archived" })], []);
+  it("keeps a status only the site can set, and lets it be changed to draft or published", async () => {
+    const { snapshot, local } = await world([course(1, { status: "archived" })], []);
     editCourse(local, 1, { title: "Kept as archived" });
     expect(plan(snapshot, local).ops.map(show)).toEqual(["update course 1 [title]"]);
     editCourse(local, 1, { status: "draft" });
     expect(plan(snapshot, local).ops.map(show)).toEqual(["update course 1 [status,title]"]);
   });
 
-  it("a new chapter given alone on the command line brings its new course along", () => {
-    const { snapshot, local } = world([C1], []);
+  it("a new chapter given alone on the command line brings its new course along", async () => {
+    const { snapshot, local } = await world([C1], []);
     const fresh = addCourse(local, "courses/go", "Go");
     addChapter(local, "courses/go/01-hello.md", fresh, "Hello");
     const result = plan(snapshot, local, ["courses/go/01-hello.md"]);
@@ -225,8 +225,8 @@ describe("planPush: the writes of a push, in order", () => {
     ]);
   });
 
-  it("limits the plan to the given paths (a file, a folder, or a rename's old path)", () => {
-    const { snapshot, local } = world([C1, C2], [chapter(10, 1), chapter(11, 2)]);
+  it("limits the plan to the given paths (a file, a folder, or a rename's old path)", async () => {
+    const { snapshot, local } = await world([C1, C2], [chapter(10, 1), chapter(11, 2)]);
     editCourse(local, 1, { title: "A" });
     editChapter(local, 10, { values: { ...local.chapters.get("chapter:10")!.values, title: "B" } });
     editChapter(local, 11, { values: { ...local.chapters.get("chapter:11")!.values, title: "C" } });
@@ -330,8 +330,8 @@ describe("the push journal", () => {
     { t: "done", op: "delete", kind: "chapter", key: "chapter:10", id: 10, path: "courses/c/10.md" },
   ];
 
-  it("folds confirmed writes into the snapshot (content by hash) and leaves intents out", () => {
-    const { snapshot } = world([C1], [chapter(10, 1)]);
+  it("folds confirmed writes into the snapshot (content by hash) and leaves intents out", async () => {
+    const { snapshot } = await world([C1], [chapter(10, 1)]);
     const next = foldJournal(snapshot, lines);
     expect(Object.keys(next.chapters)).toEqual(["21"]);
     expect(next.chapters[21]).toEqual({ path: "a.md", hash: "h", record: snapshotRecord(record) });
@@ -341,8 +341,8 @@ describe("the push journal", () => {
     expect(Object.keys(snapshot.chapters)).toEqual(["10"]);
   });
 
-  it("a record created again under a new id replaces the one the site lost", () => {
-    const { snapshot } = world([C1], [chapter(10, 1)]);
+  it("a record created again under a new id replaces the one the site lost", async () => {
+    const { snapshot } = await world([C1], [chapter(10, 1)]);
     const again = chapter(30, 1);
     const next = foldJournal(snapshot, [
       {

@@ -16,19 +16,16 @@ import {
   courseFileText,
   courseValuesOfRecord,
   fieldsEqual,
-  snapshotRecord,
 } from "../../src/sync/entities.js";
 import { defaultMaxDelete } from "../../src/sync/guards.js";
 import { planLocalChanges } from "../../src/sync/local-plan.js";
-import { buildLocalView, knownHashes } from "../../src/sync/local-view.js";
 import { planPush } from "../../src/sync/push-plan.js";
 import { reconcileEntity } from "../../src/sync/reconcile.js";
 import type { Snapshot } from "../../src/sync/snapshot.js";
 import { htmlBodies } from "../../src/tree/codecs.js";
-import { scanTree } from "../../src/tree/scan.js";
 import { StatCache } from "../../src/tree/stat-cache.js";
-import { sha256 } from "../../src/util/hash.js";
 import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
+import { localOf, pulledFiles } from "../helpers/tree.js";
 
 afterEach(cleanupTestdirs);
 
@@ -62,25 +59,9 @@ const FILE: Record<number, string> = {
 
 /** Write the tree a pull of COURSES and CHAPTERS leaves, and return its snapshot. */
 async function pulledTree(root: string): Promise<Snapshot> {
-  const snapshot: Snapshot = { version: 1, site: "http://127.0.0.1:1/api/v1", courses: {}, chapters: {} };
-  for (const record of COURSES) {
-    const text = courseFileText(record.id, courseValuesOfRecord(record));
-    await put(root, `${FOLDER[record.id]}/course.yaml`, text);
-    snapshot.courses[record.id] = {
-      path: FOLDER[record.id]!,
-      hash: sha256(text),
-      record: snapshotRecord(record),
-    };
-  }
-  for (const record of CHAPTERS) {
-    const text = chapterFileText(record.id, chapterValuesOfRecord(record), htmlBodies);
-    await put(root, FILE[record.id]!, text);
-    snapshot.chapters[record.id] = {
-      path: FILE[record.id]!,
-      hash: sha256(text),
-      record: snapshotRecord(record),
-    };
-  }
+  const layout = { folder: (c: WireRecord) => FOLDER[c.id]!, file: (c: WireRecord) => FILE[c.id]! };
+  const { files, snapshot } = pulledFiles(COURSES, CHAPTERS, layout);
+  for (const [rel, text] of Object.entries(files)) await put(root, rel, text);
   return snapshot;
 }
 
@@ -137,9 +118,7 @@ async function pushLines(
   site: Site,
   statCache?: StatCache,
 ): Promise<string[]> {
-  const scan = await scanTree(root, { knownHashes: knownHashes(snapshot), parseAll: true, statCache });
-  const local = buildLocalView(scan, snapshot, htmlBodies);
-  const problems = [...scan.problems, ...local.problems];
+  const { local, problems } = await localOf(root, snapshot, { parseAll: true, statCache });
   if (problems.length > 0) return problems.map((p) => `invalid ${p.message}`);
   const plan = planPush(planLocalChanges(snapshot, local), snapshot, local);
   if (plan.problems.length > 0) return plan.problems.map((p) => `invalid ${p.message}`);
