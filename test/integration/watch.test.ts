@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { realSleep } from "../../src/api/gate.js";
 import { main } from "../../src/cli/main.js";
 import type { StopSignal } from "../../src/errors.js";
-import { realSetTimer, type SetTimer } from "../../src/util/timer.js";
+import type { SetTimer } from "../../src/util/timer.js";
 import { runCli } from "../helpers/cli.js";
 import { type TestEmulator, useEmulators } from "../helpers/emulator.js";
 import { eventually, pulledSite, writeRequests } from "../helpers/site.js";
@@ -90,15 +90,25 @@ function firingUntil(timers: ManualTimers, check: () => boolean): Promise<true> 
 }
 
 /**
- * End each pending wait that no further event restarted across three looks (a save the watcher
- * reports in several events is one), until `check` holds: for tests where no push is expected
- * to fail and wait for a retry.
+ * End each pending wait that no further event restarted across `looks` looks (a save the
+ * watcher reports in several events is one), until `check` holds: for tests where no push is
+ * expected to fail and wait for a retry.
  */
-function flushingUntil(timers: ManualTimers, check: () => boolean): Promise<true> {
+function flushingUntil(timers: ManualTimers, check: () => boolean, looks = 3): Promise<true> {
   return eventually(() => {
-    timers.fireSettled(3);
+    timers.fireSettled(looks);
     return check();
   });
+}
+
+/**
+ * As flushingUntil, for a save that lands while the push of the one before it is under way.
+ * chokidar drops a change of a file reported within 50 ms of the last one it reported for that
+ * file (no trailing event), so the quiet time before that push must outlast its window, as the
+ * real 300 ms one does: four looks, at least three polls of 20 ms apart, end it no sooner.
+ */
+function flushingAcrossSaves(timers: ManualTimers, check: () => boolean): Promise<true> {
+  return flushingUntil(timers, check, 4);
 }
 
 /** Run `during` at the moment the site applies the next chapter update (as a save landing then). */
@@ -362,23 +372,22 @@ describe("watch", () => {
 
   it("sends a save that lands while the push of the save before it is under way", async () => {
     const { emulator, tree, env, folder } = await setup();
-    // The quiet time runs on the clock here: a save lands while a push is under way, and
-    // firing the timers by hand raced the watcher's events under load (left for issue 16).
-    const watch = await startWatch(tree, env, [], { setTimer: realSetTimer });
+    const watch = await startWatch(tree, env);
     const file = path.join(folder, "01-chapter-1.md");
     const state = emulator.state;
     onNextChapterUpdate(emulator, () => appendFileSync(file, "<p>second</p>\n"));
     await appendFile(file, "<p>first</p>\n");
-    await eventually(() => state.get("chapters", 1)?.content.includes("<p>second</p>") === true);
+    await flushingAcrossSaves(
+      watch.timers,
+      () => state.get("chapters", 1)?.content.includes("<p>second</p>") === true,
+    );
     expect(await watch.stop()).toBe(130); // stopped with Ctrl-C
     expect((await runCli(["status"], { cwd: tree, env })).stdout).toContain("Nothing to push");
   });
 
   it("goes on when an editor deletes and writes a file again while its push is under way", async () => {
     const { emulator, tree, env, folder } = await setup();
-    // The quiet time runs on the clock here: a save lands while a push is under way, and
-    // firing the timers by hand raced the watcher's events under load (left for issue 16).
-    const watch = await startWatch(tree, env, [], { setTimer: realSetTimer });
+    const watch = await startWatch(tree, env);
     const file = path.join(folder, "01-chapter-1.md");
     const state = emulator.state;
     onNextChapterUpdate(emulator, () => {
@@ -387,10 +396,16 @@ describe("watch", () => {
       setImmediate(() => writeFileSync(file, `${text}<p>second</p>\n`));
     });
     await appendFile(file, "<p>first</p>\n");
-    await eventually(() => state.get("chapters", 1)?.content.includes("<p>second</p>") === true);
+    await flushingAcrossSaves(
+      watch.timers,
+      () => state.get("chapters", 1)?.content.includes("<p>second</p>") === true,
+    );
     // Later saves of other files still go out: the session is alive.
     await appendFile(path.join(folder, "02-chapter-2.md"), "<p>later</p>\n");
-    await eventually(() => state.get("chapters", 2)?.content.includes("<p>later</p>") === true);
+    await flushingAcrossSaves(
+      watch.timers,
+      () => state.get("chapters", 2)?.content.includes("<p>later</p>") === true,
+    );
     expect(writes(emulator, "DELETE")).toHaveLength(0);
     expect(await watch.stop()).toBe(130); // stopped with Ctrl-C
   });
