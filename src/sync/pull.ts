@@ -24,6 +24,7 @@ import {
   withoutConflicts,
 } from "./pull/other-site.js";
 import { ContentSpill } from "./pull/spill.js";
+import { StagedFiles } from "./pull/stage.js";
 import type { SiteNames } from "./push/restore.js";
 import { jsonEqual } from "./reconcile.js";
 import { adoptIntents, foldJournal, restoreIds } from "./recovery.js";
@@ -94,33 +95,40 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
     options.dryRun || (options.defaultSite ?? options.site) !== options.site
       ? undefined
       : new ContentSpill(statePaths(options.root, options.site).cache);
+  // Files staged while the listing arrived (see pull/stage.ts): what the plan did not take goes.
+  const run: Staging = {};
   try {
-    return await pullTree(options, client, spill);
+    return await pullTree(options, client, spill, run);
   } finally {
     spill?.close();
+    await run.staged?.clear();
   }
+}
+
+/** Where planning leaves the files it staged, for the run to remove what was not used. */
+interface Staging {
+  staged?: StagedFiles;
 }
 
 async function pullTree(
   options: PullOptions,
   client: Lister,
   spill: ContentSpill | undefined,
+  run: Staging,
 ): Promise<PullResult> {
   const { root } = options;
   // Planning returns only what writing needs: the listing, the local view and the planner's
   // maps are garbage before the first file is written.
-  const { loaded, plan, result, existing, temps, statCache, cache, journal, wholeSite, fs } = await planTree(
-    options,
-    client,
-    spill,
-  );
+  const planned = await planTree(options, client, spill, run);
+  const { loaded, plan, result, existing, temps, statCache, cache, journal, wholeSite, fs } = planned;
   if (options.dryRun) {
     result.filesWritten = (await effectiveOps(root, plan.ops, existing)).length;
     return result;
   }
   // Temp files of a run killed mid-write go before this run writes.
   await removeLeftoverTemps(root, [...temps, ...(await stateTemps(root, options.site))], fs);
-  result.filesWritten = await applyOps(root, plan.ops, existing, fs);
+  await run.staged?.stop();
+  result.filesWritten = await applyOps(root, plan.ops, existing, fs, run.staged);
   for (const text of plan.cacheTexts) await cache.stage(text);
   await cache.flush();
   result.snapshotWritten = await saveIfChanged(root, options.site, loaded, plan.snapshot, fs);
@@ -134,7 +142,7 @@ async function pullTree(
 }
 
 /** List, read the tree, reconcile, guard: the plan of a pull and what writing it needs. */
-async function planTree(options: PullOptions, client: Lister, spill: ContentSpill | undefined) {
+async function planTree(options: PullOptions, client: Lister, spill: ContentSpill | undefined, run: Staging) {
   const { root } = options;
   // Every write of this run goes through it: a full disk or a permission names the path.
   const fs = guardedFs(root, options.fs);
@@ -156,15 +164,29 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
   };
   options.onExpected?.("courses", expected.courses);
   options.onExpected?.("chapters", expected.chapters);
+  // New and changed records' files are written to temp files while the pages arrive (with the
+  // spill: the default site, not a dry run); the plan then moves those it writes into place.
+  const staged = spill
+    ? new StagedFiles({ cache: statePaths(root, options.site).cache, fs, bodies, snapshot: loaded })
+    : undefined;
+  run.staged = staged;
   const listed = Promise.all([
     client.listAll("courses", {
       onPage: (page, count) => options.onPage?.("courses", page, count),
       expected: expected.courses,
+      ...(staged ? { onRecords: (records: WireRecord[]) => staged.take("courses", records) } : {}),
     }),
     client.listAll("chapters", {
       onPage: (page, count) => options.onPage?.("chapters", page, count),
       expected: expected.chapters,
-      ...(spill ? { onRecords: (records: WireRecord[]) => spill.take(records) } : {}),
+      ...(spill
+        ? {
+            onRecords: (records: WireRecord[]) => {
+              spill.take(records);
+              staged?.take("chapters", records);
+            },
+          }
+        : {}),
     }),
   ]);
   listed.catch(() => {});
@@ -283,6 +305,7 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
     for (const record of chapters.records) {
       if (typeof record.content !== "string") continue;
       const entry = snapshot?.chapters[record.id];
+      if (bodies.known(record.content)) continue;
       if (modeChanged || !entry?.body || !jsonEqual(snapshotRecord(record), entry.record))
         pending.add(record.content);
     }

@@ -29,6 +29,8 @@ export const markdownCodec: BodyCodec = bodyCodec("markdown");
 export function memoized(codec: BodyCodec): BodyCodec & {
   /** Hand over conversions made elsewhere (worker threads), keyed by the HTML. */
   prime(results: Iterable<readonly [string, ReturnType<BodyCodec["fromHtml"]>]>): void;
+  /** Whether this HTML was converted already in this run. */
+  known(html: string): boolean;
 } {
   const seen = new Map<string, ReturnType<BodyCodec["fromHtml"]>>();
   return {
@@ -36,6 +38,7 @@ export function memoized(codec: BodyCodec): BodyCodec & {
     prime(results) {
       for (const [html, result] of results) seen.set(html, result);
     },
+    known: (html) => seen.has(html),
     fromHtml(html) {
       let result = seen.get(html);
       if (!result) {

@@ -91,6 +91,34 @@ export async function writeTreeFile(
   await atomicWrite(abs(root, relPath), text, { fs });
 }
 
+/**
+ * Move a file written elsewhere in the tree's file system (a staged temp file whose bytes are
+ * the text to write) into place, making its folder. Returns false when it was not moved (another
+ * file system, a folder in the way, a full disk, ...): the caller writes the text instead, and
+ * that write reports what is wrong with the file.
+ */
+export async function placeTreeFile(
+  root: string,
+  staged: string,
+  relPath: string,
+  fs: TreeFs = guardedFs(root),
+): Promise<boolean> {
+  const target = abs(root, relPath);
+  try {
+    await fs.rename(staged, target);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") return false;
+  }
+  try {
+    await fs.mkdir(path.dirname(target));
+    await fs.rename(staged, target);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The SHA-256 of a tree file's bytes, or undefined when it does not exist. */
 export async function hashTreeFile(root: string, relPath: string): Promise<string | undefined> {
   try {

@@ -37,7 +37,15 @@ describe("a disk that refuses writes", () => {
     edit(s.emulator, "chapters", 1, { content: "<p>one, edited on the site</p>" });
     addChapter(s.emulator, { course_id: 1, title: "New", ordinal: 3, content: "<p>new</p>" });
     const before = await s.state();
-    const full = s.failing("ENOSPC", "writeFile", "courses/web/03-new.md");
+    // Full for new files: the file's own write fails, and so do the files pull stages for it
+    // while the listing arrives (it then writes them in place itself).
+    const full = failingFs(
+      "ENOSPC",
+      (made, file) =>
+        made === "writeFile" &&
+        (treePath(s.root, file) === "courses/web/03-new.md" ||
+          treePath(s.root, file).startsWith(".coursesync/cache/production/incoming/")),
+    );
 
     const failed = await s.cliOn(full, "pull");
     expect(failed.stderr).toBe(

@@ -29,6 +29,7 @@ vi.mock("../../src/tree/fs-ops.js", async (importOriginal) => {
     ...real,
     atomicWrite,
     writeTreeFile: watched("write", real.writeTreeFile),
+    placeTreeFile: watched("place", real.placeTreeFile),
     moveTreePath: watched("move", real.moveTreePath),
     removeTreeFile: watched("remove", real.removeTreeFile),
     removeEmptyFolder: watched("rmdir", real.removeEmptyFolder),
@@ -81,6 +82,9 @@ describe("a pull killed at any moment is finished by the next pull", () => {
     const final = userFiles(treeNow(s.root));
     expect(final).not.toEqual(userFiles(initial));
     expect(points.some((p) => Object.keys(p.files).some((f) => f.includes("moving")))).toBe(true);
+    // New and changed files were staged while the listing arrived, and moved into place.
+    expect(points.some((p) => p.where.startsWith("before place"))).toBe(true);
+    expect(Object.keys(treeNow(s.root)).filter((f) => f.includes("/incoming/"))).toEqual([]);
     // The snapshot changes in several course files: saved as one change, through a pending file.
     expect(points.some((p) => p.files[".coursesync/production.pending"] !== undefined)).toBe(true);
     const finalSnapshot = snapshotFiles(treeNow(s.root));

@@ -2,6 +2,7 @@ import PQueue from "p-queue";
 import {
   hashTreeFile,
   moveTreePath,
+  placeTreeFile,
   removeEmptyFolder,
   removeTreeFile,
   treePathExists,
@@ -39,6 +40,7 @@ export async function applyOps(
   ops: readonly FileOp[],
   existing: ReadonlySet<string>,
   fs: TreeFs,
+  staged?: { claim(text: string): string | undefined },
 ): Promise<number> {
   let changed = 0;
   const effective = await effectiveOps(root, ops, existing);
@@ -91,7 +93,7 @@ export async function applyOps(
       case "copy":
         // A rewrite under a new name was moved there above; this replaces its bytes.
         changed++;
-        await add(() => writeTreeFile(root, op.path, op.text, fs));
+        await add(() => writeText(root, op.path, op.text, fs, staged));
         break;
       case "delete":
       case "remove-copy":
@@ -106,6 +108,22 @@ export async function applyOps(
   // (effectiveOps leaves these out: removing an empty folder changes no file).
   for (const op of ops) if (op.op === "remove-folder-if-empty") await removeEmptyFolder(root, op.path, fs);
   return changed;
+}
+
+/** Write a file: by moving a staged file holding exactly this text into place, else as ever. */
+async function writeText(
+  root: string,
+  file: string,
+  text: string,
+  fs: TreeFs,
+  staged: { claim(text: string): string | undefined } | undefined,
+): Promise<void> {
+  const ready = staged?.claim(text);
+  if (ready !== undefined) {
+    if (await placeTreeFile(root, ready, file, fs)) return;
+    await fs.rm(ready);
+  }
+  await writeTreeFile(root, file, text, fs);
 }
 
 /**
