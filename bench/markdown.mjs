@@ -6,7 +6,8 @@
 //   add about a tenth of a core, which `taskset -c 0 node bench/markdown.mjs` takes away);
 // - the time for one 1 MB chapter;
 // - a first pull's conversion of 2,000 chapters, on worker threads and on one thread (on this
-//   2-core machine two workers run each about 1.3 times slower than one alone).
+//   2-core machine two workers run each about 1.3 times slower than one alone);
+// - what each of the gate's shortcuts (the fast HTML parser, the token shortcut) saves.
 import { parseFragment } from "parse5";
 import { fastParseFragment } from "../dist/tree/markdown/fast-html.js";
 import { parseHtml } from "../dist/tree/markdown/gate.js";
@@ -118,6 +119,43 @@ function parseTimes(name, inputs) {
   );
 }
 
+// The gate's two shortcuts (src/tree/markdown/gate.ts), each turned off in turn on the same
+// chapters: the pull step's time per chapter, what each saves, and proof the bodies are the same.
+function shortcutSavings(name, inputs) {
+  const settings = {
+    both: { fastHtml: true, rendered: true },
+    noFastHtml: { fastHtml: false, rendered: true },
+    noRendered: { fastHtml: true, rendered: false },
+    neither: { fastHtml: false, rendered: false },
+  };
+  const expected = inputs.map((html) => htmlToBody(html));
+  const same = Object.values(settings).every((shortcuts) =>
+    inputs.every((html, i) => {
+      const { body, format } = htmlToBody(html, shortcuts);
+      return body === expected[i].body && format === expected[i].format;
+    }),
+  );
+  // Rounds take turns between the settings, so a slower moment of the machine hits them all.
+  const rates = Object.fromEntries(Object.keys(settings).map((key) => [key, []]));
+  for (let round = 0; round < 5; round++) {
+    for (const [key, shortcuts] of Object.entries(settings)) {
+      let done = 0;
+      const started = performance.now();
+      while (performance.now() - started < 400) htmlToBody(inputs[done++ % inputs.length], shortcuts);
+      rates[key].push((performance.now() - started) / done);
+    }
+  }
+  const ms = Object.fromEntries(
+    Object.entries(rates).map(([key, times]) => [key, times.sort((a, b) => a - b)[2]]),
+  );
+  const saves = (without) => `${(without - ms.both).toFixed(2)} ms (${percent(without - ms.both, without)})`;
+  console.log(
+    `${name}: ${ms.both.toFixed(2)} ms each with both shortcuts, ${ms.neither.toFixed(2)} ms with neither; ` +
+      `the fast HTML parser saves ${saves(ms.noFastHtml)}, the token shortcut (rendered.ts) ${saves(ms.noRendered)} ` +
+      `(median of 5 rounds; bodies ${same ? "identical" : "DIFFERENT"} either way)`,
+  );
+}
+
 function oneMegabyte(name, html) {
   const times = [];
   let format = "";
@@ -147,6 +185,11 @@ throughput(
 );
 parseTimes(
   "HTML parse of a ~10 KB editor-mix chapter and of its rendered Markdown",
+  chapters(markdownSnippets, 10 * 1024, 20),
+);
+shortcutSavings("Gate shortcuts, clean 10 KB chapters", [cleanChapter(10 * 1024)]);
+shortcutSavings(
+  "Gate shortcuts, editor-mix 10 KB chapters (Markdown-able snippets)",
   chapters(markdownSnippets, 10 * 1024, 20),
 );
 oneMegabyte("Pull step, clean", cleanChapter(1024 * 1024));

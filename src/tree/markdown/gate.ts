@@ -1,5 +1,7 @@
 import { type DefaultTreeAdapterTypes, html, parseFragment } from "parse5";
 import { fastParseFragment } from "./fast-html.js";
+import { markdownToHtml } from "./render.js";
+import { renderedNodes } from "./rendered.js";
 
 type ChildNode = DefaultTreeAdapterTypes.ChildNode;
 type Element = DefaultTreeAdapterTypes.Element;
@@ -86,11 +88,34 @@ function isAsciiSpace(code: number): boolean {
 }
 
 /**
+ * The gate's two shortcuts, each a pure speed-up: with either off the gate reads the same trees
+ * the slow way (a test holds the conversions equal; `bench/markdown.mjs` shows what each saves).
+ */
+export interface Shortcuts {
+  /** Parse plainly well-formed HTML with the hand-written parser (`fast-html.ts`), else parse5. Default on. */
+  readonly fastHtml: boolean;
+  /** Build rendered Markdown's tree from its tokens (`rendered.ts`), not by rendering and parsing. Default on. */
+  readonly rendered: boolean;
+}
+
+/** Both shortcuts on: what the tool runs with. */
+export const SHORTCUTS: Shortcuts = Object.freeze({ fastHtml: true, rendered: true });
+
+/**
  * Parse an HTML fragment the way the gate reads it (as `template` content: nothing dropped):
  * parse5's tree, built by the fast path when the HTML is plainly well formed.
  */
-export function parseHtml(source: string): DefaultTreeAdapterTypes.DocumentFragment {
-  return fastParseFragment(source) ?? parseFragment(source);
+export function parseHtml(
+  source: string,
+  shortcuts: Shortcuts = SHORTCUTS,
+): DefaultTreeAdapterTypes.DocumentFragment {
+  return (shortcuts.fastHtml ? fastParseFragment(source) : undefined) ?? parseFragment(source);
+}
+
+/** The parsed HTML that `markdownToHtml(markdown)` stands for, as the gate reads it. */
+export function parseRendered(markdown: string, shortcuts: Shortcuts = SHORTCUTS): ChildNode[] {
+  const parse = (rendered: string) => parseHtml(rendered, shortcuts).childNodes;
+  return shortcuts.rendered ? renderedNodes(markdown, parse) : parse(markdownToHtml(markdown));
 }
 
 /** DESIGN 5's equivalence gate: both sides parsed as HTML fragments and compared. */

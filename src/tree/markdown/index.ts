@@ -1,11 +1,17 @@
 import type { DefaultTreeAdapterTypes } from "parse5";
 import { type BodyCodec, exactBody, readJsonBody } from "../bodies.js";
-import { equivalentHtml, equivalentNodes, parseHtml } from "./gate.js";
+import {
+  equivalentHtml,
+  equivalentNodes,
+  parseHtml,
+  parseRendered,
+  SHORTCUTS,
+  type Shortcuts,
+} from "./gate.js";
 import { markdownToHtml } from "./render.js";
-import { renderedNodes } from "./rendered.js";
 import { blockHtml, blockMarkdown, type InlineStyle, type TopBlock, topBlocks } from "./to-markdown.js";
 
-export { equivalentHtml } from "./gate.js";
+export { equivalentHtml, SHORTCUTS, type Shortcuts } from "./gate.js";
 export { markdownToHtml } from "./render.js";
 
 type ChildNode = DefaultTreeAdapterTypes.ChildNode;
@@ -14,19 +20,22 @@ const MARKDOWN_INLINE: InlineStyle = { htmlTags: false };
 const HTML_INLINE: InlineStyle = { htmlTags: true };
 
 /** True when the Markdown renders to HTML the gate finds equal to the parsed original. */
-function survives(markdown: string, original: readonly ChildNode[]): boolean {
-  return equivalentNodes(original, renderedNodes(markdown));
+function survives(markdown: string, original: readonly ChildNode[], shortcuts: Shortcuts): boolean {
+  return equivalentNodes(original, parseRendered(markdown, shortcuts));
 }
 
 /**
  * A chapter's HTML as a file body, proven or kept exact (DESIGN 5): Markdown when it renders
  * back to the same HTML; else Markdown with each top-level block that does not survive kept as
  * an HTML block inside it (first with its inline markup as HTML tags, then whole), checked
- * again; else the HTML verbatim.
+ * again; else the HTML verbatim. The gate's shortcuts change only the speed.
  */
-export function htmlToBody(html: string): { body: string; format: "markdown" | "html" } {
+export function htmlToBody(
+  html: string,
+  shortcuts: Shortcuts = SHORTCUTS,
+): { body: string; format: "markdown" | "html" } {
   try {
-    return convert(html);
+    return convert(html, shortcuts);
   } catch (error) {
     // Nesting deeper than the stack allows cannot be proven: such a chapter stays exact.
     if (error instanceof RangeError) return { body: html, format: "html" };
@@ -34,8 +43,8 @@ export function htmlToBody(html: string): { body: string; format: "markdown" | "
   }
 }
 
-function convert(html: string): { body: string; format: "markdown" | "html" } {
-  const original = parseHtml(html).childNodes;
+function convert(html: string, shortcuts: Shortcuts): { body: string; format: "markdown" | "html" } {
+  const original = parseHtml(html, shortcuts).childNodes;
   const forms = topBlocks(original).map((block) => new BlockForms(block));
   // First each block in the most Markdown form it has, checked once as a whole: what nearly
   // every chapter needs.
@@ -47,16 +56,18 @@ function convert(html: string): { body: string; format: "markdown" | "html" } {
     first.push(part);
   }
   const markdown = first.join("\n\n");
-  if (survives(markdown, original)) return { body: markdown, format: "markdown" };
+  if (survives(markdown, original, shortcuts)) return { body: markdown, format: "markdown" };
   // Else each block in the first form that survives on its own, and the whole checked again.
   const kept: string[] = [];
   for (const form of forms) {
-    const part = form.surviving();
+    const part = form.surviving(shortcuts);
     if (part === undefined) return { body: html, format: "html" };
     kept.push(part);
   }
   const checked = kept.join("\n\n");
-  return survives(checked, original) ? { body: checked, format: "markdown" } : { body: html, format: "html" };
+  return survives(checked, original, shortcuts)
+    ? { body: checked, format: "markdown" }
+    : { body: html, format: "html" };
 }
 
 /**
@@ -87,10 +98,10 @@ class BlockForms {
   }
 
   /** The first form that survives on its own. */
-  surviving(): string | undefined {
+  surviving(shortcuts: Shortcuts): string | undefined {
     const nodes = this.block.nodes;
     for (const form of [this.markdown, this.tagged, this.raw]) {
-      if (form !== undefined && survives(form, nodes)) return form;
+      if (form !== undefined && survives(form, nodes, shortcuts)) return form;
     }
     return undefined;
   }

@@ -1,13 +1,13 @@
 import type Token from "markdown-it/lib/token.mjs";
 import { type DefaultTreeAdapterTypes, html } from "parse5";
-import { parseHtml } from "./gate.js";
 import { markdownIt } from "./render.js";
 
 type ChildNode = DefaultTreeAdapterTypes.ChildNode;
 type Element = DefaultTreeAdapterTypes.Element;
 
 /**
- * The parsed HTML that `markdownToHtml(markdown)` stands for, as the gate reads it.
+ * The parsed HTML that `markdownToHtml(markdown)` stands for, as the gate reads it (`parse` is
+ * the gate's HTML parser).
  *
  * Markdown without raw HTML renders to well-nested tags around escaped text, so its parse is
  * the tree of its tokens, up to the line ends the renderer puts between blocks (whitespace the
@@ -15,12 +15,10 @@ type Element = DefaultTreeAdapterTypes.Element;
  * parsing again (a quarter of the pull step). Markdown holding raw HTML, or a token this does
  * not know, is rendered and parsed as usual. A test holds both ways equal on every corpus.
  */
-export function renderedNodes(markdown: string): ChildNode[] {
+export function renderedNodes(markdown: string, parse: (html: string) => ChildNode[]): ChildNode[] {
   const env = {};
   const tokens = markdownIt.parse(markdown, env);
-  return (
-    treeOf(tokens, env) ?? parseHtml(markdownIt.renderer.render(tokens, markdownIt.options, env)).childNodes
-  );
+  return treeOf(tokens, env) ?? parse(markdownIt.renderer.render(tokens, markdownIt.options, env));
 }
 
 function treeOf(tokens: readonly Token[], env: object): ChildNode[] | undefined {
