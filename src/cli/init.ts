@@ -8,6 +8,7 @@ import { CONFIG_FILE, validSiteName } from "../config/config.js";
 import { usageError } from "../errors.js";
 import { FOLDER_ATTRIBUTES, FOLDER_IGNORE_LINES, unignoreFolders } from "../sync/state/git-files.js";
 import { jsonSchemas, schemaText } from "../tree/json-schema.js";
+import { CONFLICT_COPY_PATTERNS, COURSES_DIR } from "../tree/layout.js";
 import { stringifyYamlFields } from "../tree/yaml-text.js";
 import { globalsOf } from "./globals.js";
 import { EXAMPLE_URL, type Example, examplesText } from "./help.js";
@@ -26,8 +27,7 @@ export const GITIGNORE_BLOCK = `# coursesync: transient files (the snapshot fold
 !.coursesync/*.json
 ${FOLDER_IGNORE_LINES.join("\n")}
 ${SCHEMAS_UNIGNORED}
-*.remote.md
-course.remote.yaml
+${CONFLICT_COPY_PATTERNS.join("\n")}
 `;
 
 /** Lines init adds to .gitattributes: no line-ending conversion of the mirrored files. */
@@ -35,7 +35,7 @@ export const GITATTRIBUTES_BLOCK = `# coursesync: keep the mirrored files byte-e
 coursesync.yaml -text
 .coursesync/*.json -text
 ${FOLDER_ATTRIBUTES}
-courses/** -text
+${COURSES_DIR}/** -text
 events.ndjson -text
 `;
 

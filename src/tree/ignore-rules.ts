@@ -1,4 +1,5 @@
 import ignore, { type Ignore } from "ignore";
+import { CONFLICT_COPY_PATTERNS } from "./layout.js";
 
 /**
  * Files the tool never reads as content: editors' swap, backup and lock files, OS litter,
@@ -13,8 +14,7 @@ const BUILT_IN = [
   "4913",
   "Thumbs.db",
   "desktop.ini",
-  "*.remote.md",
-  "course.remote.yaml",
+  ...CONFLICT_COPY_PATTERNS,
   "*.sync-conflict-*",
   "* (conflicted copy)*",
   "*.orig",

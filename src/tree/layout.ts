@@ -23,6 +23,9 @@ export function courseFolderOf(file: string): string {
   return file.endsWith(suffix) ? file.slice(0, -suffix.length) : file;
 }
 
+/** The conflict copies as ignore patterns (for `.gitignore` and the scan's built-in rules). */
+export const CONFLICT_COPY_PATTERNS: readonly string[] = ["*.remote.md", COURSE_COPY];
+
 /** Whether a file name is one of coursesync's conflict copies. */
 export function isConflictCopy(name: string): boolean {
   return name.endsWith(".remote.md") || name === COURSE_COPY;

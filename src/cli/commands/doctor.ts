@@ -11,6 +11,7 @@ import { CredentialStore, configDir } from "../../config/credentials.js";
 import { UserError } from "../../errors.js";
 import { lockState } from "../../sync/lock.js";
 import { loadSnapshot, snapshotIsLegacy } from "../../sync/snapshot.js";
+import { CONFLICT_COPY_PATTERNS } from "../../tree/layout.js";
 import { counted } from "../../util/words.js";
 import { resolveCredentials } from "../context.js";
 import { globalsOf } from "../globals.js";
@@ -180,7 +181,7 @@ async function gitignoreCheck(root: string): Promise<DoctorCheck> {
     check: ".gitignore",
     status: "warn",
     message: existsSync(file) ? `.gitignore lacks ${missing.join(" and ")}` : "there is no .gitignore",
-    hint: `Add the lines ${NEEDED_IGNORES.join(", ")} (and !.coursesync/schemas/, *.remote.md, course.remote.yaml), as \`coursesync init\` writes them: else the lock, journal and cache get committed.`,
+    hint: `Add the lines ${NEEDED_IGNORES.join(", ")} (and !.coursesync/schemas/, ${CONFLICT_COPY_PATTERNS.join(", ")}), as \`coursesync init\` writes them: else the lock, journal and cache get committed.`,
   };
 }
 
