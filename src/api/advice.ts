@@ -4,7 +4,7 @@ import { redactUrl } from "./login-url.js";
 // address does not answer at all. The errors that carry these hints live in errors.ts.
 
 /** The form a site URL takes, for messages that say what is expected. */
-export const API_URL_EXAMPLE = "https://academy.example.com/api/v1";
+const API_URL_EXAMPLE = "https://academy.example.com/api/v1";
 
 /**
  * What to do when the answer at a URL shows it is not the API (a web page, a Not Found for a

@@ -28,7 +28,7 @@ export interface GateOptions {
 }
 
 /** The default number of requests in flight. */
-export const DEFAULT_CONCURRENCY = 4;
+const DEFAULT_CONCURRENCY = 4;
 
 /** A setTimeout-based sleep: the default, replaced in tests. */
 export function realSleep(ms: number): Promise<void> {

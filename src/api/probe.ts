@@ -15,7 +15,7 @@ export type Probe =
   | { kind: "unsure"; error: UserError };
 
 /** How long the probe waits for an answer: it is one request, and a setup step must stay quick. */
-export const PROBE_TIMEOUT_MS = 5_000;
+const PROBE_TIMEOUT_MS = 5_000;
 
 const keep = (text: string) => text;
 

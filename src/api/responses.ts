@@ -77,7 +77,7 @@ export function wrongUrlError(exchange: Exchange, method: string, scrub: Scrub):
 }
 
 /** The versioned API root a request URL sits under (its path up to /api/v1), for messages. */
-export function apiRootOf(url: URL): string {
+function apiRootOf(url: URL): string {
   const at = url.pathname.lastIndexOf("/api/");
   const path = at < 0 ? url.pathname : `${url.pathname.slice(0, at)}/api/v1`;
   return `${url.origin}${path}`;

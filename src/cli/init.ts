@@ -16,7 +16,7 @@ import type { CliRun } from "./io.js";
 import { Output } from "./output.js";
 
 /** Where init writes the JSON Schemas editors validate the tree's files with (committed). */
-export const SCHEMAS_DIR = ".coursesync/schemas";
+const SCHEMAS_DIR = ".coursesync/schemas";
 
 /** The line of init's .gitignore block that keeps the schemas committed. */
 const SCHEMAS_UNIGNORED = `!${SCHEMAS_DIR}/`;
@@ -31,7 +31,7 @@ ${CONFLICT_COPY_PATTERNS.join("\n")}
 `;
 
 /** Lines init adds to .gitattributes: no line-ending conversion of the mirrored files. */
-export const GITATTRIBUTES_BLOCK = `# coursesync: keep the mirrored files byte-exact (no line-ending conversion)
+const GITATTRIBUTES_BLOCK = `# coursesync: keep the mirrored files byte-exact (no line-ending conversion)
 coursesync.yaml -text
 .coursesync/*.json -text
 ${FOLDER_ATTRIBUTES}
@@ -53,7 +53,7 @@ ignore: []
 }
 
 /** VS Code's YAML extension: each course.yaml validated with its schema. */
-export const VSCODE_SETTINGS = `${JSON.stringify(
+const VSCODE_SETTINGS = `${JSON.stringify(
   { "yaml.schemas": { [`./${SCHEMAS_DIR}/course.schema.json`]: "courses/*/course.yaml" } },
   null,
   2,

@@ -5,7 +5,7 @@ import { counted } from "../util/words.js";
 import type { CliRun } from "./io.js";
 
 /** How many passwords a person may type before a login on the terminal gives up. */
-export const LOGIN_TRIES = 3;
+const LOGIN_TRIES = 3;
 
 /** A login done on the terminal: what was typed, and the token the site gave. */
 export interface PromptedLogin {

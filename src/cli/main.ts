@@ -53,7 +53,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
 const VALUE_OPTIONS = new Set(["-C", "--dir", "--site", "--url"]);
 
 /** The command an argument list runs, when it names one of ours; else undefined (help, a typo). */
-export function commandOf(argv: readonly string[]): string | undefined {
+function commandOf(argv: readonly string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (VALUE_OPTIONS.has(arg)) i++;

@@ -62,7 +62,7 @@ export function opLine(op: PushOp, out: Output): string {
 }
 
 /** The plan as JSON. */
-export function opJson(op: PushOp): Record<string, unknown> {
+function opJson(op: PushOp): Record<string, unknown> {
   const base = { type: op.type, kind: op.kind, id: op.type === "create" ? null : op.id, path: op.path };
   return op.type === "update" ? { ...base, fields: op.fields } : base;
 }

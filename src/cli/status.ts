@@ -27,7 +27,7 @@ const STYLE = {
 } as const;
 
 /** The two-character codes of `status --short`, like `git status --short`. */
-export const SHORT_CODES: Record<StatusEntry["state"], string> = {
+const SHORT_CODES: Record<StatusEntry["state"], string> = {
   modified: " M",
   new: "A ",
   deleted: " D",
@@ -64,7 +64,7 @@ export function shortLines(entries: readonly StatusEntry[]): string[] {
 }
 
 /** One status line for people. */
-export function statusLine(entry: StatusEntry, out: Output): string {
+function statusLine(entry: StatusEntry, out: Output): string {
   const detail = [
     entry.kind === "file" ? undefined : recordName(entry.kind, entry.id),
     entry.from ? `from ${entry.from}` : undefined,

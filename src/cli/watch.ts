@@ -24,7 +24,7 @@ function clock(at: number): string {
 }
 
 /** One line for people per watch event, stamped with the time `at` (ms since the epoch). */
-export function watchLine(event: WatchEvent, out: Output, deletes: boolean, at: number): string {
+function watchLine(event: WatchEvent, out: Output, deletes: boolean, at: number): string {
   const t = out.paint("gray", clock(at));
   switch (event.type) {
     case "ready":

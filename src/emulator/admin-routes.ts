@@ -32,7 +32,7 @@ function route(method: AdminRoute["method"], path: string, does: string, body?: 
 const TARGET = '{resource: "courses"|"chapters", id: number';
 
 /** Every control route, in the order `GET /__admin/` lists them. */
-export const ADMIN_ROUTES: readonly AdminRoute[] = [
+const ADMIN_ROUTES: readonly AdminRoute[] = [
   route("GET", "/", "lists these routes"),
   route(
     "POST",

@@ -193,7 +193,7 @@ function authenticate(state: EmulatorState, header: string | undefined): Reply |
 }
 
 /** The page number of `?page=`: 1 when absent, undefined when not a positive integer. */
-export function parsePage(raw: string | null): number | undefined {
+function parsePage(raw: string | null): number | undefined {
   if (raw === null) return 1;
   if (!/^\d{1,9}$/.test(raw)) return undefined;
   const page = Number(raw);

@@ -121,7 +121,7 @@ function addError(errors: FieldErrors, field: string, message: string): void {
 }
 
 /** Take the resource object out of a request body, or say why it is not there. */
-export function unwrapBody(body: unknown, key: string): Checked<Record<string, unknown>> {
+function unwrapBody(body: unknown, key: string): Checked<Record<string, unknown>> {
   if (!isObject(body)) {
     return { ok: false, errors: { [key]: [`is missing: send a JSON object {"${key}": {...}}`] } };
   }

@@ -152,7 +152,7 @@ function checkOptions(options: EmulatorOptions): void {
 }
 
 /** The query string for the request log, credentials replaced by `[redacted]`. */
-export function redactQuery(params: URLSearchParams): string {
+function redactQuery(params: URLSearchParams): string {
   return [...params]
     .map(([key, value]) => {
       const shown = SECRET_PARAMS.has(key.toLowerCase()) ? "[redacted]" : encodeURIComponent(value);

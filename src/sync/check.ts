@@ -84,7 +84,7 @@ export interface ReadTree {
  * Every problem of a scanned tree, sorted by file, line and column. Values the snapshot holds
  * as the site's own are judged as push judges them; without a snapshot every value is.
  */
-export function treeProblems(tree: ReadTree): FileProblem[] {
+function treeProblems(tree: ReadTree): FileProblem[] {
   const { scan, local, snapshot, limits } = tree;
   const all = [
     ...scan.problems,

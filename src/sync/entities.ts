@@ -76,12 +76,6 @@ export function courseFileText(id: number | undefined, values: CourseValues): st
   return serializeCourseFile({ id: fileId(id), ...values });
 }
 
-/** The chapter content as the snapshot keeps it: by hash, the text in the content cache. */
-export function contentHashOf(record: WireRecord): string | undefined {
-  if (typeof record.content === "string") return sha256(record.content);
-  return typeof record.content_sha256 === "string" ? record.content_sha256 : undefined;
-}
-
 /** A chapter record's editable fields (content by hash if the text is not at hand). */
 export function chapterValuesOfRecord(record: WireRecord, content?: string): ChapterValues {
   const courseId = Number(record.course_id);

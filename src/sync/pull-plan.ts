@@ -1,6 +1,5 @@
 import type { WireRecord } from "../api/wire.js";
 import type { BodyCodec } from "../tree/bodies.js";
-import { sha256 as sha } from "../util/hash.js";
 import { contentMerger } from "./content-merge.js";
 import {
   type ChapterPlan,
@@ -9,7 +8,6 @@ import {
   chapterValuesOfRecord,
   courseValuesOfRecord,
   fieldsEqual,
-  snapshotRecord,
 } from "./entities.js";
 import { chapterValuesAgainst, type LocalView } from "./local-view.js";
 import { keepCoursesWithChapters } from "./pull/course-deletes.js";
@@ -20,7 +18,7 @@ import { sharingContent } from "./pull/spill.js";
 import { syncedCourses } from "./pull/synced.js";
 import { type EntityInput, reconcileEntity, type Winner } from "./reconcile.js";
 import type { Change } from "./report.js";
-import type { Snapshot, SnapshotEntry } from "./snapshot.js";
+import type { Snapshot } from "./snapshot.js";
 
 /** Everything the pull planner reads: all data, no I/O. */
 export interface PullInput {
@@ -186,8 +184,3 @@ const OP_ORDER: Record<FileOp["op"], number> = {
   copy: 5,
   "remove-copy": 6,
 };
-
-/** The snapshot entry a record would have at a path (used by push after a write). */
-export function entryFor(pathOf: string, text: string, record: WireRecord): SnapshotEntry {
-  return { path: pathOf, hash: sha(text), record: snapshotRecord(record) };
-}

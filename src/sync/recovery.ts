@@ -20,7 +20,7 @@ function fieldsOf(text: string, kind: "course" | "chapter"): string {
 }
 
 /** Whether a file's fields hold an id (`id: N`; not an empty or null one). */
-export function hasIdLine(text: string, kind: "course" | "chapter"): boolean {
+function hasIdLine(text: string, kind: "course" | "chapter"): boolean {
   return /^id:[ \t]*\d+[ \t]*\r?$/m.test(fieldsOf(text, kind));
 }
 

@@ -121,7 +121,7 @@ function keepRead<T>(
 }
 
 /** A name read as nothing that looks like a chapter or course.yaml: `.markdown`, `.MD`, `course.yml`. */
-export function isLookalike(name: string): boolean {
+function isLookalike(name: string): boolean {
   if (/\.(md|markdown)$/i.test(name)) return !name.endsWith(".md");
   return /^course\.ya?ml$/i.test(name) && name !== COURSE_FILE;
 }

@@ -186,7 +186,7 @@ export function statusProblem(
 }
 
 /** A date-time in the form the site writes its own (`created_at`). */
-export const DATETIME_EXAMPLE = "2026-03-01T09:00:00+01:00";
+const DATETIME_EXAMPLE = "2026-03-01T09:00:00+01:00";
 
 /** The form of a date-time the site takes (see `dateTimeProblem` for the calendar's rules). */
 export const DATETIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-](\d{2}):(\d{2}))$/;

@@ -11,7 +11,7 @@ export function processRunning(pid: number): boolean {
 }
 
 /** How often `watchParent` looks whether the parent is still there. */
-export const PARENT_POLL_MS = 1_000;
+const PARENT_POLL_MS = 1_000;
 
 /**
  * Call `onGone` once the process that started this one is gone: this one was then handed to

@@ -92,7 +92,7 @@ ${values.join("\n")}
 }
 
 /** The bash script. */
-export function bashScript(specs: readonly CommandSpec[]): string {
+function bashScript(specs: readonly CommandSpec[]): string {
   return `${header("bash", [
     "Install: coursesync completion bash > ~/.local/share/bash-completion/completions/coursesync",
     'or add to ~/.bashrc: eval "$(coursesync completion bash)"',
@@ -142,7 +142,7 @@ complete -o filenames -F _coursesync coursesync
 }
 
 /** The zsh script: a completion function for fpath, or to source. */
-export function zshScript(specs: readonly CommandSpec[]): string {
+function zshScript(specs: readonly CommandSpec[]): string {
   return `#compdef coursesync
 ${header("zsh", [
   "Install: coursesync completion zsh > ~/.zfunc/_coursesync  with, in ~/.zshrc before compinit,",
@@ -208,7 +208,7 @@ function fishCompletes(completes: Completes): string {
 }
 
 /** The fish script. */
-export function fishScript(specs: readonly CommandSpec[]): string {
+function fishScript(specs: readonly CommandSpec[]): string {
   const skip = specs.flatMap((spec) => valuedFlags(spec).map((name) => fish(`${spec.path}|${name}`)));
   const enter = specs.flatMap((spec) => spec.subcommands.map((sub) => fish(`${spec.path}|${sub.name}`)));
   const lines = specs.flatMap((spec) => {

@@ -41,7 +41,7 @@ export interface Known {
 }
 
 /** The conflict a write met, as a change to report. */
-export function conflictChange(op: TargetOp, conflict: Conflict): Change {
+function conflictChange(op: TargetOp, conflict: Conflict): Change {
   return {
     kind: op.kind,
     id: op.id,

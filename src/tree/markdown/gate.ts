@@ -10,7 +10,7 @@ type Element = DefaultTreeAdapterTypes.Element;
  * Elements that start and end a block in the rendered page: whitespace at a text edge that
  * touches one of them is not rendered, so it is the only whitespace the gate forgives.
  */
-export const BLOCK_ELEMENTS: ReadonlySet<string> = new Set([
+const BLOCK_ELEMENTS: ReadonlySet<string> = new Set([
   "address",
   "article",
   "aside",

@@ -5,7 +5,7 @@ type ChildNode = DefaultTreeAdapterTypes.ChildNode;
 type Element = DefaultTreeAdapterTypes.Element;
 
 /** Elements that never have content or an end tag. */
-export const VOID_ELEMENTS: ReadonlySet<string> = new Set([
+const VOID_ELEMENTS: ReadonlySet<string> = new Set([
   "area",
   "base",
   "basefont",
