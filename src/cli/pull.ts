@@ -9,6 +9,7 @@ import { acquireLock } from "../sync/lock.js";
 import { type PullResult, pull } from "../sync/pull.js";
 import { countOutcomes, type Outcome } from "../sync/report.js";
 import { fileSelection } from "../sync/selection.js";
+import { courseFolderContaining } from "../tree/layout.js";
 import { counted } from "../util/words.js";
 import { connect, stopRequestsOnSignal, syncTarget } from "./context.js";
 import { globalsOf } from "./globals.js";
@@ -24,11 +25,10 @@ import { openTree } from "./tree-root.js";
 function courseFolders(root: string, paths: readonly string[]): string[] {
   return paths.map((p) => {
     if (p === "." || p === "courses") return p;
-    const parts = p.split("/");
-    if (parts[0] !== "courses" || parts.length < 2) {
+    const folder = courseFolderContaining(p);
+    if (folder === undefined) {
       throw usageError(`${p} is not a course folder`, "Give folders under courses/, e.g. courses/my-course.");
     }
-    const folder = `courses/${parts[1]}`;
     if (!existsSync(path.join(root, folder))) {
       throw usageError(
         `${folder}: no such course folder`,

@@ -3,7 +3,7 @@ import { statePaths } from "../sync/snapshot.js";
 import { ContentCache } from "../sync/state/content-cache.js";
 import { type StatusEntry, treeStatus } from "../sync/status.js";
 import { bodyCodec } from "../tree/codecs.js";
-import { COURSES_DIR } from "../tree/layout.js";
+import { courseFolderContaining } from "../tree/layout.js";
 import type { StatCache } from "../tree/stat-cache.js";
 import type { CliRun, GlobalOptions } from "./io.js";
 import { knownTreePaths } from "./paths.js";
@@ -61,9 +61,9 @@ function foldersOf(entries: readonly StatusEntry[]): string[] | undefined {
   for (const entry of entries) {
     for (const where of [entry.path, entry.from]) {
       if (where === undefined) continue;
-      const parts = where.split("/");
-      if (parts[0] !== COURSES_DIR || parts.length < 2) return undefined;
-      folders.push(parts.slice(0, 2).join("/"));
+      const folder = courseFolderContaining(where);
+      if (folder === undefined) return undefined;
+      folders.push(folder);
     }
   }
   return folders;

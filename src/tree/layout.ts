@@ -17,6 +17,20 @@ export function recordFilePath(kind: "course" | "chapter", where: string): strin
   return kind === "course" ? courseFilePath(where) : where;
 }
 
+/** The course folder (`courses/<name>`) a tree path lies in or names; undefined outside them. */
+export function courseFolderContaining(relPath: string): string | undefined {
+  const parts = relPath.split("/");
+  return parts[0] === COURSES_DIR && parts.length >= 2 ? `${COURSES_DIR}/${parts[1]}` : undefined;
+}
+
+/** Whether a tree path lies in (or names) one of these course folders. */
+export function inCourseFolders(folders: ReadonlySet<string>): (relPath: string) => boolean {
+  return (relPath) => {
+    const folder = courseFolderContaining(relPath);
+    return folder !== undefined && folders.has(folder);
+  };
+}
+
 /** The course folder a course.yaml path stands for; any other path is returned as it is. */
 export function courseFolderOf(file: string): string {
   const suffix = `/${COURSE_FILE}`;

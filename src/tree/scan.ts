@@ -7,11 +7,9 @@ import { type CourseFile, readCourseFile } from "./course-file.js";
 import { readFolder } from "./folder-entries.js";
 import { tempFileOwner } from "./fs-ops.js";
 import { ignoreMatcher } from "./ignore-rules.js";
-import { COURSE_FILE, COURSES_DIR, isConflictCopy } from "./layout.js";
+import { COURSE_FILE, COURSES_DIR, inCourseFolders, isConflictCopy } from "./layout.js";
 import type { StatCache } from "./stat-cache.js";
 import { type FieldLines, type FieldProblem, FileProblem } from "./yaml-text.js";
-
-export { COURSE_FILE, COURSES_DIR, isConflictCopy } from "./layout.js";
 
 /** A course folder as found on disk. */
 export interface ScannedCourse {
@@ -391,10 +389,7 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
     }),
   );
   const only = options.folders;
-  options.statCache?.keepOnly(
-    seen,
-    only && ((relPath) => only.has(relPath.split("/").slice(0, 2).join("/"))),
-  );
+  options.statCache?.keepOnly(seen, only && inCourseFolders(only));
   result.courses.sort((a, b) => (a.folder < b.folder ? -1 : 1));
   result.chapters.sort((a, b) => (a.file < b.file ? -1 : 1));
   result.problems.sort((a, b) =>

@@ -5,7 +5,7 @@ import type { Winner } from "../../src/sync/reconcile.js";
 import type { Change } from "../../src/sync/report.js";
 import type { Snapshot } from "../../src/sync/snapshot.js";
 import type { BodyCodec } from "../../src/tree/bodies.js";
-import { COURSE_FILE } from "../../src/tree/scan.js";
+import { COURSE_FILE } from "../../src/tree/layout.js";
 import { sha256 } from "../../src/util/hash.js";
 import { recordBuilders } from "../helpers/records.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";

@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { BodyCodec } from "../../tree/bodies.js";
+import { inCourseFolders } from "../../tree/layout.js";
 import { type ScanOptions, type ScanResult, scanTree } from "../../tree/scan.js";
 import { StatCache } from "../../tree/stat-cache.js";
 import type { TreeFs } from "../../tree/tree-fs.js";
@@ -88,7 +89,7 @@ export async function openLocalIn(
   folders: ReadonlySet<string>,
   options: OpenLocalOptions<Snapshot>,
 ): Promise<LocalSide<Snapshot> | undefined> {
-  const inside = (relPath: string) => folders.has(relPath.split("/").slice(0, 2).join("/"));
+  const inside = inCourseFolders(folders);
   const part = partOf(snapshot, inside);
   const scan = await scanLocal(root, part, options, folders);
   const filedElsewhere = (id: number | undefined, kind: "courses" | "chapters") => {
