@@ -2,11 +2,10 @@ import type { Command } from "commander";
 import { createTwoFilesPatch, diffLines } from "diff";
 import { ExitCode, usageError } from "../errors.js";
 import { type FileDiff, localDiffs, NO_FILE } from "../sync/diff.js";
-import { openLocal, statCacheOf } from "../sync/local/open.js";
+import { openSiteLocal } from "../sync/local/open.js";
 import type { LocalView } from "../sync/local-view.js";
 import { remotePairs } from "../sync/remote-diff.js";
-import { statePaths } from "../sync/snapshot.js";
-import { ContentCache } from "../sync/state/content-cache.js";
+import type { ContentCache } from "../sync/state/content-cache.js";
 import { bodyCodec } from "../tree/codecs.js";
 import { guardedFs } from "../tree/tree-fs.js";
 import { connect } from "./context.js";
@@ -193,18 +192,19 @@ export function registerDiff(program: Command, run: CliRun): void {
       const out = new Output(run, globals.quiet);
       const tree = await openTree(run, globals);
       const { site, names, other, ...opened } = await siteSnapshot(tree, globals);
-      const state = statePaths(tree.root, site.name);
-      const statCache = await statCacheOf(tree.root, site.name, guardedFs(tree.root, run.fs)).load();
       const bodies = bodyCodec(tree.config.body);
-      const cache = new ContentCache(state.cache);
-      const { snapshot, local } = await openLocal(tree.root, opened.snapshot, {
-        ignore: tree.config.ignore,
-        bodies,
-        statCache,
-        cache,
-        other: other ? names : undefined,
-        onWarning: (warning) => out.warn(warning),
-      });
+      const { snapshot, local, statCache, cache } = await openSiteLocal(
+        tree.root,
+        site.name,
+        opened.snapshot,
+        {
+          ignore: tree.config.ignore,
+          bodies,
+          fs: guardedFs(tree.root, run.fs),
+          other: other ? names : undefined,
+          onWarning: (warning) => out.warn(warning),
+        },
+      );
       const scope = paths.length ? knownTreePaths(run, tree.root, paths, snapshot) : undefined;
       const diffs = flags.remote
         ? await remoteDiffs(run, globals, tree, local, cache, scope)

@@ -11,7 +11,7 @@ import type { FileProblem } from "../tree/yaml-text.js";
 import { fieldsEqual, valuesOfRecord } from "./entities.js";
 import { defaultMaxDelete, guardDeleteLimit, invalidFilesError } from "./guards.js";
 import { type Done, Journal, type JournalLine, unconfirmedIntents } from "./journal.js";
-import { openLocal, statCacheOf } from "./local/open.js";
+import { openSiteLocal } from "./local/open.js";
 import { inPaths, planLocalChanges } from "./local-plan.js";
 import { Adopter, type ApplyContext, apply } from "./push/apply.js";
 import type { Decision, Known } from "./push/decide.js";
@@ -24,7 +24,6 @@ import { foldJournal, restoreIds, unsettledCreates } from "./recovery.js";
 import type { Change } from "./report.js";
 import { changeSelected, type Selection } from "./selection.js";
 import { saveSnapshot, snapshotBase, statePaths, stateTemps } from "./snapshot.js";
-import { ContentCache } from "./state/content-cache.js";
 import { emptyIdMap, mappedClient, type RecordClient, SiteIds } from "./state/id-map.js";
 import { holdUnmatchedProvisional } from "./state/provisional.js";
 import type { SyncTarget } from "./target.js";
@@ -107,17 +106,15 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
     snapshot = foldJournal(snapshot, earlier);
     if (!options.dryRun) await restoreIds(root, earlier, fs);
   }
-  const cache = new ContentCache(state.cache, fs);
-  const statCache = await statCacheOf(root, options.site, fs).load();
-  const side = await openLocal(root, snapshot, {
+  const side = await openSiteLocal(root, options.site, snapshot, {
     ignore: options.ignore,
     bodies,
-    statCache,
+    fs,
     parseAll: options.paths ? (file) => inPaths(file, options.paths) : true,
-    cache,
     other: opened.other ? names : undefined,
     onWarning: options.onWarning,
   });
+  const { cache, statCache } = side;
   // Records first pushed here have since received their ids from the default site: re-keyed.
   snapshot = side.snapshot;
   const { scan, local, baseTexts } = side;

@@ -7,7 +7,7 @@ import { COURSES_DIR, courseFolderOf } from "../tree/layout.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { realSetTimer, type SetTimer } from "../util/timer.js";
 import { type Batch, Coalescer } from "./coalescer.js";
-import { openLocal } from "./local/open.js";
+import { openSiteLocal } from "./local/open.js";
 import { planLocalChanges } from "./local-plan.js";
 import { acquireLock } from "./lock.js";
 import { type PushClient, push } from "./push.js";
@@ -179,7 +179,11 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
   const pendingDeletes = async (): Promise<number> => {
     const snapshot = await loadSnapshot(root, options.site);
     if (!snapshot) return 0;
-    const { local } = await openLocal(root, snapshot, { ignore: options.ignore, bodies: options.bodies });
+    const { local } = await openSiteLocal(root, options.site, snapshot, {
+      ignore: options.ignore,
+      bodies: options.bodies,
+      fs: options.fs,
+    });
     return planLocalChanges(snapshot, local).filter((c) => c.plan.toSite.type === "delete").length;
   };
 

@@ -8,7 +8,7 @@ import type { FileProblem } from "../../tree/yaml-text.js";
 import { baseTextsFor, buildLocalView, knownHashes, type LocalView } from "../local-view.js";
 import { type SiteNames, siteView } from "../push/restore.js";
 import { loadSnapshot, type Snapshot, statePaths } from "../snapshot.js";
-import type { ContentCache } from "../state/content-cache.js";
+import { ContentCache } from "../state/content-cache.js";
 import { rekeyProvisional } from "../state/provisional.js";
 
 // "Open the local side": the stat cache, the scan, the snapshot's texts of the bodies edited
@@ -66,6 +66,22 @@ export function statCacheOf(
   now: () => number = Date.now,
 ): StatCache {
   return new StatCache(path.join(statePaths(root, site).cache, "stat.json"), now, fs);
+}
+
+/**
+ * Open the local side of a site's runs in the tree at `root` through the site's stat cache
+ * (loaded here, saved by the caller once its run went well) and content cache (the base texts).
+ */
+export async function openSiteLocal<S extends Snapshot | undefined>(
+  root: string,
+  site: string,
+  snapshot: S,
+  options: Omit<OpenLocalOptions<S>, "statCache" | "cache"> & { fs?: TreeFs | undefined },
+): Promise<LocalSide<S> & { statCache: StatCache; cache: ContentCache }> {
+  const { fs, ...open } = options;
+  const cache = new ContentCache(statePaths(root, site).cache, fs);
+  const statCache = await statCacheOf(root, site, fs).load();
+  return { ...(await openLocal(root, snapshot, { ...open, statCache, cache })), statCache, cache };
 }
 
 /** Open the local side of the tree at `root` against `snapshot`. */
