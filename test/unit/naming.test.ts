@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { type ChapterSlot, type CourseSlot, planLayout } from "../../src/tree/layout.js";
+import {
+  type ChapterSlot,
+  CONFLICT_COPY_PATTERNS,
+  type CourseSlot,
+  conflictCopyPath,
+  courseFolderContaining,
+  fileOfConflictCopy,
+  inCourseFolders,
+  isConflictCopy,
+  planLayout,
+} from "../../src/tree/layout.js";
 import {
   assignNames,
   chapterFileBase,
@@ -272,5 +282,33 @@ describe("planLayout", () => {
     for (const file of Object.values(first.chapters))
       expect(file).toMatch(/^courses\/[a-z0-9-]+\/\d{2}-[a-z0-9-]+\.md$/);
     expect(new Set(Object.values(first.courses)).size).toBe(titles.length);
+  });
+});
+
+describe("the tree's path rules", () => {
+  it("name the course folder a path lies in, and nothing outside courses/", () => {
+    expect(courseFolderContaining("courses/web/01-intro.md")).toBe("courses/web");
+    expect(courseFolderContaining("courses/web/course.yaml")).toBe("courses/web");
+    expect(courseFolderContaining("courses/web")).toBe("courses/web");
+    expect(courseFolderContaining("courses")).toBeUndefined();
+    expect(courseFolderContaining("coursesync.yaml")).toBeUndefined();
+    expect(courseFolderContaining("notes/web/01-intro.md")).toBeUndefined();
+    const inWeb = inCourseFolders(new Set(["courses/web"]));
+    expect(["courses/web/01-intro.md", "courses/webs/01-intro.md", "web/01-intro.md"].map(inWeb)).toEqual([
+      true,
+      false,
+      false,
+    ]);
+  });
+
+  it("name conflict copies one way, and the ignore patterns match exactly those", () => {
+    expect(conflictCopyPath("courses/web/01-intro.md")).toBe("courses/web/01-intro.remote.md");
+    expect(conflictCopyPath("courses/web/course.yaml")).toBe("courses/web/course.remote.yaml");
+    for (const file of ["courses/web/01-intro.md", "courses/web/course.yaml"]) {
+      const copy = conflictCopyPath(file);
+      expect(isConflictCopy(copy.split("/").pop()!)).toBe(true);
+      expect(fileOfConflictCopy(copy)).toBe(file);
+    }
+    expect(CONFLICT_COPY_PATTERNS).toEqual(["*.remote.md", "course.remote.yaml"]);
   });
 });
