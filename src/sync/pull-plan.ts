@@ -37,6 +37,8 @@ export interface PullInput {
   inScope?: ((course: { id: number | undefined; folders: string[] }) => boolean) | undefined;
   /** Records an invalid file holds back: not planned, their files and snapshot entries kept. */
   held?: Held | undefined;
+  /** A chapter record's file as already rendered this run (its hash and body key), if it was. */
+  rendered?: ((record: WireRecord) => { hash: string; body: string } | undefined) | undefined;
 }
 
 /** A file operation of the plan, relative paths with /. */

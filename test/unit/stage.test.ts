@@ -3,7 +3,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { WireRecord } from "../../src/api/wire.js";
-import { chapterFileText, chapterValuesOfRecord, snapshotRecord } from "../../src/sync/entities.js";
+import {
+  chapterFileText,
+  chapterValuesOfRecord,
+  renderChapter,
+  snapshotRecord,
+} from "../../src/sync/entities.js";
 import { StagedFiles } from "../../src/sync/pull/stage.js";
 import type { Snapshot } from "../../src/sync/snapshot.js";
 import { markdownCodec } from "../../src/tree/codecs.js";
@@ -45,6 +50,9 @@ describe("files staged while the listing arrives", () => {
     expect(readFileSync(file!, "utf8")).toBe(textOf(one));
     expect(staged.claim(textOf(one))).toBeUndefined();
     expect(staged.claim(`${textOf(two)}\n`)).toBeUndefined();
+    // The plan takes the file's hash and body key from here instead of rendering it again.
+    const { hash, body } = renderChapter(two.id, chapterValuesOfRecord(two), markdownCodec);
+    expect(staged.renderedOf(two)).toEqual({ hash, body });
     // What no write took is removed at the end (the claimed file is the writer's to move).
     await staged.clear();
     expect(incoming(cache)).toEqual([path.basename(file!)]);

@@ -231,7 +231,9 @@ export function emitChapters(
         // Nothing changed: the entry stays the very object the snapshot holds (no copy).
         next.chapters[id] = entry;
       } else if (entryPath !== undefined) {
-        const rendered = unchanged ? undefined : renderChapter(id, chapterValuesOfRecord(remote), bodies);
+        const rendered = unchanged
+          ? undefined
+          : (input.rendered?.(remote) ?? renderChapter(id, chapterValuesOfRecord(remote), bodies));
         next.chapters[id] = {
           path: entryPath,
           hash: rendered ? rendered.hash : entry!.hash,

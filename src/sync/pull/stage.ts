@@ -3,10 +3,12 @@ import path from "node:path";
 import PQueue from "p-queue";
 import type { WireRecord } from "../../api/wire.js";
 import type { BodyCodec } from "../../tree/bodies.js";
+import { serializeChapterFile } from "../../tree/chapter-file.js";
 import type { TreeFs } from "../../tree/tree-fs.js";
 import { sha256 } from "../../util/hash.js";
 import {
-  chapterFileText,
+  bodyKey,
+  chapterFile,
   chapterValuesOfRecord,
   courseFileText,
   courseValuesOfRecord,
@@ -45,6 +47,8 @@ export class StagedFiles {
   readonly #queue = new PQueue({ concurrency: 8 });
   /** Staged texts by hash, once written whole: the number in their temp file's name. */
   readonly #ready = new Map<string, number>();
+  /** Chapter records rendered here: their file's hash and body key, for the plan's snapshot. */
+  readonly #rendered = new WeakMap<WireRecord, { hash: string; body: string }>();
   #first: number | undefined;
   #spent = 0;
   #failed = false;
@@ -75,7 +79,7 @@ export class StagedFiles {
     for (const record of records) {
       const text = this.#render(list, record);
       if (text === undefined) continue;
-      const hash = sha256(text);
+      const hash = this.#rendered.get(record)?.hash ?? sha256(text);
       if (this.#ready.has(hash)) continue;
       const n = randomInt(2 ** 47);
       this.#queue
@@ -100,6 +104,14 @@ export class StagedFiles {
     this.#stopped = true;
     this.#queue.clear();
     await this.#queue.onIdle();
+  }
+
+  /**
+   * A chapter record's file as rendered while its page arrived (its hash and body key), so the
+   * plan does not render it again; undefined for one not rendered here.
+   */
+  renderedOf(record: WireRecord): { hash: string; body: string } | undefined {
+    return this.#rendered.get(record);
   }
 
   /** The staged file holding exactly this text, taken (no other write gets it); or undefined. */
@@ -132,7 +144,10 @@ export class StagedFiles {
     try {
       if (list === "courses") return courseFileText(record.id, courseValuesOfRecord(record));
       if (typeof record.content !== "string") return undefined;
-      return chapterFileText(record.id, chapterValuesOfRecord(record), this.#bodies);
+      const file = chapterFile(record.id, chapterValuesOfRecord(record), this.#bodies);
+      const text = serializeChapterFile(file);
+      this.#rendered.set(record, { hash: sha256(text), body: bodyKey(file.format, file.body) });
+      return text;
     } catch {
       // A record the plan cannot write as it is (it reports why): nothing to stage.
       return undefined;
