@@ -30,18 +30,18 @@ type Register = (program: Command, io: CliRun) => void;
  * HTTP client, nor `pull` the emulator. In the order `--help` lists them.
  */
 const COMMANDS: Record<string, () => Promise<Register>> = {
-  init: async () => (await import("./init.js")).registerInit,
-  login: async () => (await import("./login.js")).registerLogin,
-  logout: async () => (await import("./login.js")).registerLogout,
+  init: async () => (await import("./commands/init.js")).registerInit,
+  login: async () => (await import("./commands/login.js")).registerLogin,
+  logout: async () => (await import("./commands/login.js")).registerLogout,
   site: async () => (await import("./commands/site.js")).registerSite,
-  pull: async () => (await import("./pull.js")).registerPull,
-  status: async () => (await import("./status.js")).registerStatus,
-  diff: async () => (await import("./diff.js")).registerDiff,
-  push: async () => (await import("./push.js")).registerPush,
-  watch: async () => (await import("./watch.js")).registerWatch,
+  pull: async () => (await import("./commands/pull.js")).registerPull,
+  status: async () => (await import("./commands/status.js")).registerStatus,
+  diff: async () => (await import("./commands/diff.js")).registerDiff,
+  push: async () => (await import("./commands/push.js")).registerPush,
+  watch: async () => (await import("./commands/watch.js")).registerWatch,
   check: async () => (await import("./commands/check.js")).registerCheck,
   doctor: async () => (await import("./commands/doctor.js")).registerDoctor,
-  emulator: async () => (await import("./emulator.js")).registerEmulator,
+  emulator: async () => (await import("./commands/emulator.js")).registerEmulator,
   ci: async () => {
     const { registerCi } = await import("./commands/ci.js");
     return (program, io) => registerCi(program, io, main);

@@ -2,7 +2,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command } from "commander";
 import { afterEach, describe, expect, it } from "vitest";
-import { defaultSeedDir, emulatorOptions, registerEmulator } from "../../src/cli/emulator.js";
+import { defaultSeedDir, emulatorOptions, registerEmulator } from "../../src/cli/commands/emulator.js";
 import type { CliIO } from "../../src/cli/io.js";
 import type { StopSignal } from "../../src/errors.js";
 import { UserError } from "../../src/errors.js";

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { configText } from "../../src/cli/init.js";
+import { configText } from "../../src/cli/commands/init.js";
 import { CredentialStore } from "../../src/config/credentials.js";
 import { loadSnapshot, snapshotBase } from "../../src/sync/snapshot.js";
 import { type RunOptions, runCli } from "../helpers/cli.js";

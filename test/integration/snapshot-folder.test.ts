@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { GITIGNORE_BLOCK } from "../../src/cli/init.js";
+import { GITIGNORE_BLOCK } from "../../src/cli/commands/init.js";
 import { UserError } from "../../src/errors.js";
 import {
   loadSnapshot,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { configText } from "../../src/cli/init.js";
+import { configText } from "../../src/cli/commands/init.js";
 import { parseConfig } from "../../src/config/config.js";
 import { type ConfigEdit, editConfigText } from "../../src/config/edit.js";
 

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { configText } from "../../src/cli/init.js";
+import { configText } from "../../src/cli/commands/init.js";
 import { parseConfig, resolveSite } from "../../src/config/config.js";
 import { CredentialStore } from "../../src/config/credentials.js";
 import { UserError } from "../../src/errors.js";

@@ -3,7 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { configText } from "../../src/cli/init.js";
+import { configText } from "../../src/cli/commands/init.js";
 import { parseConfig } from "../../src/config/config.js";
 import { parseChapterFile, splitFrontMatter } from "../../src/tree/chapter-file.js";
 import { COURSE_KEYS, parseCourseFile } from "../../src/tree/course-file.js";

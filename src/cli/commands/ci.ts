@@ -17,11 +17,11 @@ import {
 import { statePaths } from "../../sync/snapshot.js";
 import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";
-import { refreshSchemas } from "../init.js";
 import type { CliIO, CliRun, GlobalOptions } from "../io.js";
 import { Output } from "../output.js";
 import { openTree } from "../tree-root.js";
 import { VERSION } from "../version.js";
+import { refreshSchemas } from "./init.js";
 
 /** The default schedule of the backup: daily at 04:17 UTC (off the hour, when runners are busy). */
 const BACKUP_CRON = "17 4 * * *";

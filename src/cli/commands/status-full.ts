@@ -1,13 +1,13 @@
-import type { Config } from "../config/config.js";
-import { statePaths } from "../sync/snapshot.js";
-import { ContentCache } from "../sync/state/content-cache.js";
-import { type StatusEntry, treeStatus } from "../sync/status.js";
-import { bodyCodec } from "../tree/codecs.js";
-import { courseFolderContaining } from "../tree/layout.js";
-import type { StatCache } from "../tree/stat-cache.js";
-import type { CliRun, GlobalOptions } from "./io.js";
-import { knownTreePaths } from "./paths.js";
-import { siteSnapshot } from "./site-snapshot.js";
+import type { Config } from "../../config/config.js";
+import { statePaths } from "../../sync/snapshot.js";
+import { ContentCache } from "../../sync/state/content-cache.js";
+import { type StatusEntry, treeStatus } from "../../sync/status.js";
+import { bodyCodec } from "../../tree/codecs.js";
+import { courseFolderContaining } from "../../tree/layout.js";
+import type { StatCache } from "../../tree/stat-cache.js";
+import type { CliRun, GlobalOptions } from "../io.js";
+import { knownTreePaths } from "../paths.js";
+import { siteSnapshot } from "../site-snapshot.js";
 
 /**
  * Status the long way: read the snapshot, scan the tree (the stat cache spares reading files

@@ -1,19 +1,19 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
-import { type ResolvedSite, resolveSite } from "../config/config.js";
-import { ExitCode, usageError } from "../errors.js";
-import { statCacheOf } from "../sync/local/open.js";
-import { changedSinceClean } from "../sync/local/unchanged.js";
-import { snapshotStamp, statePaths } from "../sync/snapshot.js";
-import type { StatusEntry } from "../sync/status.js";
-import { guardedFs } from "../tree/tree-fs.js";
-import { globalsOf } from "./globals.js";
-import { type Example, examplesText } from "./help.js";
-import type { CliRun } from "./io.js";
-import { Output } from "./output.js";
-import { treePaths } from "./paths.js";
-import { recordName } from "./render/words.js";
-import { openTree, type TreeContext } from "./tree-root.js";
+import { type ResolvedSite, resolveSite } from "../../config/config.js";
+import { ExitCode, usageError } from "../../errors.js";
+import { statCacheOf } from "../../sync/local/open.js";
+import { changedSinceClean } from "../../sync/local/unchanged.js";
+import { snapshotStamp, statePaths } from "../../sync/snapshot.js";
+import type { StatusEntry } from "../../sync/status.js";
+import { guardedFs } from "../../tree/tree-fs.js";
+import { globalsOf } from "../globals.js";
+import { type Example, examplesText } from "../help.js";
+import type { CliRun } from "../io.js";
+import { Output } from "../output.js";
+import { treePaths } from "../paths.js";
+import { recordName } from "../render/words.js";
+import { openTree, type TreeContext } from "../tree-root.js";
 
 const STYLE = {
   new: "green",

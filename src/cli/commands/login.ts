@@ -1,14 +1,14 @@
 import type { Command } from "commander";
-import { resolveSite } from "../config/config.js";
-import { CredentialStore, configDir } from "../config/credentials.js";
-import { UserError } from "../errors.js";
-import { envLogin } from "./context.js";
-import { globalsOf } from "./globals.js";
-import { type Example, examplesText } from "./help.js";
-import type { CliRun } from "./io.js";
-import { logIn, promptLogin } from "./login-prompt.js";
-import { Output } from "./output.js";
-import { maybeOpenTree } from "./tree-root.js";
+import { resolveSite } from "../../config/config.js";
+import { CredentialStore, configDir } from "../../config/credentials.js";
+import { UserError } from "../../errors.js";
+import { envLogin } from "../context.js";
+import { globalsOf } from "../globals.js";
+import { type Example, examplesText } from "../help.js";
+import type { CliRun } from "../io.js";
+import { logIn, promptLogin } from "../login-prompt.js";
+import { Output } from "../output.js";
+import { maybeOpenTree } from "../tree-root.js";
 
 const LOGIN_EXAMPLES: Example[] = [
   { does: "asks for e-mail and password, stores a token outside the tree", line: "coursesync login" },

@@ -1,22 +1,22 @@
 import type { Command } from "commander";
 import { createTwoFilesPatch, diffLines } from "diff";
-import { ExitCode, usageError } from "../errors.js";
-import { type FileDiff, localDiffs, NO_FILE } from "../sync/diff.js";
-import { openSiteLocal } from "../sync/local/open.js";
-import type { LocalView } from "../sync/local-view.js";
-import { remotePairs } from "../sync/remote-diff.js";
-import type { ContentCache } from "../sync/state/content-cache.js";
-import { bodyCodec } from "../tree/codecs.js";
-import { guardedFs } from "../tree/tree-fs.js";
-import { connect } from "./context.js";
-import { globalsOf } from "./globals.js";
-import { type Example, examplesText } from "./help.js";
-import type { CliRun, GlobalOptions } from "./io.js";
-import { Output } from "./output.js";
-import { knownTreePaths } from "./paths.js";
-import { recordName } from "./render/words.js";
-import { siteSnapshot } from "./site-snapshot.js";
-import { openTree, type TreeContext } from "./tree-root.js";
+import { ExitCode, usageError } from "../../errors.js";
+import { type FileDiff, localDiffs, NO_FILE } from "../../sync/diff.js";
+import { openSiteLocal } from "../../sync/local/open.js";
+import type { LocalView } from "../../sync/local-view.js";
+import { remotePairs } from "../../sync/remote-diff.js";
+import type { ContentCache } from "../../sync/state/content-cache.js";
+import { bodyCodec } from "../../tree/codecs.js";
+import { guardedFs } from "../../tree/tree-fs.js";
+import { connect } from "../context.js";
+import { globalsOf } from "../globals.js";
+import { type Example, examplesText } from "../help.js";
+import type { CliRun, GlobalOptions } from "../io.js";
+import { Output } from "../output.js";
+import { knownTreePaths } from "../paths.js";
+import { recordName } from "../render/words.js";
+import { siteSnapshot } from "../site-snapshot.js";
+import { openTree, type TreeContext } from "../tree-root.js";
 
 /** A unified diff of two texts, coloured on a terminal. */
 function printPatch(out: Output, oldName: string, newName: string, before: string, after: string): void {

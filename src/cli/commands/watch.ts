@@ -1,15 +1,15 @@
 import type { Command } from "commander";
-import { ExitCode, type StopSignal } from "../errors.js";
-import type { PushPlan } from "../sync/push-plan.js";
-import { type Pending, type WatchEvent, watchTree } from "../sync/watch.js";
-import { counted } from "../util/words.js";
-import { connect, syncTarget } from "./context.js";
-import { globalsOf } from "./globals.js";
-import { type Example, examplesText } from "./help.js";
-import type { CliRun } from "./io.js";
-import { Output } from "./output.js";
+import { ExitCode, type StopSignal } from "../../errors.js";
+import type { PushPlan } from "../../sync/push-plan.js";
+import { type Pending, type WatchEvent, watchTree } from "../../sync/watch.js";
+import { counted } from "../../util/words.js";
+import { connect, syncTarget } from "../context.js";
+import { globalsOf } from "../globals.js";
+import { type Example, examplesText } from "../help.js";
+import type { CliRun } from "../io.js";
+import { Output } from "../output.js";
+import { openTree } from "../tree-root.js";
 import { opLine } from "./push.js";
-import { openTree } from "./tree-root.js";
 
 /** Options of watch, whether started as `watch` or as `push --watch`. */
 export interface WatchFlags {
