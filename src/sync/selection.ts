@@ -3,7 +3,7 @@ import { usageError } from "../errors.js";
 import { courseFilePath } from "../tree/layout.js";
 import type { LocalChange } from "./local-plan.js";
 import type { LocalView } from "./local-view.js";
-import { type PullInput, type PullPlan, planPull } from "./pull-plan.js";
+import { type PullInput, type PullPlan, planPull } from "./pull/plan.js";
 import type { Change } from "./report.js";
 
 /** Is a tree file (relative to the root, with /) in the selection of --only and --ignore? */

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { WireRecord } from "../../src/api/wire.js";
-import { type PullPlan, planPull } from "../../src/sync/pull-plan.js";
+import { type PullPlan, planPull } from "../../src/sync/pull/plan.js";
 import type { Winner } from "../../src/sync/reconcile.js";
 import type { Change } from "../../src/sync/report.js";
 import type { Snapshot } from "../../src/sync/snapshot.js";

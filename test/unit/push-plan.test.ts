@@ -6,7 +6,7 @@ import { defaultMaxDelete } from "../../src/sync/guards.js";
 import { Journal, type JournalLine, unconfirmedIntents } from "../../src/sync/journal.js";
 import { inPaths, planLocalChanges } from "../../src/sync/local-plan.js";
 import type { LocalChapter, LocalCourse, LocalView } from "../../src/sync/local-view.js";
-import { chapterInput, courseInput, type PushOp, planPush } from "../../src/sync/push-plan.js";
+import { chapterInput, courseInput, type PushOp, planPush } from "../../src/sync/push/plan.js";
 import { foldJournal, withId } from "../../src/sync/recovery.js";
 import type { Snapshot } from "../../src/sync/snapshot.js";
 import { nodeFs, type TreeFs } from "../../src/tree/tree-fs.js";

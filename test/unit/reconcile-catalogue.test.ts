@@ -19,7 +19,7 @@ import {
 } from "../../src/sync/entities.js";
 import { defaultMaxDelete } from "../../src/sync/guards.js";
 import { planLocalChanges } from "../../src/sync/local-plan.js";
-import { planPush } from "../../src/sync/push-plan.js";
+import { planPush } from "../../src/sync/push/plan.js";
 import { reconcileEntity } from "../../src/sync/reconcile.js";
 import type { Snapshot } from "../../src/sync/snapshot.js";
 import { htmlBodies } from "../../src/tree/codecs.js";

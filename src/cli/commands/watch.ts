@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { ExitCode, type StopSignal } from "../../errors.js";
-import type { PushPlan } from "../../sync/push-plan.js";
+import type { PushPlan } from "../../sync/push/plan.js";
 import { type Pending, type WatchEvent, watchTree } from "../../sync/watch.js";
 import { counted } from "../../util/words.js";
 import { connect, syncTarget } from "../context.js";

@@ -10,7 +10,7 @@ import {
 } from "../../tree/fs-ops.js";
 import type { TreeFs } from "../../tree/tree-fs.js";
 import { sha256 } from "../../util/hash.js";
-import type { FileOp } from "../pull-plan.js";
+import type { FileOp } from "./plan.js";
 
 /** Writes waiting in the queue at most, besides the ones under way. */
 const QUEUED = 64;

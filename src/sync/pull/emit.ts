@@ -14,12 +14,12 @@ import {
   snapshotRecord,
 } from "../entities.js";
 import type { LocalView } from "../local-view.js";
-import type { FileOp, PullInput } from "../pull-plan.js";
 import { jsonEqual } from "../reconcile.js";
 import { type Change, conflictReason } from "../report.js";
 import type { Snapshot } from "../snapshot.js";
 import { bodyConflict } from "./markers.js";
 import type { Placement } from "./place.js";
+import type { FileOp, PullInput } from "./plan.js";
 import { pushLazy, spilled } from "./spill.js";
 
 /** What the planner knows once every record is reconciled: the input and each record's plan. */

@@ -2,9 +2,9 @@ import type { WireRecord } from "../../api/wire.js";
 import { courseFilePath } from "../../tree/layout.js";
 import { snapshotRecord } from "../entities.js";
 import type { LocalView } from "../local-view.js";
-import type { PullInput } from "../pull-plan.js";
 import { jsonEqual } from "../reconcile.js";
 import type { Snapshot, SnapshotEntry } from "../snapshot.js";
+import type { PullInput } from "./plan.js";
 
 /** The courses a pull has nothing to do for, and their chapters. */
 export interface Synced {

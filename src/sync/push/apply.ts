@@ -12,13 +12,13 @@ import { type ChapterValues, type CourseValues, isLiteral } from "../entities.js
 import type { Done, Intent, Journal } from "../journal.js";
 import type { LocalView } from "../local-view.js";
 import type { PushClient } from "../push.js";
-import { chapterInput, courseInput, type PushOp } from "../push-plan.js";
 import { findCreated, matchesCreate } from "../recovery.js";
 import type { Snapshot } from "../snapshot.js";
 import type { ContentCache } from "../state/content-cache.js";
 import type { SiteIds } from "../state/id-map.js";
 import { createdAnswerProblem } from "./answers.js";
 import type { Decision } from "./decide.js";
+import { chapterInput, courseInput, type PushOp } from "./plan.js";
 import { RESOURCE } from "./recheck.js";
 import { treeIdOfKey } from "./restore.js";
 import { settleFile } from "./settle.js";

@@ -3,10 +3,10 @@ import type { BodyCodec } from "../../tree/bodies.js";
 import { contentMerger } from "../content-merge.js";
 import { type ChapterValues, type CourseValues, fieldsEqual, valuesOfRecord } from "../entities.js";
 import { chapterValuesAgainst, type LocalChapter, type LocalView } from "../local-view.js";
-import type { PushOp } from "../push-plan.js";
 import { type Conflict, reconcileEntity } from "../reconcile.js";
 import { type Change, conflictReason } from "../report.js";
 import type { Snapshot } from "../snapshot.js";
+import type { PushOp } from "./plan.js";
 
 // What a record re-read from the site means for its write (pure): send these fields, create
 // it again, or stop on a conflict.

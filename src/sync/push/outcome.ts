@@ -1,10 +1,10 @@
 import { ApiError } from "../../api/errors.js";
 import type { UserError } from "../../errors.js";
 import type { Done } from "../journal.js";
-import type { PushOp } from "../push-plan.js";
 import type { Change } from "../report.js";
 import { racedFields } from "./answers.js";
 import type { Decision } from "./decide.js";
+import type { PushOp } from "./plan.js";
 
 // What one write of a push ends as: the change reported for it.
 

@@ -1,7 +1,6 @@
 import type { WireRecord } from "../../api/wire.js";
 import { guardEmptyListing } from "../guards.js";
 import type { PushClient } from "../push.js";
-import type { PushOp } from "../push-plan.js";
 import type { Change } from "../report.js";
 import {
   type Checked,
@@ -11,6 +10,7 @@ import {
   type Known,
   type TargetOp,
 } from "./decide.js";
+import type { PushOp } from "./plan.js";
 
 // Reading the site for push's writes: every record before the question (the checked plan), and
 // each once more just before its own write, so another writer's edit can only slip in during

@@ -3,9 +3,9 @@ import { ExitCode, UserError } from "../../errors.js";
 import { counted } from "../../util/words.js";
 import { guardSnapshotSite } from "../guards.js";
 import type { LocalChapter, LocalCourse, LocalView } from "../local-view.js";
-import type { PushOp, PushPlan } from "../push-plan.js";
 import { emptySnapshot, loadSnapshot, type Snapshot } from "../snapshot.js";
 import { emptyIdMap } from "../state/id-map.js";
+import type { PushOp, PushPlan } from "./plan.js";
 
 // A push to a site other than the tree's default one: the files carry the default site's ids,
 // and this site's snapshot maps them to its own. A site with no snapshot yet is restored into

@@ -1,13 +1,13 @@
-import type { ChapterInput, CourseInput } from "../api/wire.js";
-import { recordFilePath } from "../tree/layout.js";
-import { FIELD_RULES, STATUS_VALUES, statusProblem } from "../tree/schema.js";
-import { FileProblem } from "../tree/yaml-text.js";
-import type { ChapterValues, CourseValues } from "./entities.js";
-import { courseValuesOfRecord, valuesOfRecord } from "./entities.js";
-import type { LocalChange } from "./local-plan.js";
-import type { LocalView } from "./local-view.js";
-import type { Fields } from "./reconcile.js";
-import type { Snapshot } from "./snapshot.js";
+import type { ChapterInput, CourseInput } from "../../api/wire.js";
+import { recordFilePath } from "../../tree/layout.js";
+import { FIELD_RULES, STATUS_VALUES, statusProblem } from "../../tree/schema.js";
+import { FileProblem } from "../../tree/yaml-text.js";
+import type { ChapterValues, CourseValues } from "../entities.js";
+import { courseValuesOfRecord, valuesOfRecord } from "../entities.js";
+import type { LocalChange } from "../local-plan.js";
+import type { LocalView } from "../local-view.js";
+import type { Fields } from "../reconcile.js";
+import type { Snapshot } from "../snapshot.js";
 
 /** One write push will send, in the order it is sent. */
 export type PushOp =

@@ -1,6 +1,6 @@
-import type { WireRecord } from "../api/wire.js";
-import type { BodyCodec } from "../tree/bodies.js";
-import { contentMerger } from "./content-merge.js";
+import type { WireRecord } from "../../api/wire.js";
+import type { BodyCodec } from "../../tree/bodies.js";
+import { contentMerger } from "../content-merge.js";
 import {
   type ChapterPlan,
   type ChapterValues,
@@ -8,17 +8,17 @@ import {
   chapterValuesOfRecord,
   courseValuesOfRecord,
   fieldsEqual,
-} from "./entities.js";
-import { chapterValuesAgainst, type LocalView } from "./local-view.js";
-import { keepCoursesWithChapters } from "./pull/course-deletes.js";
-import { emitChapters, emitCourses, type Planned, type PlanOutput } from "./pull/emit.js";
-import type { Held } from "./pull/held.js";
-import { placeRecords } from "./pull/place.js";
-import { sharingContent } from "./pull/spill.js";
-import { syncedCourses } from "./pull/synced.js";
-import { type EntityInput, reconcileEntity, type Winner } from "./reconcile.js";
-import type { Change } from "./report.js";
-import type { Snapshot } from "./snapshot.js";
+} from "../entities.js";
+import { chapterValuesAgainst, type LocalView } from "../local-view.js";
+import { type EntityInput, reconcileEntity, type Winner } from "../reconcile.js";
+import type { Change } from "../report.js";
+import type { Snapshot } from "../snapshot.js";
+import { keepCoursesWithChapters } from "./course-deletes.js";
+import { emitChapters, emitCourses, type Planned, type PlanOutput } from "./emit.js";
+import type { Held } from "./held.js";
+import { placeRecords } from "./place.js";
+import { sharingContent } from "./spill.js";
+import { syncedCourses } from "./synced.js";
 
 /** Everything the pull planner reads: all data, no I/O. */
 export interface PullInput {
