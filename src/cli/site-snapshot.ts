@@ -3,7 +3,7 @@ import { resolveSite } from "../config/config.js";
 import { UserError } from "../errors.js";
 import { guardSnapshotSite } from "../sync/guards.js";
 import type { SiteNames } from "../sync/push/restore.js";
-import { loadSnapshot, STATE_DIR } from "../sync/snapshot.js";
+import { loadSnapshot, STATE_DIR } from "../sync/state/snapshot.js";
 import type { GlobalOptions } from "./io.js";
 import type { TreeContext } from "./tree-root.js";
 

@@ -2,9 +2,9 @@ import { existsSync } from "node:fs";
 import { readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { UserError } from "../errors.js";
-import { Journal } from "../sync/journal.js";
-import { loadSnapshot, snapshotBase, snapshotIsLegacy, statePaths } from "../sync/snapshot.js";
+import { Journal } from "../sync/state/journal.js";
 import { COURSES_DIR, SITE_FILE } from "../sync/state/shards.js";
+import { loadSnapshot, snapshotBase, snapshotIsLegacy, statePaths } from "../sync/state/snapshot.js";
 import { tempFileOwner } from "../tree/fs-ops.js";
 
 /** What a tree holds of one site's last sync, as `site list` shows it. */

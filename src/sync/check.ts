@@ -15,8 +15,8 @@ import {
 import { openLocal } from "./local/open.js";
 import { inPaths } from "./local-plan.js";
 import { DuplicateId, type LocalView, notTheSites } from "./local-view.js";
-import { loadSnapshot, type Snapshot, statePaths } from "./snapshot.js";
 import { ContentCache } from "./state/content-cache.js";
+import { loadSnapshot, type Snapshot, statePaths } from "./state/snapshot.js";
 import { chapterProblems, courseProblems, unknownIdProblems, valueProblems } from "./value-checks.js";
 
 /** What `check` is told: the tree, how it is read, and which files to report on. */

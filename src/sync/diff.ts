@@ -5,8 +5,8 @@ import { courseFilePath } from "../tree/layout.js";
 import { chapterFileText, chapterValuesOfRecord, courseFileText, courseValuesOfRecord } from "./entities.js";
 import { planLocalChanges } from "./local-plan.js";
 import type { LocalView } from "./local-view.js";
-import type { Snapshot } from "./snapshot.js";
 import type { ContentCache } from "./state/content-cache.js";
+import type { Snapshot } from "./state/snapshot.js";
 
 /** The side of a diff where a file is missing (new, or deleted), as git names it. */
 export const NO_FILE = "/dev/null";

@@ -2,7 +2,7 @@ import { conflictCopyPath, courseFilePath } from "../tree/layout.js";
 import { chapterValuesOfRecord, courseValuesOfRecord, fieldsEqual, type RecordPlan } from "./entities.js";
 import type { LocalView } from "./local-view.js";
 import { reconcileEntity } from "./reconcile.js";
-import type { Snapshot } from "./snapshot.js";
+import type { Snapshot } from "./state/snapshot.js";
 
 /** One entity's pending local change, as status shows it and push starts from. */
 export interface LocalChange {

@@ -14,8 +14,8 @@ import {
   courseValuesOfRecord,
   fieldsEqual,
 } from "./entities.js";
-import type { Snapshot, SnapshotEntry } from "./snapshot.js";
 import type { ContentCache } from "./state/content-cache.js";
+import type { Snapshot, SnapshotEntry } from "./state/snapshot.js";
 
 /** A course as the tree has it. */
 export interface LocalCourse {

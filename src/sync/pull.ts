@@ -10,7 +10,6 @@ import { guardedFs, type TreeFs } from "../tree/tree-fs.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { snapshotRecord } from "./entities.js";
 import { defaultMaxDelete, guardDeleteLimit, guardEmptyListing, guardSnapshotSite } from "./guards.js";
-import { Journal, unconfirmedIntents } from "./journal.js";
 import { openLocal, rekeyed, statCacheOf } from "./local/open.js";
 import { applyOps, effectiveOps } from "./pull/apply.js";
 import { completeSummaries, type RecordReader } from "./pull/complete.js";
@@ -27,9 +26,12 @@ import { ContentSpill } from "./pull/spill.js";
 import { StagedFiles } from "./pull/stage.js";
 import type { SiteNames } from "./push/restore.js";
 import { jsonEqual } from "./reconcile.js";
-import { adoptIntents, foldJournal, restoreIds } from "./recovery.js";
 import type { Change } from "./report.js";
 import { planPullWithin, type Selection } from "./selection.js";
+import { ContentCache } from "./state/content-cache.js";
+import { mappedClient, type RecordClient } from "./state/id-map.js";
+import { Journal, unconfirmedIntents } from "./state/journal.js";
+import { adoptIntents, foldJournal, restoreIds } from "./state/recovery.js";
 import {
   loadSnapshot,
   type Snapshot,
@@ -38,9 +40,7 @@ import {
   snapshotUnsettled,
   statePaths,
   stateTemps,
-} from "./snapshot.js";
-import { ContentCache } from "./state/content-cache.js";
-import { mappedClient, type RecordClient } from "./state/id-map.js";
+} from "./state/snapshot.js";
 import type { SyncTarget } from "./target.js";
 
 /** The part of the API client pull uses: the lists, and single reads for summary lists. */

@@ -7,8 +7,8 @@ import { openLocal, openLocalIn } from "./local/open.js";
 import { copyBeside, inPaths, planLocalChanges } from "./local-plan.js";
 import type { LocalView } from "./local-view.js";
 import type { SiteNames } from "./push/restore.js";
-import type { Snapshot } from "./snapshot.js";
 import type { ContentCache } from "./state/content-cache.js";
+import type { Snapshot } from "./state/snapshot.js";
 import { valueProblems } from "./value-checks.js";
 
 /** What status says of one file or record. */

@@ -10,7 +10,7 @@ import {
   fieldsEqual,
 } from "./entities.js";
 import type { LocalChapter, LocalCourse, LocalView } from "./local-view.js";
-import type { Snapshot } from "./snapshot.js";
+import type { Snapshot } from "./state/snapshot.js";
 
 /**
  * The values push would send that the site cannot take (a date in another form, a control

@@ -9,11 +9,11 @@ import { realSetTimer, type SetTimer } from "../util/timer.js";
 import { type Batch, Coalescer } from "./coalescer.js";
 import { openSiteLocal } from "./local/open.js";
 import { planLocalChanges } from "./local-plan.js";
-import { acquireLock } from "./lock.js";
 import type { PushPlan } from "./push/plan.js";
 import { type PushClient, push } from "./push.js";
 import type { Change } from "./report.js";
-import { loadSnapshot } from "./snapshot.js";
+import { acquireLock } from "./state/lock.js";
+import { loadSnapshot } from "./state/snapshot.js";
 import type { SyncTarget } from "./target.js";
 
 /** Something watch wants the person (or a --json reader) to know. */

@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "nod
 import path from "node:path";
 import { vi } from "vitest";
 import type { StateDump } from "../../src/emulator/records.js";
-import { Journal, type JournalLine } from "../../src/sync/journal.js";
+import { Journal, type JournalLine } from "../../src/sync/state/journal.js";
 
 /**
  * Every file under `root` by relative path, read synchronously so no other step of the run

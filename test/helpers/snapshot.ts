@@ -1,6 +1,6 @@
 import { expect } from "vitest";
-import { loadSnapshot, type Snapshot } from "../../src/sync/snapshot.js";
 import { joinSnapshot } from "../../src/sync/state/shards.js";
+import { loadSnapshot, type Snapshot } from "../../src/sync/state/snapshot.js";
 
 /** The files of a site's snapshot folder among a tree's files (as treeNow or readTree read them). */
 export function snapshotFiles(files: Record<string, string>, site = "production"): Record<string, string> {

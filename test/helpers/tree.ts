@@ -8,7 +8,7 @@ import {
 } from "../../src/sync/entities.js";
 import { openLocal } from "../../src/sync/local/open.js";
 import type { LocalView } from "../../src/sync/local-view.js";
-import type { Snapshot } from "../../src/sync/snapshot.js";
+import type { Snapshot } from "../../src/sync/state/snapshot.js";
 import type { BodyCodec } from "../../src/tree/bodies.js";
 import { htmlBodies } from "../../src/tree/codecs.js";
 import { COURSE_FILE } from "../../src/tree/layout.js";

@@ -1,6 +1,6 @@
 import { rm } from "node:fs/promises";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { Journal } from "../../src/sync/journal.js";
+import { Journal } from "../../src/sync/state/journal.js";
 import { captureCrashPoints, restoreTree, treeNow, userFiles } from "../helpers/crash.js";
 import { manualClock, useEmulators } from "../helpers/emulator.js";
 import { answerCreatesWith, edit, type PulledSite, pulledSite } from "../helpers/site.js";

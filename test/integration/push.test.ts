@@ -1,7 +1,7 @@
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EmulatorOptions } from "../../src/emulator/server.js";
-import { acquireLock } from "../../src/sync/lock.js";
+import { acquireLock } from "../../src/sync/state/lock.js";
 import { runCli } from "../helpers/cli.js";
 import { manualClock, useEmulators } from "../helpers/emulator.js";
 import { ok, pulledSite, recordWrites, writeRequests } from "../helpers/site.js";

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { configText } from "../../src/cli/commands/init.js";
 import { CredentialStore } from "../../src/config/credentials.js";
-import { loadSnapshot, snapshotBase } from "../../src/sync/snapshot.js";
+import { loadSnapshot, snapshotBase } from "../../src/sync/state/snapshot.js";
 import { type RunOptions, runCli } from "../helpers/cli.js";
 import { git, isolatedGit } from "../helpers/git.js";
 import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";

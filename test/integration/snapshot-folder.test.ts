@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { GITIGNORE_BLOCK } from "../../src/cli/commands/init.js";
 import { UserError } from "../../src/errors.js";
+import { unignoreFolders } from "../../src/sync/state/git-files.js";
 import {
   loadSnapshot,
   type Snapshot,
@@ -13,8 +14,7 @@ import {
   snapshotBase,
   snapshotIsLegacy,
   snapshotStamp,
-} from "../../src/sync/snapshot.js";
-import { unignoreFolders } from "../../src/sync/state/git-files.js";
+} from "../../src/sync/state/snapshot.js";
 import { stableStringify } from "../../src/util/stable-json.js";
 import { failingFs } from "../helpers/failing-fs.js";
 import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";

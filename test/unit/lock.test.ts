@@ -2,7 +2,7 @@ import { mkdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { UserError } from "../../src/errors.js";
-import { acquireLock, HOLDER_GRACE_MS } from "../../src/sync/lock.js";
+import { acquireLock, HOLDER_GRACE_MS } from "../../src/sync/state/lock.js";
 import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
 
 afterEach(cleanupTestdirs);

@@ -3,7 +3,7 @@ import type { WireRecord } from "../../src/api/wire.js";
 import { type PullPlan, planPull } from "../../src/sync/pull/plan.js";
 import type { Winner } from "../../src/sync/reconcile.js";
 import type { Change } from "../../src/sync/report.js";
-import type { Snapshot } from "../../src/sync/snapshot.js";
+import type { Snapshot } from "../../src/sync/state/snapshot.js";
 import type { BodyCodec } from "../../src/tree/bodies.js";
 import { COURSE_FILE } from "../../src/tree/layout.js";
 import { sha256 } from "../../src/util/hash.js";

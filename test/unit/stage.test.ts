@@ -10,7 +10,7 @@ import {
   snapshotRecord,
 } from "../../src/sync/entities.js";
 import { StagedFiles } from "../../src/sync/pull/stage.js";
-import type { Snapshot } from "../../src/sync/snapshot.js";
+import type { Snapshot } from "../../src/sync/state/snapshot.js";
 import { markdownCodec } from "../../src/tree/codecs.js";
 import { nodeFs, type TreeFs } from "../../src/tree/tree-fs.js";
 

@@ -6,7 +6,7 @@ import type { Command } from "commander";
 import { resolveSite } from "../../config/config.js";
 import { ExitCode, usageError } from "../../errors.js";
 import { checkTree } from "../../sync/check.js";
-import { loadSnapshot } from "../../sync/snapshot.js";
+import { loadSnapshot } from "../../sync/state/snapshot.js";
 import { bodyCodec } from "../../tree/codecs.js";
 import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";

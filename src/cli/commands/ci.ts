@@ -14,7 +14,7 @@ import {
   type RecipeFile,
   type RecipeOptions,
 } from "../../sync/ci/workflows.js";
-import { statePaths } from "../../sync/snapshot.js";
+import { statePaths } from "../../sync/state/snapshot.js";
 import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";
 import type { CliIO, CliRun, GlobalOptions } from "../io.js";

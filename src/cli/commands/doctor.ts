@@ -9,8 +9,8 @@ import { apiError, type Exchange, isOk, pageRecords } from "../../api/responses.
 import { CONFIG_FILE, type ResolvedSite, resolveSite } from "../../config/config.js";
 import { CredentialStore, configDir } from "../../config/credentials.js";
 import { UserError } from "../../errors.js";
-import { lockState } from "../../sync/lock.js";
-import { loadSnapshot, snapshotIsLegacy } from "../../sync/snapshot.js";
+import { lockState } from "../../sync/state/lock.js";
+import { loadSnapshot, snapshotIsLegacy } from "../../sync/state/snapshot.js";
 import { CONFLICT_COPY_PATTERNS } from "../../tree/layout.js";
 import { counted } from "../../util/words.js";
 import { resolveCredentials } from "../context.js";

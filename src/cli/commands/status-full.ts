@@ -1,6 +1,6 @@
 import type { Config } from "../../config/config.js";
-import { statePaths } from "../../sync/snapshot.js";
 import { ContentCache } from "../../sync/state/content-cache.js";
+import { statePaths } from "../../sync/state/snapshot.js";
 import { type StatusEntry, treeStatus } from "../../sync/status.js";
 import { bodyCodec } from "../../tree/codecs.js";
 import { courseFolderContaining } from "../../tree/layout.js";

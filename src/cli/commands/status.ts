@@ -4,7 +4,7 @@ import { type ResolvedSite, resolveSite } from "../../config/config.js";
 import { ExitCode, usageError } from "../../errors.js";
 import { statCacheOf } from "../../sync/local/open.js";
 import { changedSinceClean } from "../../sync/local/unchanged.js";
-import { snapshotStamp, statePaths } from "../../sync/snapshot.js";
+import { snapshotStamp, statePaths } from "../../sync/state/snapshot.js";
 import type { StatusEntry } from "../../sync/status.js";
 import { guardedFs } from "../../tree/tree-fs.js";
 import { globalsOf } from "../globals.js";

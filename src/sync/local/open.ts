@@ -7,9 +7,9 @@ import type { TreeFs } from "../../tree/tree-fs.js";
 import type { FileProblem } from "../../tree/yaml-text.js";
 import { baseTextsFor, buildLocalView, knownHashes, type LocalView } from "../local-view.js";
 import { type SiteNames, siteView } from "../push/restore.js";
-import { loadSnapshot, type Snapshot, statePaths } from "../snapshot.js";
 import { ContentCache } from "../state/content-cache.js";
 import { rekeyProvisional } from "../state/provisional.js";
+import { loadSnapshot, type Snapshot, statePaths } from "../state/snapshot.js";
 
 // "Open the local side": the stat cache, the scan, the snapshot's texts of the bodies edited
 // here and the local view, in that order, the same for pull, push, status, diff, check and watch.

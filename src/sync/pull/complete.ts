@@ -2,8 +2,8 @@ import PQueue from "p-queue";
 import type { Resource, WireRecord } from "../../api/wire.js";
 import { UserError } from "../../errors.js";
 import { jsonEqual } from "../reconcile.js";
-import type { Snapshot } from "../snapshot.js";
 import type { ContentCache } from "../state/content-cache.js";
+import type { Snapshot } from "../state/snapshot.js";
 
 /** The field a summary list may leave out, by list: records without it are read one by one. */
 export const SUMMARY_FIELDS: Record<Resource, "excerpt" | "content"> = {

@@ -2,7 +2,7 @@ import type { WireRecord } from "../../api/wire.js";
 import type { ChapterPlan, CoursePlan } from "../entities.js";
 import type { LocalView } from "../local-view.js";
 
-import type { Snapshot } from "../snapshot.js";
+import type { Snapshot } from "../state/snapshot.js";
 
 /** What tells which course a chapter ends up in. */
 export interface ChapterPlaces {

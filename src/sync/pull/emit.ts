@@ -16,7 +16,7 @@ import {
 import type { LocalView } from "../local-view.js";
 import { jsonEqual } from "../reconcile.js";
 import { type Change, conflictReason } from "../report.js";
-import type { Snapshot } from "../snapshot.js";
+import type { Snapshot } from "../state/snapshot.js";
 import { bodyConflict } from "./markers.js";
 import type { Placement } from "./place.js";
 import type { FileOp, PullInput } from "./plan.js";

@@ -16,7 +16,7 @@ import {
 import type { LocalView } from "../local-view.js";
 import { type Fields, jsonEqual, type Kind } from "../reconcile.js";
 import type { Change } from "../report.js";
-import type { Snapshot, SnapshotEntry } from "../snapshot.js";
+import type { Snapshot, SnapshotEntry } from "../state/snapshot.js";
 import type { FileOp } from "./plan.js";
 
 /** Records pull leaves as they are, because a file of theirs here is invalid. */

@@ -5,7 +5,7 @@ import { serializeChapterFile } from "../../tree/chapter-file.js";
 import { type ChapterPlan, fieldsEqual } from "../entities.js";
 import type { LocalChapter } from "../local-view.js";
 
-import type { SnapshotEntry } from "../snapshot.js";
+import type { SnapshotEntry } from "../state/snapshot.js";
 
 /** What a chapter whose body both sides changed is made of. */
 export interface BodyConflict {

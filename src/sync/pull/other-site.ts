@@ -7,12 +7,12 @@ import { recordFilePath } from "../../tree/layout.js";
 import type { TreeFs } from "../../tree/tree-fs.js";
 import { sha256 } from "../../util/hash.js";
 import { courseFileText, courseValuesOfRecord, snapshotRecord } from "../entities.js";
-import type { Intent } from "../journal.js";
 import { type SiteNames, treeIdOfKey } from "../push/restore.js";
-import { findCreated } from "../recovery.js";
 import type { Change } from "../report.js";
-import type { Snapshot } from "../snapshot.js";
 import { emptyIdMap, type IdMap, SiteIds } from "../state/id-map.js";
+import type { Intent } from "../state/journal.js";
+import { findCreated } from "../state/recovery.js";
+import type { Snapshot } from "../state/snapshot.js";
 
 // A pull from a site other than the tree's default one: through its id map. A record made on
 // that site alone has no tree id yet: it is pulled under its provisional key (the negative of

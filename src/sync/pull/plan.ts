@@ -12,7 +12,7 @@ import {
 import { chapterValuesAgainst, type LocalView } from "../local-view.js";
 import { type EntityInput, reconcileEntity, type Winner } from "../reconcile.js";
 import type { Change } from "../report.js";
-import type { Snapshot } from "../snapshot.js";
+import type { Snapshot } from "../state/snapshot.js";
 import { keepCoursesWithChapters } from "./course-deletes.js";
 import { emitChapters, emitCourses, type Planned, type PlanOutput } from "./emit.js";
 import type { Held } from "./held.js";

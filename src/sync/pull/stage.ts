@@ -15,7 +15,7 @@ import {
   snapshotRecord,
 } from "../entities.js";
 import { jsonEqual } from "../reconcile.js";
-import type { Snapshot } from "../snapshot.js";
+import type { Snapshot } from "../state/snapshot.js";
 
 // A pull writes the files of new and changed records while the listing is still arriving:
 // each page's records are rendered as they come and their texts written to temp files in the

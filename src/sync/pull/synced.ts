@@ -3,7 +3,7 @@ import { courseFilePath } from "../../tree/layout.js";
 import { snapshotRecord } from "../entities.js";
 import type { LocalView } from "../local-view.js";
 import { jsonEqual } from "../reconcile.js";
-import type { Snapshot, SnapshotEntry } from "../snapshot.js";
+import type { Snapshot, SnapshotEntry } from "../state/snapshot.js";
 import type { PullInput } from "./plan.js";
 
 /** The courses a pull has nothing to do for, and their chapters. */

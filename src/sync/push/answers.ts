@@ -2,7 +2,7 @@ import type { WireRecord } from "../../api/wire.js";
 import { fieldsEqual, valuesOfRecord } from "../entities.js";
 import type { LocalView } from "../local-view.js";
 import type { Fields } from "../reconcile.js";
-import type { Snapshot } from "../snapshot.js";
+import type { Snapshot } from "../state/snapshot.js";
 
 // Whether the site's answer to a write describes the write (pure): a create answered with a
 // record that is not the one just made, an update answered with a record someone else changed.

@@ -5,7 +5,7 @@ import { type ChapterValues, type CourseValues, fieldsEqual, valuesOfRecord } fr
 import { chapterValuesAgainst, type LocalChapter, type LocalView } from "../local-view.js";
 import { type Conflict, reconcileEntity } from "../reconcile.js";
 import { type Change, conflictReason } from "../report.js";
-import type { Snapshot } from "../snapshot.js";
+import type { Snapshot } from "../state/snapshot.js";
 import type { PushOp } from "./plan.js";
 
 // What a record re-read from the site means for its write (pure): send these fields, create

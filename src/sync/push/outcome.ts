@@ -1,7 +1,7 @@
 import { ApiError } from "../../api/errors.js";
 import type { UserError } from "../../errors.js";
-import type { Done } from "../journal.js";
 import type { Change } from "../report.js";
+import type { Done } from "../state/journal.js";
 import { racedFields } from "./answers.js";
 import type { Decision } from "./decide.js";
 import type { PushOp } from "./plan.js";

@@ -7,7 +7,7 @@ import { courseValuesOfRecord, valuesOfRecord } from "../entities.js";
 import type { LocalChange } from "../local-plan.js";
 import type { LocalView } from "../local-view.js";
 import type { Fields } from "../reconcile.js";
-import type { Snapshot } from "../snapshot.js";
+import type { Snapshot } from "../state/snapshot.js";
 
 /** One write push will send, in the order it is sent. */
 export type PushOp =

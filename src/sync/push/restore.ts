@@ -3,8 +3,8 @@ import { ExitCode, UserError } from "../../errors.js";
 import { counted } from "../../util/words.js";
 import { guardSnapshotSite } from "../guards.js";
 import type { LocalChapter, LocalCourse, LocalView } from "../local-view.js";
-import { emptySnapshot, loadSnapshot, type Snapshot } from "../snapshot.js";
 import { emptyIdMap } from "../state/id-map.js";
+import { emptySnapshot, loadSnapshot, type Snapshot } from "../state/snapshot.js";
 import type { PushOp, PushPlan } from "./plan.js";
 
 // A push to a site other than the tree's default one: the files carry the default site's ids,

@@ -17,9 +17,9 @@ import {
   valuesOfRecord,
 } from "../entities.js";
 import type { LocalView } from "../local-view.js";
-import { withId } from "../recovery.js";
 import type { ContentCache } from "../state/content-cache.js";
 import type { SiteIds } from "../state/id-map.js";
+import { withId } from "../state/recovery.js";
 
 // Settling a pushed record's file with the site's answer: what the file is to hold (a new id,
 // fields the site filled in) and what the snapshot records for it.

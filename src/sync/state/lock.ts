@@ -1,10 +1,10 @@
 import { mkdir, readFile, rm, stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import lockfile from "proper-lockfile";
-import { UserError } from "../errors.js";
-import { atomicWrite } from "../tree/fs-ops.js";
-import { guardedFs } from "../tree/tree-fs.js";
-import { processRunning } from "../util/process.js";
+import { UserError } from "../../errors.js";
+import { atomicWrite } from "../../tree/fs-ops.js";
+import { guardedFs } from "../../tree/tree-fs.js";
+import { processRunning } from "../../util/process.js";
 import { statePaths } from "./snapshot.js";
 
 /** Who holds a tree's lock, as written beside it. */

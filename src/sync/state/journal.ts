@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
-import type { WireRecord } from "../api/wire.js";
-import { atomicWrite } from "../tree/fs-ops.js";
-import { nodeFs, type TreeFs } from "../tree/tree-fs.js";
+import type { WireRecord } from "../../api/wire.js";
+import { atomicWrite } from "../../tree/fs-ops.js";
+import { nodeFs, type TreeFs } from "../../tree/tree-fs.js";
 
 /** A write push is about to send: kept so a rerun after a crash can look for its result. */
 export interface Intent {

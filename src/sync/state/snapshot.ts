@@ -1,13 +1,13 @@
 import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import type { WireRecord } from "../api/wire.js";
-import { tempFileOwner } from "../tree/fs-ops.js";
-import { guardedFs, type TreeFs } from "../tree/tree-fs.js";
-import { sha256 } from "../util/hash.js";
-import { stableStringify } from "../util/stable-json.js";
-import { unignoreFolders } from "./state/git-files.js";
-import type { IdMap } from "./state/id-map.js";
+import type { WireRecord } from "../../api/wire.js";
+import { tempFileOwner } from "../../tree/fs-ops.js";
+import { guardedFs, type TreeFs } from "../../tree/tree-fs.js";
+import { sha256 } from "../../util/hash.js";
+import { stableStringify } from "../../util/stable-json.js";
+import { unignoreFolders } from "./git-files.js";
+import type { IdMap } from "./id-map.js";
 import {
   entryFile,
   hasConflictMarkers,
@@ -15,7 +15,7 @@ import {
   ShardProblem,
   SITE_FILE,
   splitSnapshot,
-} from "./state/shards.js";
+} from "./shards.js";
 import {
   conflictError,
   type FolderPaths,
@@ -23,7 +23,7 @@ import {
   readFolder,
   snapshotError,
   writeFolder,
-} from "./state/snapshot-folder.js";
+} from "./snapshot-folder.js";
 
 /** Folder of the snapshot, lock and caches, at the tree root. */
 export const STATE_DIR = ".coursesync";
