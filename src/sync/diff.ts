@@ -1,10 +1,12 @@
 import { readFile } from "node:fs/promises";
+import { diffLines } from "diff";
 import type { BodyCodec } from "../tree/bodies.js";
 import { abs } from "../tree/fs-ops.js";
 import { courseFilePath } from "../tree/layout.js";
 import { chapterFileText, chapterValuesOfRecord, courseFileText, courseValuesOfRecord } from "./entities.js";
 import { planLocalChanges } from "./local-plan.js";
 import type { LocalView } from "./local-view.js";
+import { remotePairs, type SiteReader } from "./remote-diff.js";
 import type { ContentCache } from "./state/content-cache.js";
 import type { Snapshot } from "./state/snapshot.js";
 
@@ -76,4 +78,43 @@ export async function localDiffs(
     });
   }
   return diffs;
+}
+
+/** `diff --remote`: each file against the site's current version of its record. */
+export async function remoteDiffs(
+  root: string,
+  local: LocalView,
+  context: {
+    bodies: BodyCodec;
+    client: SiteReader;
+    cache: ContentCache;
+    paths?: readonly string[] | undefined;
+  },
+): Promise<FileDiff[]> {
+  const pairs = await remotePairs(root, local, context);
+  return pairs.map((pair) => {
+    const what =
+      pair.here === "" ? "on the site, not here" : pair.site === "" ? "not on the site" : "differs";
+    return {
+      kind: pair.kind,
+      id: pair.id,
+      what,
+      oldName: pair.site === "" ? NO_FILE : pair.path,
+      newName: pair.here === "" ? NO_FILE : pair.path,
+      before: pair.site,
+      after: pair.here,
+      remote: true,
+    };
+  });
+}
+
+/** Lines added and removed between two texts (`diff --stat`'s counts). */
+export function lineCounts(before: string, after: string): { added: number; removed: number } {
+  let added = 0;
+  let removed = 0;
+  for (const part of diffLines(before, after)) {
+    if (part.added) added += part.count ?? 0;
+    else if (part.removed) removed += part.count ?? 0;
+  }
+  return { added, removed };
 }

@@ -1,10 +1,9 @@
 import type { Command } from "commander";
-import { createTwoFilesPatch, diffLines } from "diff";
+import { createTwoFilesPatch } from "diff";
 import { ExitCode, usageError } from "../../errors.js";
-import { type FileDiff, localDiffs, NO_FILE } from "../../sync/diff.js";
+import { type FileDiff, lineCounts, localDiffs, NO_FILE, remoteDiffs } from "../../sync/diff.js";
 import { openSiteLocal } from "../../sync/local/open.js";
 import type { LocalView } from "../../sync/local-view.js";
-import { remotePairs } from "../../sync/remote-diff.js";
 import type { ContentCache } from "../../sync/state/content-cache.js";
 import { bodyCodec } from "../../tree/codecs.js";
 import { guardedFs } from "../../tree/tree-fs.js";
@@ -45,17 +44,6 @@ interface DiffFlags {
 /** The file a change is known by: the new path, or the old one for a delete. */
 function shownName(d: FileDiff): string {
   return d.newName === NO_FILE ? d.oldName : d.newName;
-}
-
-/** Lines added and removed between two texts. */
-function lineCounts(before: string, after: string): { added: number; removed: number } {
-  let added = 0;
-  let removed = 0;
-  for (const part of diffLines(before, after)) {
-    if (part.added) added += part.count ?? 0;
-    else if (part.removed) removed += part.count ?? 0;
-  }
-  return { added, removed };
 }
 
 /** The widest +/- bar of `--stat`; longer ones are scaled down, as git does. */
@@ -135,7 +123,7 @@ function printDiffs(out: Output, diffs: readonly FileDiff[], flags: DiffFlags): 
 }
 
 /** `diff --remote`: each file against the site's current version of its record. */
-async function remoteDiffs(
+async function siteDiffs(
   run: CliRun,
   globals: GlobalOptions,
   tree: TreeContext,
@@ -145,22 +133,7 @@ async function remoteDiffs(
 ): Promise<FileDiff[]> {
   const { client } = await connect(run, globals, tree.config);
   try {
-    const bodies = bodyCodec(tree.config.body);
-    const pairs = await remotePairs(tree.root, local, { bodies, client, cache, paths });
-    return pairs.map((pair) => {
-      const what =
-        pair.here === "" ? "on the site, not here" : pair.site === "" ? "not on the site" : "differs";
-      return {
-        kind: pair.kind,
-        id: pair.id,
-        what,
-        oldName: pair.site === "" ? NO_FILE : pair.path,
-        newName: pair.here === "" ? NO_FILE : pair.path,
-        before: pair.site,
-        after: pair.here,
-        remote: true,
-      };
-    });
+    return await remoteDiffs(tree.root, local, { bodies: bodyCodec(tree.config.body), client, cache, paths });
   } finally {
     client.close();
   }
@@ -207,7 +180,7 @@ export function registerDiff(program: Command, run: CliRun): void {
       );
       const scope = paths.length ? knownTreePaths(run, tree.root, paths, snapshot) : undefined;
       const diffs = flags.remote
-        ? await remoteDiffs(run, globals, tree, local, cache, scope)
+        ? await siteDiffs(run, globals, tree, local, cache, scope)
         : await localDiffs(tree.root, snapshot, local, { scope, cache, bodies });
       if (flags.remote && diffs.length === 0 && !flags.nameOnly && !flags.stat) {
         out.result("No difference: the tree matches the site.");
