@@ -303,11 +303,12 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
     const modeChanged = (snapshot?.body ?? "html") !== bodies.mode;
     const pending = new Set<string>();
     for (const record of chapters.records) {
-      if (typeof record.content !== "string") continue;
+      // An unchanged record is told by its fields and content hash: its content (read back
+      // from the spill when asked) is not read at all.
       const entry = snapshot?.chapters[record.id];
-      if (bodies.known(record.content)) continue;
-      if (modeChanged || !entry?.body || !jsonEqual(snapshotRecord(record), entry.record))
-        pending.add(record.content);
+      if (!modeChanged && entry?.body && jsonEqual(snapshotRecord(record), entry.record)) continue;
+      const content = record.content;
+      if (typeof content === "string" && !bodies.known(content)) pending.add(content);
     }
     if (pending.size >= POOL_THRESHOLD) {
       const htmls = [...pending];
