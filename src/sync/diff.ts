@@ -6,7 +6,7 @@ import { courseFilePath } from "../tree/layout.js";
 import { chapterFileText, chapterValuesOfRecord, courseFileText, courseValuesOfRecord } from "./entities.js";
 import { planLocalChanges } from "./local-plan.js";
 import type { LocalView } from "./local-view.js";
-import { remotePairs, type SiteReader } from "./remote-diff.js";
+import { type RemoteContext, remotePairs } from "./remote-diff.js";
 import type { ContentCache } from "./state/content-cache.js";
 import type { Snapshot } from "./state/snapshot.js";
 
@@ -84,12 +84,7 @@ export async function localDiffs(
 export async function remoteDiffs(
   root: string,
   local: LocalView,
-  context: {
-    bodies: BodyCodec;
-    client: SiteReader;
-    cache: ContentCache;
-    paths?: readonly string[] | undefined;
-  },
+  context: RemoteContext,
 ): Promise<FileDiff[]> {
   const pairs = await remotePairs(root, local, context);
   return pairs.map((pair) => {

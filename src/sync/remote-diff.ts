@@ -23,6 +23,14 @@ export interface SiteReader extends RecordReader {
   listAll(path: string, options?: ListOptions): Promise<Listing>;
 }
 
+/** What a diff against the site needs: the body step, the site, the content cache, the paths. */
+export interface RemoteContext {
+  bodies: BodyCodec;
+  client: SiteReader;
+  cache: ContentCache;
+  paths?: readonly string[] | undefined;
+}
+
 /**
  * Each file of the tree (within `paths`) against the file the site's current record would be
  * written as, for `diff --remote`: the list pages only (a summary list's records read one by
@@ -32,12 +40,7 @@ export interface SiteReader extends RecordReader {
 export async function remotePairs(
   root: string,
   local: LocalView,
-  context: {
-    bodies: BodyCodec;
-    client: SiteReader;
-    cache: ContentCache;
-    paths?: readonly string[] | undefined;
-  },
+  context: RemoteContext,
 ): Promise<RemotePair[]> {
   const { bodies, client, paths } = context;
   const complete = { snapshot: undefined, cache: context.cache, reader: client };
