@@ -10,7 +10,7 @@ import { guardedFs, type TreeFs } from "../tree/tree-fs.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { snapshotRecord } from "./entities.js";
 import { defaultMaxDelete, guardDeleteLimit, guardEmptyListing, guardSnapshotSite } from "./guards.js";
-import { openLocal, rekeyed, statCacheOf } from "./local/open.js";
+import { openLocal, rekeyed } from "./local/open.js";
 import { applyOps, effectiveOps } from "./pull/apply.js";
 import { completeSummaries, type RecordReader } from "./pull/complete.js";
 import { holdInvalid } from "./pull/held.js";
@@ -38,6 +38,7 @@ import {
   saveSnapshot,
   snapshotBase,
   snapshotUnsettled,
+  statCacheOf,
   statePaths,
   stateTemps,
 } from "./state/snapshot.js";

@@ -1,15 +1,14 @@
-import path from "node:path";
 import type { BodyCodec } from "../../tree/bodies.js";
 import { inCourseFolders } from "../../tree/layout.js";
 import { type ScanOptions, type ScanResult, scanTree } from "../../tree/scan.js";
-import { StatCache } from "../../tree/stat-cache.js";
+import type { StatCache } from "../../tree/stat-cache.js";
 import type { TreeFs } from "../../tree/tree-fs.js";
 import type { FileProblem } from "../../tree/yaml-text.js";
 import { baseTextsFor, buildLocalView, knownHashes, type LocalView } from "../local-view.js";
 import { type SiteNames, siteView } from "../push/restore.js";
 import { ContentCache } from "../state/content-cache.js";
 import { rekeyProvisional } from "../state/provisional.js";
-import { loadSnapshot, type Snapshot, statePaths } from "../state/snapshot.js";
+import { loadSnapshot, type Snapshot, statCacheOf, statePaths } from "../state/snapshot.js";
 
 // "Open the local side": the stat cache, the scan, the snapshot's texts of the bodies edited
 // here and the local view, in that order, the same for pull, push, status, diff, check and watch.
@@ -53,19 +52,6 @@ export interface LocalSide<S extends Snapshot | undefined> {
   local: LocalView;
   /** The scan's and the view's problems (invalid files, duplicate ids). */
   problems: FileProblem[];
-}
-
-/**
- * The stat cache of a site's runs in the tree at `root`, not loaded yet. The scan updates it;
- * a run saves it once it went well.
- */
-export function statCacheOf(
-  root: string,
-  site: string,
-  fs?: TreeFs,
-  now: () => number = Date.now,
-): StatCache {
-  return new StatCache(path.join(statePaths(root, site).cache, "stat.json"), now, fs);
 }
 
 /**

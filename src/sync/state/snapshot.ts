@@ -3,6 +3,7 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import type { WireRecord } from "../../api/wire.js";
 import { tempFileOwner } from "../../tree/fs-ops.js";
+import { StatCache } from "../../tree/stat-cache.js";
 import { guardedFs, type TreeFs } from "../../tree/tree-fs.js";
 import { sha256 } from "../../util/hash.js";
 import { stableStringify } from "../../util/stable-json.js";
@@ -91,6 +92,19 @@ export function statePaths(root: string, site: string) {
     cache: path.join(dir, "cache", site),
     journal: path.join(dir, `${site}.journal`),
   };
+}
+
+/**
+ * The stat cache of a site's runs in the tree at `root`, not loaded yet. The scan updates it;
+ * a run saves it once it went well.
+ */
+export function statCacheOf(
+  root: string,
+  site: string,
+  fs?: TreeFs,
+  now: () => number = Date.now,
+): StatCache {
+  return new StatCache(path.join(statePaths(root, site).cache, "stat.json"), now, fs);
 }
 
 function folderPaths(root: string, site: string): FolderPaths {
