@@ -89,7 +89,15 @@ describe("a pull killed at any moment is finished by the next pull", () => {
     expect(points.some((p) => p.files[".coursesync/production.pending"] !== undefined)).toBe(true);
     const finalSnapshot = snapshotFiles(treeNow(s.root));
 
-    for (const point of points) {
+    // A state met twice (just after one write is just before the next) is replayed once.
+    const seen = new Set<string>();
+    const distinct = points.filter((point) => {
+      const key = JSON.stringify(Object.entries(point.files).sort());
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+    for (const point of distinct) {
       restoreTree(s.root, point.files);
       const rerun = await s.cli("pull");
       expect(rerun.code, `${point.where}: ${rerun.stderr}${rerun.stdout}`).toBe(0);
