@@ -102,7 +102,8 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
     return await pullTree(options, client, spill, run);
   } finally {
     spill?.close();
-    await run.staged?.clear();
+    // Never in the way of the run's own outcome: what is left goes with the next run's temp files.
+    await run.staged?.clear().catch(() => {});
   }
 }
 

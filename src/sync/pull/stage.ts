@@ -85,7 +85,14 @@ export class StagedFiles {
       this.#queue
         .add(async () => {
           if (this.#failed) return;
-          await this.#write(this.#file(hash, n), text);
+          const file = this.#file(hash, n);
+          try {
+            await this.#write(file, text);
+          } catch (error) {
+            // A part written (a full disk) goes at once.
+            await this.#fs.rm(file).catch(() => {});
+            throw error;
+          }
           this.#ready.set(hash, n);
         })
         .catch(() => {
