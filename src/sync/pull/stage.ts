@@ -1,4 +1,5 @@
 import { randomInt } from "node:crypto";
+import { readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import PQueue from "p-queue";
 import type { WireRecord } from "../../api/wire.js";
@@ -53,6 +54,8 @@ export class StagedFiles {
   #spent = 0;
   #failed = false;
   #stopped = false;
+  /** Set while staged files may exist: a run that exits at once (a second Ctrl-C) removes them. */
+  #exitHook: (() => void) | undefined;
 
   constructor(options: {
     /** The site's uncommitted cache folder. */
@@ -79,6 +82,10 @@ export class StagedFiles {
     for (const record of records) {
       const text = this.#render(list, record);
       if (text === undefined) continue;
+      if (!this.#exitHook) {
+        this.#exitHook = () => this.#removeAllSync();
+        process.on("exit", this.#exitHook);
+      }
       const hash = this.#rendered.get(record)?.hash ?? sha256(text);
       if (this.#ready.has(hash)) continue;
       const n = randomInt(2 ** 47);
@@ -137,6 +144,29 @@ export class StagedFiles {
     const left = [...this.#ready].map(([hash, n]) => this.#file(hash, n));
     this.#ready.clear();
     await Promise.all(left.map((file) => this.#fs.rm(file)));
+    if (this.#exitHook) process.off("exit", this.#exitHook);
+    this.#exitHook = undefined;
+  }
+
+  /**
+   * Remove every staged file of this process, synchronously: on an exit that does not wait
+   * (a second Ctrl-C, the grace time of a signal), as the spill file leaves nothing behind.
+   * A kill -9 leaves them to the next run, with the other temp files of dead processes.
+   */
+  #removeAllSync(): void {
+    let names: string[];
+    try {
+      names = readdirSync(this.#dir);
+    } catch {
+      return;
+    }
+    const mine = `.${process.pid}.`;
+    for (const name of names) {
+      if (!name.includes(mine)) continue;
+      try {
+        rmSync(path.join(this.#dir, name), { force: true });
+      } catch {}
+    }
   }
 
   /** A staged file's path (a temp file of this process, for removeLeftoverTemps). */
