@@ -183,7 +183,8 @@ export async function writeFolder(
     await inParallel(
       names.map((name) => async () => {
         const text = changed(name);
-        if (text !== undefined) await apply(paths, { [name]: text }, fs, flush);
+        if (text !== undefined)
+          await atomicWrite(path.join(paths.folder, ...name.split("/")), text, { fs, flush });
       }),
     );
     const gone = onDisk.filter((name) => !files.has(name));
