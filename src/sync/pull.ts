@@ -102,8 +102,7 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
     return await pullTree(options, client, spill, run);
   } finally {
     spill?.close();
-    // Never in the way of the run's own outcome: what is left goes with the next run's temp files.
-    await run.staged?.clear().catch(() => {});
+    run.staged?.clear();
   }
 }
 
@@ -129,7 +128,7 @@ async function pullTree(
   }
   // Temp files of a run killed mid-write go before this run writes.
   await removeLeftoverTemps(root, [...temps, ...(await stateTemps(root, options.site))], fs);
-  await run.staged?.stop();
+  run.staged?.stop();
   result.filesWritten = await applyOps(root, plan.ops, existing, fs, run.staged);
   for (const text of plan.cacheTexts) await cache.stage(text);
   await cache.flush();
@@ -169,7 +168,7 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
   // New and changed records' files are written to temp files while the pages arrive (with the
   // spill: the default site, not a dry run); the plan then moves those it writes into place.
   const staged = spill
-    ? new StagedFiles({ cache: statePaths(root, options.site).cache, fs, bodies, snapshot: loaded })
+    ? new StagedFiles({ cache: statePaths(root, options.site).cache, bodies, snapshot: loaded })
     : undefined;
   run.staged = staged;
   const listed = Promise.all([

@@ -37,14 +37,13 @@ describe("a disk that refuses writes", () => {
     edit(s.emulator, "chapters", 1, { content: "<p>one, edited on the site</p>" });
     addChapter(s.emulator, { course_id: 1, title: "New", ordinal: 3, content: "<p>new</p>" });
     const before = await s.state();
-    // Full for new files: the file's own write fails, and so do the files pull stages for it
-    // while the listing arrives (it then writes them in place itself).
+    // Full for new files: the file's own write fails, and a file pull staged for it while the
+    // listing arrived is not moved in (pull then writes it in place itself, as ever).
     const full = failingFs(
       "ENOSPC",
       (made, file) =>
-        made === "writeFile" &&
-        (treePath(s.root, file) === "courses/web/03-new.md" ||
-          treePath(s.root, file).startsWith(".coursesync/cache/production/incoming/")),
+        (made === "writeFile" && treePath(s.root, file) === "courses/web/03-new.md") ||
+        (made === "rename" && treePath(s.root, file).startsWith(".coursesync/cache/production/incoming/")),
     );
 
     const failed = await s.cliOn(full, "pull");

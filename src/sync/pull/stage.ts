@@ -1,18 +1,14 @@
 import { randomInt } from "node:crypto";
-import { readdirSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import PQueue from "p-queue";
 import type { WireRecord } from "../../api/wire.js";
 import type { BodyCodec } from "../../tree/bodies.js";
-import { serializeChapterFile } from "../../tree/chapter-file.js";
-import type { TreeFs } from "../../tree/tree-fs.js";
 import { sha256 } from "../../util/hash.js";
 import {
-  bodyKey,
-  chapterFile,
   chapterValuesOfRecord,
   courseFileText,
   courseValuesOfRecord,
+  renderChapter,
   snapshotRecord,
 } from "../entities.js";
 import { jsonEqual } from "../reconcile.js";
@@ -23,17 +19,16 @@ import type { Snapshot } from "../state/snapshot.js";
 // uncommitted cache (`incoming/<hash>.<pid>.<n>.tmp`). Once the plan is made, a write whose
 // text has a staged file is a rename of it into place (one call, not four), and the rest are
 // written as before. The plan decides every path and every byte: a staged file is used only
-// when its hash is the hash of the text the plan writes, so staging can only save time. Files
-// left unused are removed at the end; those of a run killed meanwhile go with the other temp
-// files of dead runs at the start of the next one.
+// when its hash is the hash of the text the plan writes, so staging can only save time.
+// Staged files are written synchronously, between pages, as the spill is: the main thread
+// waits on the network then, and an exit (a second Ctrl-C) falls between two whole writes,
+// never inside one, so its hook removes every staged file. Unused ones are removed at the
+// end; a kill -9 leaves them to the next run, with the other temp files of dead processes.
 
-/** Staged writes waiting for the disk at most: past this a page is not staged (the disk lags). */
-const WAITING = 1024;
-
-/** Rendering on the main thread may take this share of the listing's time; past it, pages wait. */
+/** Staging on the main thread may take this share of the listing's time; past it, pages wait. */
 const SHARE = 0.5;
 
-/** Rendering may always take this long (ms): small pulls are staged whole. */
+/** Staging may always take this long (ms): small pulls are staged whole. */
 const FREE_MS = 200;
 
 /** Which list a page comes from. */
@@ -41,12 +36,10 @@ export type Listed = "courses" | "chapters";
 
 export class StagedFiles {
   readonly #dir: string;
-  readonly #fs: TreeFs;
   readonly #bodies: BodyCodec;
   readonly #snapshot: Snapshot | undefined;
   readonly #now: () => number;
-  readonly #queue = new PQueue({ concurrency: 8 });
-  /** Staged texts by hash, once written whole: the number in their temp file's name. */
+  /** Staged texts by hash, written whole: the number in their temp file's name. */
   readonly #ready = new Map<string, number>();
   /** Chapter records rendered here: their file's hash and body key, for the plan's snapshot. */
   readonly #rendered = new WeakMap<WireRecord, { hash: string; body: string }>();
@@ -60,64 +53,38 @@ export class StagedFiles {
   constructor(options: {
     /** The site's uncommitted cache folder. */
     cache: string;
-    fs: TreeFs;
     bodies: BodyCodec;
     /** The last sync: records it holds unchanged are not staged (nothing writes them). */
     snapshot: Snapshot | undefined;
     now?: () => number;
   }) {
     this.#dir = path.join(options.cache, "incoming");
-    this.#fs = options.fs;
     this.#bodies = options.bodies;
     this.#snapshot = options.snapshot;
     this.#now = options.now ?? (() => performance.now());
   }
 
-  /** Stage the files of one page of a list (before its contents are spilled). */
+  /** Stage the files of one page of a list (after its contents are spilled). */
   take(list: Listed, records: readonly WireRecord[]): void {
     const started = this.#now();
     this.#first ??= started;
-    if (this.#failed || this.#stopped || this.#queue.size > WAITING) return;
+    if (this.#failed || this.#stopped) return;
     if (this.#spent > FREE_MS && this.#spent > (started - this.#first) * SHARE) return;
     for (const record of records) {
       const text = this.#render(list, record);
       if (text === undefined) continue;
-      if (!this.#exitHook) {
-        this.#exitHook = () => this.#removeAllSync();
-        process.on("exit", this.#exitHook);
-      }
       const hash = this.#rendered.get(record)?.hash ?? sha256(text);
       if (this.#ready.has(hash)) continue;
       const n = randomInt(2 ** 47);
-      this.#queue
-        .add(async () => {
-          if (this.#failed) return;
-          const file = this.#file(hash, n);
-          try {
-            await this.#write(file, text);
-          } catch (error) {
-            // A part written (a full disk) goes at once.
-            await this.#fs.rm(file).catch(() => {});
-            throw error;
-          }
-          this.#ready.set(hash, n);
-        })
-        .catch(() => {
-          // Staging only saves time: a failure stops it, and the plan's writes are made as ever.
-          this.#failed = true;
-        });
+      if (!this.#write(this.#file(hash, n), text)) break;
+      this.#ready.set(hash, n);
     }
     this.#spent += this.#now() - started;
   }
 
-  /**
-   * Stop staging, once the plan is made: staged writes not started are dropped (the plan
-   * writes those files itself, once), those under way are waited for.
-   */
-  async stop(): Promise<void> {
+  /** Stop staging, once the plan is made: the plan writes what was not staged itself, once. */
+  stop(): void {
     this.#stopped = true;
-    this.#queue.clear();
-    await this.#queue.onIdle();
   }
 
   /**
@@ -138,20 +105,42 @@ export class StagedFiles {
     return this.#file(hash, n);
   }
 
-  /** Remove the staged files no write took. */
-  async clear(): Promise<void> {
-    await this.#queue.onIdle();
-    const left = [...this.#ready].map(([hash, n]) => this.#file(hash, n));
+  /** Remove the staged files no write took (never throws: what is left goes with the next run). */
+  clear(): void {
+    this.#stopped = true;
+    for (const [hash, n] of this.#ready) removeQuietly(this.#file(hash, n));
     this.#ready.clear();
-    await Promise.all(left.map((file) => this.#fs.rm(file)));
     if (this.#exitHook) process.off("exit", this.#exitHook);
     this.#exitHook = undefined;
+  }
+
+  /** Write one staged file whole; false (and staging stops) when it cannot be. */
+  #write(file: string, text: string): boolean {
+    if (!this.#exitHook) {
+      this.#exitHook = () => this.#removeAllSync();
+      process.on("exit", this.#exitHook);
+    }
+    try {
+      try {
+        writeFileSync(file, text);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+        mkdirSync(this.#dir, { recursive: true });
+        writeFileSync(file, text);
+      }
+      return true;
+    } catch {
+      // Staging only saves time: a failure stops it (a part written goes at once), and the
+      // plan writes its files as ever, reporting what is wrong.
+      this.#failed = true;
+      removeQuietly(file);
+      return false;
+    }
   }
 
   /**
    * Remove every staged file of this process, synchronously: on an exit that does not wait
    * (a second Ctrl-C, the grace time of a signal), as the spill file leaves nothing behind.
-   * A kill -9 leaves them to the next run, with the other temp files of dead processes.
    */
   #removeAllSync(): void {
     let names: string[];
@@ -161,12 +150,7 @@ export class StagedFiles {
       return;
     }
     const mine = `.${process.pid}.`;
-    for (const name of names) {
-      if (!name.includes(mine)) continue;
-      try {
-        rmSync(path.join(this.#dir, name), { force: true });
-      } catch {}
-    }
+    for (const name of names) if (name.includes(mine)) removeQuietly(path.join(this.#dir, name));
   }
 
   /** A staged file's path (a temp file of this process, for removeLeftoverTemps). */
@@ -181,23 +165,19 @@ export class StagedFiles {
     try {
       if (list === "courses") return courseFileText(record.id, courseValuesOfRecord(record));
       if (typeof record.content !== "string") return undefined;
-      const file = chapterFile(record.id, chapterValuesOfRecord(record), this.#bodies);
-      const text = serializeChapterFile(file);
-      this.#rendered.set(record, { hash: sha256(text), body: bodyKey(file.format, file.body) });
+      const { text, hash, body } = renderChapter(record.id, chapterValuesOfRecord(record), this.#bodies);
+      this.#rendered.set(record, { hash, body });
       return text;
     } catch {
       // A record the plan cannot write as it is (it reports why): nothing to stage.
       return undefined;
     }
   }
+}
 
-  async #write(file: string, text: string): Promise<void> {
-    try {
-      await this.#fs.writeFile(file, text);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-      await this.#fs.mkdir(this.#dir);
-      await this.#fs.writeFile(file, text);
-    }
-  }
+/** Remove a staged file; one that cannot be removed is left to the next run's temp-file sweep. */
+function removeQuietly(file: string): void {
+  try {
+    rmSync(file, { force: true });
+  } catch {}
 }
