@@ -102,7 +102,7 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
     return await pullTree(options, client, spill, run);
   } finally {
     spill?.close();
-    run.staged?.clear();
+    await run.staged?.clear();
   }
 }
 
@@ -128,7 +128,7 @@ async function pullTree(
   }
   // Temp files of a run killed mid-write go before this run writes.
   await removeLeftoverTemps(root, [...temps, ...(await stateTemps(root, options.site))], fs);
-  run.staged?.stop();
+  await run.staged?.stop();
   result.filesWritten = await applyOps(root, plan.ops, existing, fs, run.staged);
   for (const text of plan.cacheTexts) await cache.stage(text);
   await cache.flush();

@@ -10,6 +10,7 @@ import {
   snapshotRecord,
 } from "../../src/sync/entities.js";
 import { StagedFiles } from "../../src/sync/pull/stage.js";
+import { StageWriter } from "../../src/sync/pull/stage-writer.js";
 import type { Snapshot } from "../../src/sync/state/snapshot.js";
 import { markdownCodec } from "../../src/tree/codecs.js";
 
@@ -38,12 +39,12 @@ const incoming = (cache: string) =>
   existsSync(path.join(cache, "incoming")) ? readdirSync(path.join(cache, "incoming")) : [];
 
 describe("files staged while the listing arrives", () => {
-  it("hands out a file holding exactly the text asked for, once; other texts get none", () => {
+  it("hands out a file holding exactly the text asked for, once; other texts get none", async () => {
     const cache = cacheDir();
     const staged = new StagedFiles({ cache, bodies: markdownCodec, snapshot: undefined });
     const [one, two] = [chapter(1, "One"), chapter(2, "Two")];
     staged.take("chapters", [one, two]);
-    staged.stop();
+    await staged.stop();
     const file = staged.claim(textOf(one));
     expect(file).toBeDefined();
     expect(readFileSync(file!, "utf8")).toBe(textOf(one));
@@ -53,11 +54,11 @@ describe("files staged while the listing arrives", () => {
     const { hash, body } = renderChapter(two.id, chapterValuesOfRecord(two), markdownCodec);
     expect(staged.renderedOf(two)).toEqual({ hash, body });
     // What no write took is removed at the end (the claimed file is the writer's to move).
-    staged.clear();
+    await staged.clear();
     expect(incoming(cache)).toEqual([path.basename(file!)]);
   });
 
-  it("stages nothing for records the last sync holds unchanged, and a changed one anew", () => {
+  it("stages nothing for records the last sync holds unchanged, and a changed one anew", async () => {
     const cache = cacheDir();
     const [one, two] = [chapter(1, "One"), chapter(2, "Two")];
     const snapshot: Snapshot = {
@@ -72,12 +73,12 @@ describe("files staged while the listing arrives", () => {
     const staged = new StagedFiles({ cache, bodies: markdownCodec, snapshot });
     const edited = { ...two, title: "Two, edited" };
     staged.take("chapters", [one, edited]);
-    staged.stop();
+    await staged.stop();
     expect(staged.claim(textOf(one))).toBeUndefined();
     expect(staged.claim(textOf(edited))).toBeDefined();
   });
 
-  it("gives up quietly when a staged file cannot be written: the plan writes its files as ever", () => {
+  it("gives up quietly when a staged file cannot be written: the plan writes its files as ever", async () => {
     // The cache folder's place is held by a file: the OS refuses every staged write.
     const cache = cacheDir();
     writeFileSync(`${path.dirname(cache)}/cache`, "not a folder");
@@ -85,22 +86,23 @@ describe("files staged while the listing arrives", () => {
     const [one, two] = [chapter(1, "One"), chapter(2, "Two")];
     staged.take("chapters", [one]);
     staged.take("chapters", [two]);
+    await staged.stop();
     expect(staged.claim(textOf(one))).toBeUndefined();
     expect(staged.claim(textOf(two))).toBeUndefined();
-    staged.clear();
+    await staged.clear();
   });
 
-  it("stages nothing more once stopped: the plan writes the rest itself", () => {
+  it("stages nothing more once stopped: the plan writes the rest itself", async () => {
     const cache = cacheDir();
     const staged = new StagedFiles({ cache, bodies: markdownCodec, snapshot: undefined });
-    staged.stop();
+    await staged.stop();
     staged.take("chapters", [chapter(1, "One")]);
-    staged.stop();
+    await staged.stop();
     expect(staged.claim(textOf(chapter(1, "One")))).toBeUndefined();
     expect(incoming(cache)).toEqual([]);
   });
 
-  it("leaves pages unstaged once rendering takes more than half the listing's time", () => {
+  it("leaves pages unstaged once rendering takes more than half the listing's time", async () => {
     const cache = cacheDir();
     // Converting a chapter 'takes' 300 ms and pages come with no time between them: past the
     // first 200 ms, which are free, rendering would outrun the network.
@@ -120,12 +122,41 @@ describe("files staged while the listing arrives", () => {
     });
     const pages = [1, 2, 3].map((n) => [chapter(n, `Chapter ${n}`)]);
     for (const page of pages) staged.take("chapters", page);
-    staged.stop();
+    await staged.stop();
     expect(pages.map(([record]) => staged.claim(textOf(record!)) !== undefined)).toEqual([
       true,
       false,
       false,
     ]);
-    staged.clear();
+    await staged.clear();
+  });
+});
+
+describe("the thread that writes staged files", () => {
+  it("writes each file whole and says which; once halted it starts none", async () => {
+    const dir = path.dirname(cacheDir());
+    const written: string[] = [];
+    const writer = new StageWriter((files) => written.push(...files));
+    const first = [1, 2, 3].map((n) => [path.join(dir, "in", `${n}.tmp`), `text ${n}`] as const);
+    expect(writer.write(first)).toBe(true);
+    await writer.settled();
+    expect(written).toEqual(first.map(([file]) => file));
+    expect(first.map(([file]) => readFileSync(file, "utf8"))).toEqual(["text 1", "text 2", "text 3"]);
+
+    // An exit that does not wait halts it with many files still to write: after haltNow returns,
+    // no file appears, and every one there was written whole.
+    const many = Array.from(
+      { length: 2000 },
+      (_, n) => [path.join(dir, "in", `m${n}.tmp`), "x".repeat(4096)] as const,
+    );
+    writer.write(many);
+    writer.haltNow();
+    const atHalt = readdirSync(path.join(dir, "in")).sort();
+    expect(writer.write([[path.join(dir, "in", "late.tmp"), "late"]])).toBe(false);
+    await writer.close();
+    expect(readdirSync(path.join(dir, "in")).sort()).toEqual(atHalt);
+    for (const name of atHalt)
+      expect(readFileSync(path.join(dir, "in", name), "utf8")).toMatch(/^(text \d|x{4096})$/);
+    expect(atHalt.length).toBeLessThan(2003);
   });
 });

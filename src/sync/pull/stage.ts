@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import type { WireRecord } from "../../api/wire.js";
 import type { BodyCodec } from "../../tree/bodies.js";
@@ -13,19 +13,20 @@ import {
 } from "../entities.js";
 import { jsonEqual } from "../reconcile.js";
 import type { Snapshot } from "../state/snapshot.js";
+import { StageWriter } from "./stage-writer.js";
 
 // A pull writes the files of new and changed records while the listing is still arriving:
 // each page's records are rendered as they come and their texts written to temp files in the
-// uncommitted cache (`incoming/<hash>.<pid>.<n>.tmp`). Once the plan is made, a write whose
-// text has a staged file is a rename of it into place (one call, not four), and the rest are
-// written as before. The plan decides every path and every byte: a staged file is used only
-// when its hash is the hash of the text the plan writes, so staging can only save time.
-// Staged files are written synchronously, between pages, as the spill is: the main thread
-// waits on the network then, and an exit (a second Ctrl-C) falls between two whole writes,
-// never inside one, so its hook removes every staged file. Unused ones are removed at the
-// end; a kill -9 leaves them to the next run, with the other temp files of dead processes.
+// uncommitted cache (`incoming/<hash>.<pid>.<n>.tmp`), on a thread of their own (see
+// stage-writer.ts) so that the main thread goes on asking for pages. Once the plan is made, a
+// write whose text has a staged file is a rename of it into place (one call, not four), and
+// the rest are written as before. The plan decides every path and every byte: a staged file
+// is used only when its hash is the hash of the text the plan writes, so staging can only
+// save time. Unused staged files are removed at the end, and an exit that does not wait (a
+// second Ctrl-C) removes them on its way out; a kill -9 leaves them to the next run, with the
+// other temp files of dead processes.
 
-/** Staging on the main thread may take this share of the listing's time; past it, pages wait. */
+/** Rendering on the main thread may take this share of the listing's time; past it, pages wait. */
 const SHARE = 0.5;
 
 /** Staging may always take this long (ms): small pulls are staged whole. */
@@ -41,11 +42,15 @@ export class StagedFiles {
   readonly #now: () => number;
   /** Staged texts by hash, written whole: the number in their temp file's name. */
   readonly #ready = new Map<string, number>();
+  /** Texts sent to the writer and not yet reported written, by file: their hash and number. */
+  readonly #sent = new Map<string, readonly [hash: string, n: number]>();
+  /** Hashes sent or written: a text is staged once. */
+  readonly #taken = new Set<string>();
+  readonly #writer = new StageWriter((files) => this.#written(files));
   /** Chapter records rendered here: their file's hash and body key, for the plan's snapshot. */
   readonly #rendered = new WeakMap<WireRecord, { hash: string; body: string }>();
   #first: number | undefined;
   #spent = 0;
-  #failed = false;
   #stopped = false;
   /** Set while staged files may exist: a run that exits at once (a second Ctrl-C) removes them. */
   #exitHook: (() => void) | undefined;
@@ -68,23 +73,31 @@ export class StagedFiles {
   take(list: Listed, records: readonly WireRecord[]): void {
     const started = this.#now();
     this.#first ??= started;
-    if (this.#failed || this.#stopped) return;
+    if (this.#stopped || !this.#writer.open) return;
     if (this.#spent > FREE_MS && this.#spent > (started - this.#first) * SHARE) return;
+    const batch: Array<readonly [string, string]> = [];
     for (const record of records) {
       const text = this.#render(list, record);
       if (text === undefined) continue;
       const hash = this.#rendered.get(record)?.hash ?? sha256(text);
-      if (this.#ready.has(hash)) continue;
+      if (this.#taken.has(hash)) continue;
+      this.#taken.add(hash);
       const n = randomInt(2 ** 47);
-      if (!this.#write(this.#file(hash, n), text)) break;
-      this.#ready.set(hash, n);
+      const file = this.#file(hash, n);
+      this.#sent.set(file, [hash, n]);
+      batch.push([file, text]);
+    }
+    if (batch.length > 0) {
+      this.#exitHook ??= this.#hookExit();
+      if (!this.#writer.write(batch)) for (const [file] of batch) this.#sent.delete(file);
     }
     this.#spent += this.#now() - started;
   }
 
-  /** Stop staging, once the plan is made: the plan writes what was not staged itself, once. */
-  stop(): void {
+  /** Stop staging once the plan is made, and wait for the files under way to be written. */
+  async stop(): Promise<void> {
     this.#stopped = true;
+    await this.#writer.settled();
   }
 
   /**
@@ -106,42 +119,40 @@ export class StagedFiles {
   }
 
   /** Remove the staged files no write took (never throws: what is left goes with the next run). */
-  clear(): void {
+  async clear(): Promise<void> {
     this.#stopped = true;
+    await this.#writer.close();
     for (const [hash, n] of this.#ready) removeQuietly(this.#file(hash, n));
     this.#ready.clear();
     if (this.#exitHook) process.off("exit", this.#exitHook);
     this.#exitHook = undefined;
   }
 
-  /** Write one staged file whole; false (and staging stops) when it cannot be. */
-  #write(file: string, text: string): boolean {
-    if (!this.#exitHook) {
-      this.#exitHook = () => this.#removeAllSync();
-      process.on("exit", this.#exitHook);
-    }
-    try {
-      try {
-        writeFileSync(file, text);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-        mkdirSync(this.#dir, { recursive: true });
-        writeFileSync(file, text);
-      }
-      return true;
-    } catch {
-      // Staging only saves time: a failure stops it (a part written goes at once), and the
-      // plan writes its files as ever, reporting what is wrong.
-      this.#failed = true;
-      removeQuietly(file);
-      return false;
+  /** The writer wrote these files whole: they can be claimed. */
+  #written(files: readonly string[]): void {
+    for (const file of files) {
+      const sent = this.#sent.get(file);
+      if (sent === undefined) continue;
+      this.#sent.delete(file);
+      this.#ready.set(sent[0], sent[1]);
     }
   }
 
   /**
-   * Remove every staged file of this process, synchronously: on an exit that does not wait
-   * (a second Ctrl-C, the grace time of a signal), as the spill file leaves nothing behind.
+   * On an exit that does not wait (a second Ctrl-C, the grace time of a signal): stop the
+   * writer (the file under way ends first), then remove every staged file of this process,
+   * as the spill file leaves nothing behind.
    */
+  #hookExit(): () => void {
+    const hook = () => {
+      this.#writer.haltNow();
+      this.#removeAllSync();
+    };
+    process.on("exit", hook);
+    return hook;
+  }
+
+  /** Remove every staged file of this process, synchronously. */
   #removeAllSync(): void {
     let names: string[];
     try {

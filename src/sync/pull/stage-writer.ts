@@ -1,0 +1,160 @@
+import { Worker } from "node:worker_threads";
+
+// Staged files are written on a thread of their own, so that the main thread goes on asking
+// for pages while the disk works (written there, each page's files held back the next
+// request). An exit that does not wait (a second Ctrl-C) still leaves no staged file: the
+// exit hook tells the thread to stop, waits (a bounded time, on shared memory) for the one
+// write it may be in the middle of, then removes every staged file by name.
+
+/** Slots of the shared state: the thread is writing a file; the thread must start no more. */
+const BUSY = 0;
+const STOP = 1;
+
+/** How long an exit waits for the write under way (ms): one small file. */
+const EXIT_WAIT_MS = 2_000;
+
+/** Bytes sent to the thread and not yet written, at most: past it, staging skips records. */
+const BACKLOG_BYTES = 16 * 1024 * 1024;
+
+type Batch = Array<readonly [file: string, text: string]>;
+type Reply = { written: string[]; failed: boolean };
+
+/**
+ * The thread's code (run as a worker's script, so that it needs no built file beside this
+ * one): each message is a batch of files to write whole; the reply names those written, and
+ * says whether one failed (that one removed, the rest of the batch skipped).
+ */
+function writerThread(): void {
+  const { parentPort, workerData } = require("node:worker_threads") as typeof import("node:worker_threads");
+  const fs = require("node:fs") as typeof import("node:fs");
+  const path = require("node:path") as typeof import("node:path");
+  const state = new Int32Array(workerData as SharedArrayBuffer);
+  parentPort?.on("message", (batch: Batch) => {
+    const written: string[] = [];
+    let failed = false;
+    for (const [file, text] of batch) {
+      Atomics.store(state, 0, 1);
+      if (Atomics.load(state, 1) === 1) break;
+      try {
+        try {
+          fs.writeFileSync(file, text);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+          fs.mkdirSync(path.dirname(file), { recursive: true });
+          fs.writeFileSync(file, text);
+        }
+        written.push(file);
+      } catch {
+        failed = true;
+        try {
+          fs.rmSync(file, { force: true });
+        } catch {}
+        break;
+      } finally {
+        Atomics.store(state, 0, 0);
+        Atomics.notify(state, 0);
+      }
+    }
+    Atomics.store(state, 0, 0);
+    Atomics.notify(state, 0);
+    parentPort?.postMessage({ written, failed } satisfies Reply);
+  });
+}
+
+/** Writes files whole on a thread of its own; started at the first write. */
+export class StageWriter {
+  readonly #state = new Int32Array(new SharedArrayBuffer(8));
+  #worker: Worker | undefined;
+  #pending = 0;
+  #backlog = 0;
+  #sizes = new Map<string, number>();
+  #idle: Array<() => void> = [];
+  #failed = false;
+  readonly #onWritten: (files: readonly string[]) => void;
+
+  /** `onWritten` is told the files written whole, as the thread reports them. */
+  constructor(onWritten: (files: readonly string[]) => void) {
+    this.#onWritten = onWritten;
+  }
+
+  /** Whether the thread can take more now (no failure, the backlog under its bound). */
+  get open(): boolean {
+    return !this.#failed && this.#backlog < BACKLOG_BYTES && Atomics.load(this.#state, STOP) === 0;
+  }
+
+  /** Send files to be written; false when it takes none (a failure, a full backlog, stopped). */
+  write(batch: Batch): boolean {
+    if (!this.open || batch.length === 0) return false;
+    const worker = this.#start();
+    for (const [file, text] of batch) {
+      this.#sizes.set(file, text.length);
+      this.#backlog += text.length;
+    }
+    this.#pending++;
+    worker.ref();
+    worker.postMessage(batch);
+    return true;
+  }
+
+  /** Once every batch sent is answered (and onWritten told). */
+  settled(): Promise<void> {
+    if (this.#pending === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+
+  /**
+   * Stop at once, synchronously (an exit that does not wait): no write starts after this
+   * returns, and the one under way, if any, has ended.
+   */
+  haltNow(): void {
+    Atomics.store(this.#state, STOP, 1);
+    const until = Date.now() + EXIT_WAIT_MS;
+    while (Atomics.load(this.#state, BUSY) === 1) {
+      const left = until - Date.now();
+      if (left <= 0 || Atomics.wait(this.#state, BUSY, 1, left) === "timed-out") break;
+    }
+  }
+
+  /** Stop writing, wait for the batches under way, and end the thread. */
+  async close(): Promise<void> {
+    Atomics.store(this.#state, STOP, 1);
+    await this.settled();
+    await this.#worker?.terminate();
+    this.#worker = undefined;
+  }
+
+  #start(): Worker {
+    if (this.#worker) return this.#worker;
+    const worker = new Worker(`(${writerThread.toString()})()`, {
+      eval: true,
+      workerData: this.#state.buffer,
+    });
+    worker.on("message", (reply: Reply) => this.#answered(reply));
+    // A thread that cannot run (no memory for it) only ends staging: the plan writes the files.
+    worker.on("error", () => {
+      this.#failed = true;
+      this.#answerAll();
+    });
+    this.#worker = worker;
+    return worker;
+  }
+
+  #answered(reply: Reply): void {
+    if (reply.failed) this.#failed = true;
+    for (const file of reply.written) {
+      this.#backlog -= this.#sizes.get(file) ?? 0;
+      this.#sizes.delete(file);
+    }
+    this.#onWritten(reply.written);
+    this.#pending--;
+    if (this.#pending === 0) this.#answerAll();
+  }
+
+  #answerAll(): void {
+    this.#pending = 0;
+    this.#backlog = 0;
+    this.#sizes.clear();
+    this.#worker?.unref();
+    for (const resolve of this.#idle.splice(0)) resolve();
+  }
+}
