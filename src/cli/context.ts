@@ -4,7 +4,6 @@ import { type Config, type ResolvedSite, resolveSite } from "../config/config.js
 import { CredentialStore, configDir } from "../config/credentials.js";
 import { InterruptedError, UserError, usageError } from "../errors.js";
 import type { SyncTarget } from "../sync/target.js";
-import { bodyCodec } from "../tree/codecs.js";
 import type { CliRun, GlobalOptions } from "./io.js";
 import { promptLogin } from "./login-prompt.js";
 import { Output } from "./output.js";
@@ -68,8 +67,13 @@ export interface Connection {
   store: CredentialStore;
 }
 
-/** What pull, push and watch are told of the tree, the site they sync, and how to write. */
-export function syncTarget(run: CliRun, tree: TreeContext, site: ResolvedSite): SyncTarget {
+/**
+ * What pull, push and watch are told of the tree, the site they sync, and how to write. The
+ * body codec (the Markdown converter) loads here, not with the command line: a pull asks for
+ * its first pages while it loads.
+ */
+export async function syncTarget(run: CliRun, tree: TreeContext, site: ResolvedSite): Promise<SyncTarget> {
+  const { bodyCodec } = await import("../tree/codecs.js");
   return {
     fs: run.fs,
     root: tree.root,

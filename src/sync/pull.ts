@@ -1,5 +1,4 @@
-import path from "node:path";
-import type { Listing, ListOptions } from "../api/client.js";
+import type { Listing } from "../api/client.js";
 import type { Resource, WireRecord } from "../api/wire.js";
 import { ExitCode, UserError } from "../errors.js";
 import { memoized } from "../tree/codecs.js";
@@ -9,11 +8,12 @@ import type { ScanResult } from "../tree/scan.js";
 import { guardedFs, type TreeFs } from "../tree/tree-fs.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { snapshotRecord } from "./entities.js";
-import { defaultMaxDelete, guardDeleteLimit, guardEmptyListing, guardSnapshotSite } from "./guards.js";
+import { defaultMaxDelete, guardDeleteLimit, guardEmptyListing } from "./guards.js";
 import { openLocal, rekeyed } from "./local/open.js";
 import { applyOps, effectiveOps } from "./pull/apply.js";
 import { completeSummaries, type RecordReader } from "./pull/complete.js";
 import { holdInvalid } from "./pull/held.js";
+import { type ListClient, type ListingCallbacks, type StartedListing, startListing } from "./pull/listing.js";
 import { mapSite } from "./pull/map-site.js";
 import {
   adoptProvisionalIntents,
@@ -33,7 +33,6 @@ import { mappedClient, type RecordClient } from "./state/id-map.js";
 import { Journal, unconfirmedIntents } from "./state/journal.js";
 import { adoptIntents, foldJournal, restoreIds } from "./state/recovery.js";
 import {
-  loadSnapshot,
   type Snapshot,
   saveSnapshot,
   snapshotBase,
@@ -45,12 +44,12 @@ import {
 import type { SyncTarget } from "./target.js";
 
 /** The part of the API client pull uses: the lists, and single reads for summary lists. */
-export interface Lister extends RecordReader {
-  listAll(path: string, options?: ListOptions): Promise<Listing>;
-}
+export interface Lister extends RecordReader, ListClient {}
 
 /** What pull needs to know. */
-export interface PullOptions extends SyncTarget {
+export interface PullOptions extends SyncTarget, ListingCallbacks {
+  /** The lists, when started before pull loaded (see pull/listing.ts); else pull starts them. */
+  listing?: Promise<StartedListing> | undefined;
   /** Limit to these course folders (relative to the root). */
   paths?: readonly string[] | undefined;
   /** Leave the records of files outside this selection (--only/--ignore) as they are. */
@@ -62,10 +61,6 @@ export interface PullOptions extends SyncTarget {
   maxDelete?: number | undefined;
   /** Told what the scan of the tree skipped (a name that is not UTF-8), one message each. */
   onWarning?: ((message: string) => void) | undefined;
-  /** Progress of the listings. */
-  onPage?: ((list: "courses" | "chapters", page: number, count: number) => void) | undefined;
-  /** Told before the listings how many records each is expected to hold (the last sync's count). */
-  onExpected?: ((list: "courses" | "chapters", records: number) => void) | undefined;
   /** Told what pull does beyond the plain listing (reading records one by one). */
   onNote?: ((line: string) => void) | undefined;
 }
@@ -148,49 +143,24 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
   // Every write of this run goes through it: a full disk or a permission names the path.
   const fs = guardedFs(root, options.fs);
   const bodies = memoized(options.bodies);
-  const loaded = await loadSnapshot(root, options.site);
-  if (loaded) {
-    guardSnapshotSite(
-      `the snapshot ${path.relative(root, statePaths(root, options.site).snapshot)}`,
-      loaded.site,
-      options.siteUrl,
-      "Use the site the tree was pulled from (--site), or start a new tree for this one.",
-    );
-  }
-  // Both lists at once through the one gate, while the tree is read; a failure of any page
-  // fails the whole pull. The lists only read the site, so starting them early is harmless.
-  const expected = {
-    courses: Object.keys(loaded?.courses ?? {}).length,
-    chapters: Object.keys(loaded?.chapters ?? {}).length,
-  };
-  options.onExpected?.("courses", expected.courses);
-  options.onExpected?.("chapters", expected.chapters);
+  const { loaded, listed, attach } = await (options.listing ?? startListing(options, client));
   // New and changed records' files are written to temp files while the pages arrive (with the
   // spill: the default site, not a dry run); the plan then moves those it writes into place.
   const staged = spill
     ? new StagedFiles({ cache: statePaths(root, options.site).cache, bodies, snapshot: loaded })
     : undefined;
   run.staged = staged;
-  const listed = Promise.all([
-    client.listAll("courses", {
-      onPage: (page, count) => options.onPage?.("courses", page, count),
-      expected: expected.courses,
-      ...(staged ? { onRecords: (records: WireRecord[]) => staged.take("courses", records) } : {}),
-    }),
-    client.listAll("chapters", {
-      onPage: (page, count) => options.onPage?.("chapters", page, count),
-      expected: expected.chapters,
-      ...(spill
-        ? {
-            onRecords: (records: WireRecord[]) => {
-              spill.take(records);
-              staged?.take("chapters", records);
-            },
-          }
-        : {}),
-    }),
-  ]);
-  listed.catch(() => {});
+  attach({
+    ...(staged ? { courses: (records: WireRecord[]) => staged.take("courses", records) } : {}),
+    ...(spill
+      ? {
+          chapters: (records: WireRecord[]) => {
+            spill.take(records);
+            staged?.take("chapters", records);
+          },
+        }
+      : {}),
+  });
   // A push killed part-way left its journal: what it confirmed counts as synced, and a create
   // it sent without an answer is found on the site (by the fields sent) and its file gets the id.
   const journal = new Journal(statePaths(root, options.site).journal, () => snapshotBase(loaded), fs);

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { WireRecord } from "../../src/api/wire.js";
-import { type PullPlan, planPull } from "../../src/sync/pull/plan.js";
+import { chapterValuesOfRecord, renderChapter } from "../../src/sync/entities.js";
+import { type PullInput, type PullPlan, planPull } from "../../src/sync/pull/plan.js";
 import type { Winner } from "../../src/sync/reconcile.js";
 import type { Change } from "../../src/sync/report.js";
 import type { Snapshot } from "../../src/sync/state/snapshot.js";
@@ -41,7 +42,10 @@ class World {
   snapshot: Snapshot | undefined;
   readonly cache = new Map<string, string>();
 
-  async plan(remote: Remote, options: { winner?: Winner; paths?: string[] } = {}): Promise<PullPlan> {
+  async plan(
+    remote: Remote,
+    options: { winner?: Winner; paths?: string[]; rendered?: PullInput["rendered"] } = {},
+  ): Promise<PullPlan> {
     const { scan, local, problems } = await treeOf(this.files, this.snapshot, { bodies });
     expect(problems).toEqual([]);
     const { paths } = options;
@@ -55,6 +59,7 @@ class World {
       bodies,
       winner: options.winner,
       existingCopies: new Set(scan.copies),
+      rendered: options.rendered,
       inScope: paths
         ? ({ folders }) => folders.some((f) => paths.some((p) => f === p || f.startsWith(`${p}/`)))
         : undefined,
@@ -184,6 +189,21 @@ describe("planPull: a first pull", () => {
     expect(plan.deletes).toBe(0);
     expect(outcomes(plan).every((line) => line.startsWith("created "))).toBe(true);
     expect(plan.cacheTexts).toContain(CONTENT);
+  });
+
+  it("names, for a created chapter whose file was staged, the hash of exactly the text it writes", async () => {
+    // Apply moves the staged file with this hash into place without making the text: a hash
+    // that is not the text's would put other bytes in the tree.
+    const world = new World();
+    const rendered = (record: WireRecord) => renderChapter(record.id, chapterValuesOfRecord(record), bodies);
+    const plan = await world.plan(baseRemote(), { rendered });
+    const writes = plan.ops.filter((op) => op.op === "write" && op.path.endsWith(".md"));
+    expect(writes.length).toBe(3);
+    for (const op of writes)
+      expect(op.op === "write" && op.hash).toBe(sha256(op.op === "write" ? op.text : ""));
+    // Without a staged rendering, no hash is claimed.
+    const plain = await world.plan(baseRemote());
+    expect(plain.ops.filter((op) => op.op === "write" && op.hash !== undefined)).toEqual([]);
   });
 
   it("records in the snapshot each path, the hash of the file as written and every field sent", async () => {

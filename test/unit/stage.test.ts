@@ -13,6 +13,7 @@ import { StagedFiles } from "../../src/sync/pull/stage.js";
 import { StageWriter } from "../../src/sync/pull/stage-writer.js";
 import type { Snapshot } from "../../src/sync/state/snapshot.js";
 import { markdownCodec } from "../../src/tree/codecs.js";
+import { sha256 } from "../../src/util/hash.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -35,6 +36,8 @@ const chapter = (id: number, title: string): WireRecord => ({
 });
 const textOf = (record: WireRecord) =>
   chapterFileText(record.id, chapterValuesOfRecord(record), markdownCodec);
+/** A staged file is claimed by the hash of the text a write puts there. */
+const hashOf = (text: string) => sha256(text);
 const incoming = (cache: string) =>
   existsSync(path.join(cache, "incoming")) ? readdirSync(path.join(cache, "incoming")) : [];
 
@@ -45,11 +48,11 @@ describe("files staged while the listing arrives", () => {
     const [one, two] = [chapter(1, "One"), chapter(2, "Two")];
     staged.take("chapters", [one, two]);
     await staged.stop();
-    const file = staged.claim(textOf(one));
+    const file = staged.claim(hashOf(textOf(one)));
     expect(file).toBeDefined();
     expect(readFileSync(file!, "utf8")).toBe(textOf(one));
-    expect(staged.claim(textOf(one))).toBeUndefined();
-    expect(staged.claim(`${textOf(two)}\n`)).toBeUndefined();
+    expect(staged.claim(hashOf(textOf(one)))).toBeUndefined();
+    expect(staged.claim(hashOf(`${textOf(two)}\n`))).toBeUndefined();
     // The plan takes the file's hash and body key from here instead of rendering it again.
     const { hash, body } = renderChapter(two.id, chapterValuesOfRecord(two), markdownCodec);
     expect(staged.renderedOf(two)).toEqual({ hash, body });
@@ -74,8 +77,8 @@ describe("files staged while the listing arrives", () => {
     const edited = { ...two, title: "Two, edited" };
     staged.take("chapters", [one, edited]);
     await staged.stop();
-    expect(staged.claim(textOf(one))).toBeUndefined();
-    expect(staged.claim(textOf(edited))).toBeDefined();
+    expect(staged.claim(hashOf(textOf(one)))).toBeUndefined();
+    expect(staged.claim(hashOf(textOf(edited)))).toBeDefined();
   });
 
   it("gives up quietly when a staged file cannot be written: the plan writes its files as ever", async () => {
@@ -87,8 +90,8 @@ describe("files staged while the listing arrives", () => {
     staged.take("chapters", [one]);
     staged.take("chapters", [two]);
     await staged.stop();
-    expect(staged.claim(textOf(one))).toBeUndefined();
-    expect(staged.claim(textOf(two))).toBeUndefined();
+    expect(staged.claim(hashOf(textOf(one)))).toBeUndefined();
+    expect(staged.claim(hashOf(textOf(two)))).toBeUndefined();
     await staged.clear();
   });
 
@@ -98,7 +101,7 @@ describe("files staged while the listing arrives", () => {
     await staged.stop();
     staged.take("chapters", [chapter(1, "One")]);
     await staged.stop();
-    expect(staged.claim(textOf(chapter(1, "One")))).toBeUndefined();
+    expect(staged.claim(hashOf(textOf(chapter(1, "One"))))).toBeUndefined();
     expect(incoming(cache)).toEqual([]);
   });
 
@@ -123,7 +126,7 @@ describe("files staged while the listing arrives", () => {
     const pages = [1, 2, 3].map((n) => [chapter(n, `Chapter ${n}`)]);
     for (const page of pages) staged.take("chapters", page);
     await staged.stop();
-    expect(pages.map(([record]) => staged.claim(textOf(record!)) !== undefined)).toEqual([
+    expect(pages.map(([record]) => staged.claim(hashOf(textOf(record!))) !== undefined)).toEqual([
       true,
       false,
       false,

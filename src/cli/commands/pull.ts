@@ -5,9 +5,9 @@ import { Option } from "commander";
 import { ExitCode, InterruptedError, usageError } from "../../errors.js";
 import { archiveEvents, EVENTS_FILE } from "../../sync/events.js";
 import { FIX_INVALID_FILES, invalidFilesMessage } from "../../sync/guards.js";
-import { type PullResult, pull } from "../../sync/pull.js";
+import { startListing } from "../../sync/pull/listing.js";
+import type { PullResult } from "../../sync/pull.js";
 import { countOutcomes, type Outcome } from "../../sync/report.js";
-import { fileSelection } from "../../sync/selection.js";
 import { acquireLock } from "../../sync/state/lock.js";
 import { courseFolderContaining } from "../../tree/layout.js";
 import { counted } from "../../util/words.js";
@@ -109,16 +109,33 @@ written. It never creates or deletes anything on either side.`,
       );
       const progress = listingProgress(run, globals);
       try {
+        // The lists go out first; the rest of pull (the Markdown converter, the planner) loads
+        // while the first pages are on their way.
+        const listing = startListing(
+          {
+            root: tree.root,
+            site: site.name,
+            siteUrl: site.url,
+            onPage: (list, page, count) => progress.page(list, page, count),
+            onExpected: (list, records) => progress.expect(list, records),
+          },
+          client,
+        );
+        listing.catch(() => {});
+        const [{ pull }, { fileSelection }, target] = await Promise.all([
+          import("../../sync/pull.js"),
+          import("../../sync/selection.js"),
+          syncTarget(run, tree, site),
+        ]);
         const result = await pull(
           {
-            ...syncTarget(run, tree, site),
+            ...target,
+            listing,
             paths: scope,
             select: fileSelection(flags.only ?? [], flags.ignore ?? []),
             dryRun: flags.dryRun,
             theirs: flags.theirs,
             maxDelete,
-            onPage: (list, page, count) => progress.page(list, page, count),
-            onExpected: (list, records) => progress.expect(list, records),
             onNote: (line) => out.info(line),
             onWarning: (message) => out.warn(message),
           },

@@ -174,7 +174,7 @@ every course and chapter (journaled: run it again to finish one that was cut sho
       try {
         const result = await push(
           {
-            ...syncTarget(run, tree, site),
+            ...(await syncTarget(run, tree, site)),
             writeConcurrency: tree.config.concurrency,
             sleep: run.sleep,
             paths: scope,

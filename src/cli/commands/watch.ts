@@ -87,7 +87,7 @@ export async function runWatch(run: CliRun, command: Command, flags: WatchFlags)
   try {
     const started = await watchTree(
       {
-        ...syncTarget(run, tree, site),
+        ...(await syncTarget(run, tree, site)),
         writeConcurrency: tree.config.concurrency,
         deletes,
         stop: run.interrupted,

@@ -24,7 +24,7 @@ export async function effectiveOps(
   const out: FileOp[] = [];
   for (const op of ops) {
     const inPlace = op.op === "copy" || (op.op === "write" && (!op.from || op.from === op.path));
-    if (inPlace && existing.has(op.path) && (await hashTreeFile(root, op.path)) === sha256(op.text)) continue;
+    if (inPlace && existing.has(op.path) && (await hashTreeFile(root, op.path)) === textHash(op)) continue;
     if (op.op === "remove-folder-if-empty") continue;
     out.push(op);
   }
@@ -40,7 +40,7 @@ export async function applyOps(
   ops: readonly FileOp[],
   existing: ReadonlySet<string>,
   fs: TreeFs,
-  staged?: { claim(text: string): string | undefined },
+  staged?: Staged,
 ): Promise<number> {
   let changed = 0;
   const effective = await effectiveOps(root, ops, existing);
@@ -93,7 +93,7 @@ export async function applyOps(
       case "copy":
         // A rewrite under a new name was moved there above; this replaces its bytes.
         changed++;
-        await add(() => writeText(root, op.path, op.text, fs, staged));
+        await add(() => writeText(root, op, fs, staged));
         break;
       case "delete":
       case "remove-copy":
@@ -110,20 +110,32 @@ export async function applyOps(
   return changed;
 }
 
+/** Files staged while the listing came (see stage.ts), by the hash of their text. */
+interface Staged {
+  claim(hash: string): string | undefined;
+}
+
+/** The hash of a write's or copy's text: a staged record's is known without making the text. */
+function textHash(op: FileOp & { text: string }): string {
+  return (op.op === "write" ? op.hash : undefined) ?? sha256(op.text);
+}
+
 /** Write a file: by moving a staged file holding exactly this text into place, else as ever. */
 async function writeText(
   root: string,
-  file: string,
-  text: string,
+  op: { path: string; text: string; hash?: string | undefined },
   fs: TreeFs,
-  staged: { claim(text: string): string | undefined } | undefined,
+  staged: Staged | undefined,
 ): Promise<void> {
-  const ready = staged?.claim(text);
+  // A lazy text is made once, and not at all when its hash is known and a staged file has it.
+  let text = op.hash === undefined ? op.text : undefined;
+  const ready = staged?.claim(op.hash ?? sha256(text!));
   if (ready !== undefined) {
-    if (await placeTreeFile(root, ready, file, fs)) return;
+    if (await placeTreeFile(root, ready, op.path, fs)) return;
     await fs.rm(ready);
   }
-  await writeTreeFile(root, file, text, fs);
+  text ??= op.text;
+  await writeTreeFile(root, op.path, text, fs);
 }
 
 /**

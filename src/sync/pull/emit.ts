@@ -198,7 +198,9 @@ export function emitChapters(
       out.deletes++;
       changes.push({ kind: "chapter", id, path: current, outcome: "deleted" });
     } else if (plan.toTree.type === "create" && values && target) {
-      ops.push(writeOp(target, chapterText(id, values, bodies)));
+      // A create writes the site's record as it is: its staged file's hash is this text's.
+      const staged = remote ? input.rendered?.(remote) : undefined;
+      ops.push(writeOp(target, chapterText(id, values, bodies), undefined, staged?.hash));
       changes.push({ kind: "chapter", id, path: target, outcome: "created" });
     } else if (plan.toTree.type === "write" && values && target && current) {
       ops.push(writeOp(target, chapterText(id, values, bodies), current));
@@ -251,8 +253,13 @@ export function emitChapters(
  * A write whose text is made when it is read: a pull of thousands of chapters holds their
  * records, not every file's text at once (the files are written a few at a time).
  */
-function writeOp(path: string, render: () => string, from?: string): FileOp {
-  const op = { op: "write", path, ...(from === undefined ? {} : { from }) };
+function writeOp(path: string, render: () => string, from?: string, hash?: string): FileOp {
+  const op = {
+    op: "write",
+    path,
+    ...(from === undefined ? {} : { from }),
+    ...(hash === undefined ? {} : { hash }),
+  };
   Object.defineProperty(op, RENDER, { value: render });
   Object.defineProperty(op, "text", { get: renderText, enumerable: true });
   return op as FileOp;

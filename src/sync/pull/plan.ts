@@ -44,7 +44,14 @@ export interface PullInput {
 /** A file operation of the plan, relative paths with /. */
 export type FileOp =
   | { op: "move-folder"; from: string; to: string }
-  | { op: "write"; path: string; text: string; from?: string | undefined }
+  | {
+      op: "write";
+      path: string;
+      text: string;
+      from?: string | undefined;
+      /** The SHA-256 of `text`, when known without making it (a file staged as its page came). */
+      hash?: string | undefined;
+    }
   | { op: "move"; from: string; to: string }
   | { op: "delete"; path: string }
   | { op: "remove-folder-if-empty"; path: string }

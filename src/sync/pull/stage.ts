@@ -108,10 +108,11 @@ export class StagedFiles {
     return this.#rendered.get(record);
   }
 
-  /** The staged file holding exactly this text, taken (no other write gets it); or undefined. */
-  claim(text: string): string | undefined {
-    if (this.#ready.size === 0) return undefined;
-    const hash = sha256(text);
+  /**
+   * The staged file holding exactly the text of this hash (SHA-256), taken (no other write gets
+   * it); or undefined.
+   */
+  claim(hash: string): string | undefined {
     const n = this.#ready.get(hash);
     if (n === undefined) return undefined;
     this.#ready.delete(hash);

@@ -1,0 +1,87 @@
+import path from "node:path";
+import type { Listing, ListOptions } from "../../api/client.js";
+import type { WireRecord } from "../../api/wire.js";
+import { guardSnapshotSite } from "../guards.js";
+import { loadSnapshot, type Snapshot, statePaths } from "../state/snapshot.js";
+
+// The two lists of a pull, started as soon as the last sync is read: before the rest of pull
+// (the Markdown converter, the planner) has loaded, which then loads while the first pages are
+// on their way. Pages that arrive before their handlers are attached wait for them, in order.
+
+/** The part of the API client the lists need. */
+export interface ListClient {
+  listAll(path: string, options?: ListOptions): Promise<Listing>;
+}
+
+/** Which list a page comes from. */
+export type ListName = "courses" | "chapters";
+
+/** What the lists tell as they go. */
+export interface ListingCallbacks {
+  /** Progress of the listings. */
+  onPage?: ((list: ListName, page: number, count: number) => void) | undefined;
+  /** Told before the listings how many records each is expected to hold (the last sync's count). */
+  onExpected?: ((list: ListName, records: number) => void) | undefined;
+}
+
+/** The lists of a pull, under way. */
+export interface StartedListing {
+  /** The last sync, as read before the lists started. */
+  loaded: Snapshot | undefined;
+  /** Both lists, whole; a failure of any page fails it. */
+  listed: Promise<[Listing, Listing]>;
+  /**
+   * Hand each page's records to these, from now on: the pages that came before are handed
+   * over at once, in order. Called once; a list without a handler drops its pages here.
+   */
+  attach(handlers: Partial<Record<ListName, (records: WireRecord[]) => void>>): void;
+}
+
+/**
+ * Read the last sync (and refuse one made for another site), then start both lists at once
+ * through the client's one gate. The lists only read the site, so starting them early is
+ * harmless.
+ */
+export async function startListing(
+  options: { root: string; site: string; siteUrl: string } & ListingCallbacks,
+  client: ListClient,
+): Promise<StartedListing> {
+  const { root, site } = options;
+  const loaded = await loadSnapshot(root, site);
+  if (loaded) {
+    guardSnapshotSite(
+      `the snapshot ${path.relative(root, statePaths(root, site).snapshot)}`,
+      loaded.site,
+      options.siteUrl,
+      "Use the site the tree was pulled from (--site), or start a new tree for this one.",
+    );
+  }
+  const expected = {
+    courses: Object.keys(loaded?.courses ?? {}).length,
+    chapters: Object.keys(loaded?.chapters ?? {}).length,
+  };
+  options.onExpected?.("courses", expected.courses);
+  options.onExpected?.("chapters", expected.chapters);
+  let handlers: Partial<Record<ListName, (records: WireRecord[]) => void>> | undefined;
+  const waiting: Array<[ListName, WireRecord[]]> = [];
+  const list = (name: ListName) =>
+    client.listAll(name, {
+      onPage: (page, count) => options.onPage?.(name, page, count),
+      expected: expected[name],
+      onRecords: (records: WireRecord[]) => {
+        if (handlers) handlers[name]?.(records);
+        else waiting.push([name, records]);
+      },
+    });
+  const listed = Promise.all([list("courses"), list("chapters")]);
+  // Handled by whoever awaits it; this only keeps an early exit from an unhandled rejection.
+  listed.catch(() => {});
+  return {
+    loaded,
+    listed,
+    attach(given) {
+      handlers = given;
+      for (const [name, records] of waiting.splice(0)) given[name]?.(records);
+    },
+  };
+}
