@@ -1,7 +1,7 @@
 import { readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { unchangedSinceClean } from "../../src/sync/local/unchanged.js";
+import { changedSinceClean } from "../../src/sync/local/unchanged.js";
 import { StatCache } from "../../src/tree/stat-cache.js";
 import { runCli } from "../helpers/cli.js";
 import { useEmulators } from "../helpers/emulator.js";
@@ -38,10 +38,22 @@ async function armed() {
   const cache = () => new StatCache(site.file(CACHE), late).loadSync();
   expect(JSON.parse((await status()).stdout).entries).toEqual([]);
   expect(cache().clean).toBeDefined();
-  /** Whether the walk alone finds the tree (or these paths) as the cache last saw it clean. */
-  const unchanged = (...paths: string[]) => {
+  /**
+   * Whether the walk alone finds the tree (or these paths) as the cache last saw it clean. A
+   * large tree's walk reads some course folders on another thread: made to here, it must find
+   * the same course folders changed as the walk on one thread.
+   */
+  const unchanged = async (...paths: string[]) => {
     const loaded = cache();
-    return unchangedSinceClean(site.root, loaded, loaded.clean, [], paths.length ? paths : undefined);
+    const given = paths.length ? paths : undefined;
+    const changed = await changedSinceClean(site.root, loaded, loaded.clean, [], given, { threadFrom: 1 });
+    const alone = cache();
+    expect(changed).toEqual(
+      await changedSinceClean(site.root, alone, alone.clean, [], given, {
+        threadFrom: Number.POSITIVE_INFINITY,
+      }),
+    );
+    return changed !== undefined && changed.size === 0;
   };
   /** Status with the cache as it is, then without it (the long way): both must say the same. */
   const both = async (...args: string[]) => {

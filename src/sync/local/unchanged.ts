@@ -1,6 +1,16 @@
 import { type Dirent, lstatSync, readdirSync } from "node:fs";
+import { type FolderData, readFoldersOnThread, statAt } from "../../tree/folder-thread.js";
 import { COURSE_FILE, COURSES_DIR, isConflictCopy } from "../../tree/layout.js";
 import type { StatCache, StatLines } from "../../tree/stat-cache.js";
+
+/** From this many course folders, a thread of its own reads the last ones. */
+export const THREAD_FROM = 1_000;
+
+/**
+ * The share of the folders that thread reads: it starts late (a thread's start-up) and reads a
+ * little slower than this one, whose code is warm. The scale bench's status row measures it.
+ */
+const THREAD_SHARE = 0.4;
 
 /** What one walk compares: the cache's lines in path order, and names to check against `ignore:`. */
 interface Walk {
@@ -8,6 +18,8 @@ interface Walk {
   lines: StatLines;
   /** Paths a scan would read (or report) unless ignored: each one must be ignored. */
   unknown: string[];
+  /** Course folders read ahead by another thread (null: it could not read that one). */
+  read?: Map<string, FolderData | null> | undefined;
 }
 
 /** A name a scan of a course folder reads or reports unless ignored: a chapter, course.yaml, their look-alikes. */
@@ -50,14 +62,15 @@ function nested(walk: Walk, folder: string): boolean {
  * is new. Names are met in path order, as the cache's lines are.
  */
 function courseFolder(walk: Walk, folder: string): boolean {
-  const found = names(walk, folder);
+  const data = walk.read?.get(folder);
+  const found = data === undefined ? names(walk, folder) : data?.names;
   if (!found) return false;
   const { lines } = walk;
-  for (const name of found) {
+  for (const [i, name] of found.entries()) {
     const relPath = `${folder}/${name}`;
     // A conflict copy is reported even where `ignore:` skips it (the built-in rules do).
     if (oddName(name) || isConflictCopy(name)) return false;
-    const stat = lstatSync(`${walk.root}/${relPath}`, { throwIfNoEntry: false });
+    const stat = data ? statAt(data, i) : lstatSync(`${walk.root}/${relPath}`, { throwIfNoEntry: false });
     if (!stat) return false;
     if (lines.isAt(relPath)) {
       if (!stat.isFile() || !lines.take(relPath, stat)) return false;
@@ -74,7 +87,10 @@ function courseFolder(walk: Walk, folder: string): boolean {
  * that went away, or hold a name a scan reads unless ignored) go to `changed`. Undefined when
  * `courses/` itself holds something only a scan can judge.
  */
-function coursesFolder(walk: Walk): { changed: Set<string>; unknown: Map<string, string[]> } | undefined {
+async function coursesFolder(
+  walk: Walk,
+  threadFrom: number,
+): Promise<{ changed: Set<string>; unknown: Map<string, string[]> } | undefined> {
   let entries: Dirent[];
   try {
     entries = readdirSync(`${walk.root}/${COURSES_DIR}`, { withFileTypes: true });
@@ -102,8 +118,17 @@ function coursesFolder(walk: Walk): { changed: Set<string>; unknown: Map<string,
   };
   const topLevel = walk.unknown;
   // Sorted as their paths are: `a-b/` before `a/`.
-  for (const name of folders.sort()) {
-    const folder = `${COURSES_DIR}/${name.slice(0, -1)}`;
+  const sorted = folders.sort().map((name) => `${COURSES_DIR}/${name.slice(0, -1)}`);
+  // Many folders: another thread reads the last ones while this one checks the first.
+  const half =
+    sorted.length >= threadFrom
+      ? Math.min(sorted.length - 1, Math.ceil(sorted.length * (1 - THREAD_SHARE)))
+      : sorted.length;
+  const ahead = half < sorted.length ? readFoldersOnThread(walk.root, sorted.slice(half)) : undefined;
+  ahead?.catch(() => {});
+  for (const [i, folder] of sorted.entries()) {
+    // A thread that could not run leaves its folders to this one.
+    if (i === half && ahead) walk.read = await ahead.catch(() => undefined);
     gone(`${folder}/`);
     walk.unknown = [];
     if (!courseFolder(walk, folder)) changed.add(folder);
@@ -113,6 +138,12 @@ function coursesFolder(walk: Walk): { changed: Set<string>; unknown: Map<string,
   gone();
   walk.unknown = topLevel;
   return { changed, unknown };
+}
+
+/** How the walk reads. */
+export interface WalkOptions {
+  /** From this many course folders, another thread reads half of them. @default THREAD_FROM */
+  threadFrom?: number;
 }
 
 /**
@@ -129,8 +160,9 @@ export async function unchangedSinceClean(
   stamp: string | undefined,
   ignore: readonly string[],
   paths?: readonly string[],
+  options: WalkOptions = {},
 ): Promise<boolean> {
-  const changed = await changedSinceClean(root, cache, stamp, ignore, paths);
+  const changed = await changedSinceClean(root, cache, stamp, ignore, paths, options);
   return changed !== undefined && changed.size === 0;
 }
 
@@ -147,13 +179,14 @@ export async function changedSinceClean(
   stamp: string | undefined,
   ignore: readonly string[],
   paths?: readonly string[],
+  options: WalkOptions = {},
 ): Promise<Set<string> | undefined> {
   if (stamp === undefined || cache.clean !== stamp) return undefined;
   const walk: Walk = { root, lines: cache.lines(), unknown: [] };
   let changed = new Set<string>();
   let unknown = new Map<string, string[]>();
   if (!paths || paths.some((p) => p === "." || p === COURSES_DIR)) {
-    const found = coursesFolder(walk);
+    const found = await coursesFolder(walk, options.threadFrom ?? THREAD_FROM);
     if (!found) return undefined;
     ({ changed, unknown } = found);
     for (const folder of cache.dirtyAtClean) changed.add(folder);

@@ -1,0 +1,99 @@
+import { Worker } from "node:worker_threads";
+
+// Reading the names and stats of thousands of folders is thousands of system calls, one after
+// another on one thread. A thread of its own reads part of them while the caller reads the
+// rest: status on a large tree checks in half the time on two cores, as git's preloaded index
+// does with its threads.
+
+/** Numbers per name in `FolderData.stats`: kind, size, mtimeMs, ctimeMs, ino. */
+export const STAT_SLOTS = 5;
+
+/** What `kind` says of a name: gone by the time it was looked at, a file, a folder, else. */
+export const KIND = { gone: 0, file: 1, folder: 2, other: 3 } as const;
+
+/** One folder as read: its names in sorted order and their stats, STAT_SLOTS numbers each. */
+export interface FolderData {
+  names: string[];
+  stats: Float64Array;
+}
+
+/** A stat as the cache compares it, made from a folder's numbers. */
+export interface FolderStat {
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+  isFile(): boolean;
+  isDirectory(): boolean;
+}
+
+/** The stat of the i-th name of a folder read here; undefined when it was gone. */
+export function statAt(data: FolderData, i: number): FolderStat | undefined {
+  const at = i * STAT_SLOTS;
+  const kind = data.stats[at]!;
+  if (kind === KIND.gone) return undefined;
+  return {
+    size: data.stats[at + 1]!,
+    mtimeMs: data.stats[at + 2]!,
+    ctimeMs: data.stats[at + 3]!,
+    ino: data.stats[at + 4]!,
+    isFile: () => kind === KIND.file,
+    isDirectory: () => kind === KIND.folder,
+  };
+}
+
+type Reply = Array<[folder: string, data: FolderData | null]>;
+
+/** The thread's code (a worker's script, so that it needs no built file beside this one). */
+function folderThread(): void {
+  const { parentPort, workerData } = require("node:worker_threads") as typeof import("node:worker_threads");
+  const fs = require("node:fs") as typeof import("node:fs");
+  const { root, folders } = workerData as { root: string; folders: string[] };
+  const reply: Array<[string, { names: string[]; stats: Float64Array } | null]> = [];
+  const buffers: ArrayBuffer[] = [];
+  for (const folder of folders) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(`${root}/${folder}`).sort();
+    } catch {
+      reply.push([folder, null]);
+      continue;
+    }
+    const stats = new Float64Array(names.length * 5);
+    for (const [i, name] of names.entries()) {
+      const stat = fs.lstatSync(`${root}/${folder}/${name}`, { throwIfNoEntry: false });
+      if (!stat) continue;
+      stats[i * 5] = stat.isFile() ? 1 : stat.isDirectory() ? 2 : 3;
+      stats[i * 5 + 1] = stat.size;
+      stats[i * 5 + 2] = stat.mtimeMs;
+      stats[i * 5 + 3] = stat.ctimeMs;
+      stats[i * 5 + 4] = stat.ino;
+    }
+    reply.push([folder, { names, stats }]);
+    buffers.push(stats.buffer as ArrayBuffer);
+  }
+  parentPort?.postMessage(reply, buffers);
+}
+
+/**
+ * Read these folders (tree-relative) on a thread of their own: each one's sorted names and
+ * their stats, or null for a folder that cannot be read. Rejects when the thread cannot run;
+ * the caller then reads them itself.
+ */
+export function readFoldersOnThread(
+  root: string,
+  folders: readonly string[],
+): Promise<Map<string, FolderData | null>> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(`(${folderThread.toString()})()`, {
+      eval: true,
+      workerData: { root, folders },
+    });
+    worker.once("message", (reply: Reply) => {
+      resolve(new Map(reply));
+      void worker.terminate();
+    });
+    worker.once("error", reject);
+    worker.once("exit", () => reject(new Error("the folder thread ended without an answer")));
+  });
+}
