@@ -155,7 +155,7 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
     ...(spill
       ? {
           chapters: (records: WireRecord[]) => {
-            spill.take(records);
+            spill.take(records, (id) => loaded?.chapters[id]?.record);
             staged?.take("chapters", records);
           },
         }

@@ -27,9 +27,11 @@ export class ContentSpill {
 
   /**
    * Move the contents of these records (one page of a listing) to the file: each such record
-   * is replaced, in the array, by a copy whose `content` reads the text back when asked.
+   * is replaced, in the array, by a copy whose `content` reads the text back when asked. A
+   * field equal to the last sync's (`known`, by id) takes that record's string, so that an
+   * unchanged record's titles, times and hash are held once, not twice.
    */
-  take(records: WireRecord[]): void {
+  take(records: WireRecord[], known?: (id: number) => WireRecord | undefined): void {
     const moved: Array<{ index: number; offset: number; length: number; hash: string }> = [];
     const buffers: Buffer[] = [];
     let offset = this.#size;
@@ -58,11 +60,18 @@ export class ContentSpill {
     this.#size = offset;
     for (const { index, offset, length, hash } of moved) {
       const record = records[index]!;
+      const before = known?.(record.id);
       const copy: WireRecord = { id: record.id };
-      for (const key of Object.keys(record)) if (key !== "content") copy[key] = record[key];
+      for (const key of Object.keys(record)) {
+        if (key === "content") continue;
+        const value = record[key];
+        const was = before?.[key];
+        copy[key] = typeof value === "string" && was === value ? was : value;
+      }
+      const sameHash = before?.content_sha256 === hash ? (before.content_sha256 as string) : hash;
       // Hidden (not enumerable): a spread copy of the record takes its text, not these.
       Object.defineProperty(copy, SPILLED, { value: { spill: this, offset, length } });
-      Object.defineProperty(copy, CONTENT_SHA256, { value: hash });
+      Object.defineProperty(copy, CONTENT_SHA256, { value: sameHash });
       Object.defineProperty(copy, "content", { get: readSpilled, enumerable: true, configurable: true });
       records[index] = copy;
     }
