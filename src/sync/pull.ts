@@ -313,6 +313,7 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
     winner: options.theirs ? "remote" : undefined,
     existingCopies: new Set(scan.copies),
     rendered: staged ? (record) => staged.renderedOf(record) : undefined,
+    courseHash: staged ? (record) => staged.courseHashOf(record) : undefined,
     inScope: scope ? ({ folders }) => folders.some(inScope) : undefined,
   });
   if (other && snapshot) keepConflicts(snapshot, plan);

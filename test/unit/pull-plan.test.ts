@@ -1,6 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { WireRecord } from "../../src/api/wire.js";
-import { chapterValuesOfRecord, renderChapter } from "../../src/sync/entities.js";
+import {
+  chapterValuesOfRecord,
+  courseFileText,
+  courseValuesOfRecord,
+  renderChapter,
+} from "../../src/sync/entities.js";
 import { type PullInput, type PullPlan, planPull } from "../../src/sync/pull/plan.js";
 import type { Winner } from "../../src/sync/reconcile.js";
 import type { Change } from "../../src/sync/report.js";
@@ -44,7 +49,12 @@ class World {
 
   async plan(
     remote: Remote,
-    options: { winner?: Winner; paths?: string[]; rendered?: PullInput["rendered"] } = {},
+    options: {
+      winner?: Winner;
+      paths?: string[];
+      rendered?: PullInput["rendered"];
+      courseHash?: PullInput["courseHash"];
+    } = {},
   ): Promise<PullPlan> {
     const { scan, local, problems } = await treeOf(this.files, this.snapshot, { bodies });
     expect(problems).toEqual([]);
@@ -60,6 +70,7 @@ class World {
       winner: options.winner,
       existingCopies: new Set(scan.copies),
       rendered: options.rendered,
+      courseHash: options.courseHash,
       inScope: paths
         ? ({ folders }) => folders.some((f) => paths.some((p) => f === p || f.startsWith(`${p}/`)))
         : undefined,
@@ -191,18 +202,28 @@ describe("planPull: a first pull", () => {
     expect(plan.cacheTexts).toContain(CONTENT);
   });
 
-  it("names, for a created chapter whose file was staged, the hash of exactly the text it writes", async () => {
+  it("names, for a created file that was staged, the hash of exactly the text it writes", async () => {
     // Apply moves the staged file with this hash into place without making the text: a hash
     // that is not the text's would put other bytes in the tree.
     const world = new World();
     const rendered = (record: WireRecord) => renderChapter(record.id, chapterValuesOfRecord(record), bodies);
-    const plan = await world.plan(baseRemote(), { rendered });
-    const writes = plan.ops.filter((op) => op.op === "write" && op.path.endsWith(".md"));
-    expect(writes.length).toBe(3);
+    const courseHash = (record: WireRecord) =>
+      sha256(courseFileText(record.id, courseValuesOfRecord(record)));
+    const plan = await world.plan(baseRemote(), { rendered, courseHash });
+    const writes = plan.ops.filter((op) => op.op === "write");
+    expect(writes.map((op) => op.path.split("/").pop()).sort()).toEqual([
+      "01-intro.md",
+      "01-setup.md",
+      "02-styles.md",
+      COURSE_FILE,
+      COURSE_FILE,
+    ]);
     for (const op of writes)
       expect(op.op === "write" && op.hash).toBe(sha256(op.op === "write" ? op.text : ""));
-    // Without a staged rendering, no hash is claimed.
+    // The snapshot records the same hashes as a plan that renders every file itself.
     const plain = await world.plan(baseRemote());
+    expect(plan.snapshot).toEqual(plain.snapshot);
+    // Without a staged rendering, no hash is claimed.
     expect(plain.ops.filter((op) => op.op === "write" && op.hash !== undefined)).toEqual([]);
   });
 

@@ -6,6 +6,8 @@ import type { WireRecord } from "../../src/api/wire.js";
 import {
   chapterFileText,
   chapterValuesOfRecord,
+  courseFileText,
+  courseValuesOfRecord,
   renderChapter,
   snapshotRecord,
 } from "../../src/sync/entities.js";
@@ -59,6 +61,18 @@ describe("files staged while the listing arrives", () => {
     // What no write took is removed at the end (the claimed file is the writer's to move).
     await staged.clear();
     expect(incoming(cache)).toEqual([path.basename(file!)]);
+  });
+
+  it("stages a course's file and names its hash, for the plan to write it without making it", async () => {
+    const cache = cacheDir();
+    const staged = new StagedFiles({ cache, bodies: markdownCodec, snapshot: undefined });
+    const web: WireRecord = { id: 7, title: "Web", status: "draft", updated_at: "2026-01-01T00:00:00Z" };
+    staged.take("courses", [web]);
+    await staged.stop();
+    const text = courseFileText(web.id, courseValuesOfRecord(web));
+    expect(staged.courseHashOf(web)).toBe(hashOf(text));
+    expect(readFileSync(staged.claim(hashOf(text))!, "utf8")).toBe(text);
+    await staged.clear();
   });
 
   it("stages nothing for records the last sync holds unchanged, and a changed one anew", async () => {

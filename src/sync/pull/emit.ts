@@ -6,6 +6,7 @@ import {
   type ChapterPlan,
   type ChapterValues,
   type CoursePlan,
+  type CourseValues,
   chapterFileText,
   chapterValuesOfRecord,
   courseFileText,
@@ -93,7 +94,8 @@ export function emitCourses(p: Planned, placement: Placement, out: PlanOutput): 
       out.deletes++;
       changes.push({ kind: "course", id, path: mine.folder, outcome: "deleted" });
     } else if (plan.toTree.type === "create" && values && folder) {
-      ops.push({ op: "write", path: file, text: courseFileText(id, values) });
+      // A create writes the site's record as it is: its staged file's hash is this text's.
+      ops.push(writeOp(file, courseText(id, values), undefined, remote && input.courseHash?.(remote)));
       changes.push({ kind: "course", id, path: folder, outcome: "created" });
     } else if (plan.toTree.type === "write" && values && folder && mine) {
       ops.push({ op: "write", path: file, text: courseFileText(id, values) });
@@ -109,13 +111,14 @@ export function emitCourses(p: Planned, placement: Placement, out: PlanOutput): 
       changes.push({ kind: "course", id, path: folder, outcome: "renamed", from: mine.folder });
     }
     if (remote) {
-      const values = courseValuesOfRecord(remote);
       const entryPath = folder ?? entry?.path ?? mine?.folder;
       if (entryPath !== undefined) {
         const unchanged = entry && jsonEqual(snapshotRecord(remote), entry.record);
         next.courses[id] = {
           path: entryPath,
-          hash: unchanged ? entry.hash : sha(courseFileText(id, values)),
+          hash: unchanged
+            ? entry.hash
+            : (input.courseHash?.(remote) ?? sha(courseFileText(id, courseValuesOfRecord(remote)))),
           record: snapshotRecord(remote),
         };
       }
@@ -269,6 +272,11 @@ const RENDER = Symbol("render");
 
 // The lazy texts are made by these, not by closures inside emitChapters: a closure there would
 // keep the whole plan's maps (the listing, the local view) alive until the files are written.
+
+/** A course file's text from its values, made when asked. */
+function courseText(id: number, values: CourseValues): () => string {
+  return () => courseFileText(id, values);
+}
 
 /** A chapter file's text from its values, made when asked. */
 function chapterText(id: number, values: ChapterValues, bodies: BodyCodec): () => string {

@@ -39,6 +39,8 @@ export interface PullInput {
   held?: Held | undefined;
   /** A chapter record's file as already rendered this run (its hash and body key), if it was. */
   rendered?: ((record: WireRecord) => { hash: string; body: string } | undefined) | undefined;
+  /** The hash of a course record's file as already rendered this run, if it was. */
+  courseHash?: ((record: WireRecord) => string | undefined) | undefined;
 }
 
 /** A file operation of the plan, relative paths with /. */

@@ -49,6 +49,8 @@ export class StagedFiles {
   readonly #writer = new StageWriter((files) => this.#written(files));
   /** Chapter records rendered here: their file's hash and body key, for the plan's snapshot. */
   readonly #rendered = new WeakMap<WireRecord, { hash: string; body: string }>();
+  /** Course records rendered here: their file's hash. */
+  readonly #courses = new WeakMap<WireRecord, string>();
   #first: number | undefined;
   #spent = 0;
   #stopped = false;
@@ -80,6 +82,7 @@ export class StagedFiles {
       const text = this.#render(list, record);
       if (text === undefined) continue;
       const hash = this.#rendered.get(record)?.hash ?? sha256(text);
+      if (list === "courses") this.#courses.set(record, hash);
       if (this.#taken.has(hash)) continue;
       this.#taken.add(hash);
       const n = randomInt(2 ** 47);
@@ -106,6 +109,11 @@ export class StagedFiles {
    */
   renderedOf(record: WireRecord): { hash: string; body: string } | undefined {
     return this.#rendered.get(record);
+  }
+
+  /** The hash of a course record's file as rendered while its page arrived; or undefined. */
+  courseHashOf(record: WireRecord): string | undefined {
+    return this.#courses.get(record);
   }
 
   /**
