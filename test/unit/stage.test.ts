@@ -1,4 +1,12 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -58,9 +66,14 @@ describe("files staged while the listing arrives", () => {
     // The plan takes the file's hash and body key from here instead of rendering it again.
     const { hash, body } = renderChapter(two.id, chapterValuesOfRecord(two), markdownCodec);
     expect(staged.renderedOf(two)).toEqual({ hash, body });
-    // What no write took is removed at the end (the claimed file is the writer's to move).
+    // The claimant moves its file into place; at the end every staged file still there goes
+    // (what no write took, and a claimed one a failed write left).
+    expect(incoming(cache)).toHaveLength(2);
+    const placed = path.join(path.dirname(cache), "01-one.md");
+    renameSync(file!, placed);
     await staged.clear();
-    expect(incoming(cache)).toEqual([path.basename(file!)]);
+    expect(incoming(cache)).toEqual([]);
+    expect(readFileSync(placed, "utf8")).toBe(textOf(one));
   });
 
   it("stages a course's file and names its hash, for the plan to write it without making it", async () => {

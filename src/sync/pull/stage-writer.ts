@@ -14,7 +14,14 @@ const STOP = 1;
 const EXIT_WAIT_MS = 2_000;
 
 /** Bytes sent to the thread and not yet written, at most: past it, staging skips records. */
-const BACKLOG_BYTES = 16 * 1024 * 1024;
+const BACKLOG_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The thread's heap: texts wait there to be written, a few megabytes at most, so a small young
+ * generation does (the default grows to tens of megabytes). A thread that runs out ends
+ * staging, as any failure of it does.
+ */
+const THREAD_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 };
 
 type Batch = Array<readonly [file: string, text: string]>;
 type Reply = { written: string[]; failed: boolean };
@@ -86,6 +93,7 @@ export class StageWriter {
   write(batch: Batch): boolean {
     if (!this.open || batch.length === 0) return false;
     const worker = this.#start();
+    if (!worker) return false;
     for (const [file, text] of batch) {
       this.#sizes.set(file, text.length);
       this.#backlog += text.length;
@@ -123,12 +131,20 @@ export class StageWriter {
     this.#worker = undefined;
   }
 
-  #start(): Worker {
+  #start(): Worker | undefined {
     if (this.#worker) return this.#worker;
-    const worker = new Worker(`(${writerThread.toString()})()`, {
-      eval: true,
-      workerData: this.#state.buffer,
-    });
+    let worker: Worker;
+    try {
+      worker = new Worker(`(${writerThread.toString()})()`, {
+        eval: true,
+        workerData: this.#state.buffer,
+        resourceLimits: THREAD_LIMITS,
+      });
+    } catch {
+      // No thread to be had: staging ends, and the plan writes the files.
+      this.#failed = true;
+      return undefined;
+    }
     worker.on("message", (reply: Reply) => this.#answered(reply));
     // A thread that cannot run (no memory for it) only ends staging: the plan writes the files.
     worker.on("error", () => {

@@ -131,7 +131,9 @@ export class StagedFiles {
   async clear(): Promise<void> {
     this.#stopped = true;
     await this.#writer.close();
-    for (const [hash, n] of this.#ready) removeQuietly(this.#file(hash, n));
+    // Every staged file of this run still here: the claimed ones were moved out. (Also those
+    // a thread that failed wrote without saying so.)
+    if (this.#exitHook) this.#removeAllSync();
     this.#ready.clear();
     if (this.#exitHook) process.off("exit", this.#exitHook);
     this.#exitHook = undefined;
