@@ -125,6 +125,7 @@ async function pullTree(
   await removeLeftoverTemps(root, [...temps, ...(await stateTemps(root, options.site))], fs);
   await run.staged?.stop();
   result.filesWritten = await applyOps(root, plan.ops, existing, fs, run.staged);
+  run.staged?.recordPlaced(statCache);
   for (const text of plan.cacheTexts) await cache.stage(text);
   await cache.flush();
   result.snapshotWritten = await saveIfChanged(root, options.site, loaded, plan.snapshot, fs);

@@ -4,7 +4,7 @@ import { atomicWrite } from "./fs-ops.js";
 import { nodeFs, type TreeFs } from "./tree-fs.js";
 
 /** How close to "now" a file's mtime may be and still be trusted (git's racy-clean rule). */
-const RACY_MS = 2_000;
+export const RACY_MS = 2_000;
 
 /** The first line of the cache file; any other first line (an older format) reads as empty. */
 const HEADER = "coursesync stat cache 3";

@@ -5,6 +5,8 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,6 +25,7 @@ import { StagedFiles } from "../../src/sync/pull/stage.js";
 import { StageWriter } from "../../src/sync/pull/stage-writer.js";
 import type { Snapshot } from "../../src/sync/state/snapshot.js";
 import { markdownCodec } from "../../src/tree/codecs.js";
+import { StatCache } from "../../src/tree/stat-cache.js";
 import { sha256 } from "../../src/util/hash.js";
 
 const dirs: string[] = [];
@@ -162,11 +165,64 @@ describe("files staged while the listing arrives", () => {
   });
 });
 
+describe("files moved into place, in the stat cache", () => {
+  it("records one still as written, written well before the move; not one edited or replaced since, nor one too new", async () => {
+    const cache = cacheDir();
+    const root = path.dirname(cache);
+    let wall = Date.now();
+    const staged = new StagedFiles({ cache, bodies: markdownCodec, snapshot: undefined, clock: () => wall });
+    const records = [1, 2, 3, 4, 5].map((n) => chapter(n, `Chapter ${n}`));
+    staged.take("chapters", records);
+    await staged.stop();
+    const place = (record: WireRecord) => {
+      const name = `0${record.id}.md`;
+      const file = staged.claim(hashOf(textOf(record)))!;
+      renameSync(file, path.join(root, name));
+      staged.placed(file, root, name);
+      return name;
+    };
+    // The fourth is moved in at once: written too recently to be told from an edit made now.
+    const recent = place(records[3]!);
+    // The others ten seconds after they were written; the fifth was changed before its move
+    // (what is moved in is not what the writer left).
+    wall += 10_000;
+    const changed = staged.claim(hashOf(textOf(records[4]!)))!;
+    writeFileSync(changed, textOf(records[4]!).replace("Chapter", "ChapteR"));
+    renameSync(changed, path.join(root, "05.md"));
+    staged.placed(changed, root, "05.md");
+    const [kept, edited, replaced] = records.slice(0, 3).map(place) as [string, string, string];
+    // Edited in place since: another text of the same size, its mtime put back. Its ctime shows it.
+    const at = statSync(path.join(root, edited));
+    writeFileSync(path.join(root, edited), textOf(records[1]!).replace("Chapter", "ChapteR"));
+    utimesSync(path.join(root, edited), at.atime, at.mtime);
+    // Replaced by an editor's atomic save of the same bytes: a new file.
+    writeFileSync(path.join(root, "save.tmp"), textOf(records[2]!));
+    renameSync(path.join(root, "save.tmp"), path.join(root, replaced));
+
+    const stats = new StatCache(path.join(root, "stat.json"), () => Date.now() + 10_000);
+    staged.recordPlaced(stats);
+    const cached = (name: string) => stats.get(name, statSync(path.join(root, name)));
+    expect(cached(kept)).toBe(hashOf(textOf(records[0]!)));
+    expect(cached(edited)).toBeUndefined();
+    expect(cached(replaced)).toBeUndefined();
+    expect(cached(recent)).toBeUndefined();
+    expect(cached("05.md")).toBeUndefined();
+    await staged.clear();
+  });
+});
+
 describe("the thread that writes staged files", () => {
   it("writes each file whole and says which; once halted it starts none", async () => {
     const dir = path.dirname(cacheDir());
     const written: string[] = [];
-    const writer = new StageWriter((files) => written.push(...files));
+    const writer = new StageWriter((files) => {
+      for (const [file, as] of files) {
+        // Each file as the thread left it: its inode, size and mtime.
+        const stat = statSync(file);
+        expect(as).toEqual([stat.ino, stat.size, stat.mtimeMs]);
+        written.push(file);
+      }
+    });
     const first = [1, 2, 3].map((n) => [path.join(dir, "in", `${n}.tmp`), `text ${n}`] as const);
     expect(writer.write(first)).toBe(true);
     await writer.settled();

@@ -113,6 +113,8 @@ export async function applyOps(
 /** Files staged while the listing came (see stage.ts), by the hash of their text. */
 interface Staged {
   claim(hash: string): string | undefined;
+  /** The claimed file was moved into the tree at this path. */
+  placed(file: string, root: string, relPath: string): void;
 }
 
 /** The hash of a write's or copy's text: a staged record's is known without making the text. */
@@ -131,7 +133,10 @@ async function writeText(
   let text = op.hash === undefined ? op.text : undefined;
   const ready = staged?.claim(op.hash ?? sha256(text!));
   if (ready !== undefined) {
-    if (await placeTreeFile(root, ready, op.path, fs)) return;
+    if (await placeTreeFile(root, ready, op.path, fs)) {
+      staged?.placed(ready, root, op.path);
+      return;
+    }
     await fs.rm(ready);
   }
   text ??= op.text;

@@ -24,7 +24,14 @@ const BACKLOG_BYTES = 4 * 1024 * 1024;
 const THREAD_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 };
 
 type Batch = Array<readonly [file: string, text: string]>;
-type Reply = { written: string[]; failed: boolean };
+/**
+ * A file as the thread left it: inode, size and mtime (ms), to tell later that the file in the
+ * tree is still this one; undefined for a text that is not valid UTF-8 (its bytes are not its
+ * hash's).
+ */
+export type WrittenAs = readonly [ino: number, size: number, mtimeMs: number] | undefined;
+
+type Reply = { written: Array<[file: string, as: WrittenAs]>; failed: boolean };
 
 /**
  * The thread's code (run as a worker's script, so that it needs no built file beside this
@@ -37,7 +44,7 @@ function writerThread(): void {
   const path = require("node:path") as typeof import("node:path");
   const state = new Int32Array(workerData as SharedArrayBuffer);
   parentPort?.on("message", (batch: Batch) => {
-    const written: string[] = [];
+    const written: Array<[string, readonly [number, number, number] | undefined]> = [];
     let failed = false;
     for (const [file, text] of batch) {
       Atomics.store(state, 0, 1);
@@ -50,7 +57,10 @@ function writerThread(): void {
           fs.mkdirSync(path.dirname(file), { recursive: true });
           fs.writeFileSync(file, text);
         }
-        written.push(file);
+        // Stat here, off the main thread: pull records it in the stat cache once the file is
+        // in place and still the same (the tree is not read again for it).
+        const stat = text.isWellFormed() ? fs.statSync(file, { throwIfNoEntry: false }) : undefined;
+        written.push([file, stat ? [stat.ino, stat.size, stat.mtimeMs] : undefined]);
       } catch {
         failed = true;
         try {
@@ -77,10 +87,10 @@ export class StageWriter {
   #sizes = new Map<string, number>();
   #idle: Array<() => void> = [];
   #failed = false;
-  readonly #onWritten: (files: readonly string[]) => void;
+  readonly #onWritten: (files: ReadonlyArray<readonly [string, WrittenAs]>) => void;
 
-  /** `onWritten` is told the files written whole, as the thread reports them. */
-  constructor(onWritten: (files: readonly string[]) => void) {
+  /** `onWritten` is told the files written whole (and their stat), as the thread reports them. */
+  constructor(onWritten: (files: ReadonlyArray<readonly [string, WrittenAs]>) => void) {
     this.#onWritten = onWritten;
   }
 
@@ -157,7 +167,7 @@ export class StageWriter {
 
   #answered(reply: Reply): void {
     if (reply.failed) this.#failed = true;
-    for (const file of reply.written) {
+    for (const [file] of reply.written) {
       this.#backlog -= this.#sizes.get(file) ?? 0;
       this.#sizes.delete(file);
     }
