@@ -24,6 +24,7 @@ import {
 } from "./pull/other-site.js";
 import { ContentSpill } from "./pull/spill.js";
 import { StagedFiles } from "./pull/stage.js";
+import { WrittenFiles } from "./pull/written.js";
 import type { SiteNames } from "./push/restore.js";
 import { jsonEqual } from "./reconcile.js";
 import type { Change } from "./report.js";
@@ -124,8 +125,9 @@ async function pullTree(
   // Temp files of a run killed mid-write go before this run writes.
   await removeLeftoverTemps(root, [...temps, ...(await stateTemps(root, options.site))], fs);
   await run.staged?.stop();
-  result.filesWritten = await applyOps(root, plan.ops, existing, fs, run.staged);
-  run.staged?.recordPlaced(statCache);
+  const written = new WrittenFiles(root);
+  result.filesWritten = await applyOps(root, plan.ops, existing, fs, run.staged, written);
+  written.record(statCache);
   for (const text of plan.cacheTexts) await cache.stage(text);
   await cache.flush();
   result.snapshotWritten = await saveIfChanged(root, options.site, loaded, plan.snapshot, fs);

@@ -23,6 +23,7 @@ import {
 } from "../../src/sync/entities.js";
 import { StagedFiles } from "../../src/sync/pull/stage.js";
 import { StageWriter } from "../../src/sync/pull/stage-writer.js";
+import { WrittenFiles } from "../../src/sync/pull/written.js";
 import type { Snapshot } from "../../src/sync/state/snapshot.js";
 import { markdownCodec } from "../../src/tree/codecs.js";
 import { StatCache } from "../../src/tree/stat-cache.js";
@@ -165,48 +166,58 @@ describe("files staged while the listing arrives", () => {
   });
 });
 
-describe("files moved into place, in the stat cache", () => {
-  it("records one still as written, written well before the move; not one edited or replaced since, nor one too new", async () => {
+describe("files a pull put in the tree, in the stat cache", () => {
+  it("records each as it landed; an edit or a replacement since leaves it unmatched, a changed staged file unrecorded", async () => {
     const cache = cacheDir();
     const root = path.dirname(cache);
-    let wall = Date.now();
-    const staged = new StagedFiles({ cache, bodies: markdownCodec, snapshot: undefined, clock: () => wall });
-    const records = [1, 2, 3, 4, 5].map((n) => chapter(n, `Chapter ${n}`));
+    const staged = new StagedFiles({ cache, bodies: markdownCodec, snapshot: undefined });
+    const records = [1, 2, 3, 4].map((n) => chapter(n, `Chapter ${n}`));
     staged.take("chapters", records);
     await staged.stop();
-    const place = (record: WireRecord) => {
-      const name = `0${record.id}.md`;
-      const file = staged.claim(hashOf(textOf(record)))!;
+    const written = new WrittenFiles(root);
+    const place = (record: WireRecord, name: string, before?: (file: string) => void) => {
+      const hash = hashOf(textOf(record));
+      const file = staged.claim(hash)!;
+      const as = staged.writtenAs(file);
+      before?.(file);
       renameSync(file, path.join(root, name));
-      staged.placed(file, root, name);
-      return name;
+      written.landed(name, hash, as);
     };
-    // The fourth is moved in at once: written too recently to be told from an edit made now.
-    const recent = place(records[3]!);
-    // The others ten seconds after they were written; the fifth was changed before its move
-    // (what is moved in is not what the writer left).
-    wall += 10_000;
-    const changed = staged.claim(hashOf(textOf(records[4]!)))!;
-    writeFileSync(changed, textOf(records[4]!).replace("Chapter", "ChapteR"));
-    renameSync(changed, path.join(root, "05.md"));
-    staged.placed(changed, root, "05.md");
-    const [kept, edited, replaced] = records.slice(0, 3).map(place) as [string, string, string];
-    // Edited in place since: another text of the same size, its mtime put back. Its ctime shows it.
-    const at = statSync(path.join(root, edited));
-    writeFileSync(path.join(root, edited), textOf(records[1]!).replace("Chapter", "ChapteR"));
-    utimesSync(path.join(root, edited), at.atime, at.mtime);
-    // Replaced by an editor's atomic save of the same bytes: a new file.
+    // Moved into place as the thread wrote them; the third written by the plan itself.
+    place(records[0]!, "01.md");
+    place(records[1]!, "02.md");
+    writeFileSync(path.join(root, "03.md"), textOf(records[2]!));
+    written.landed("03.md", hashOf(textOf(records[2]!)), null);
+    writeFileSync(path.join(root, "06.md"), "six");
+    written.landed("06.md", hashOf("six"), null);
+    // The fourth was changed after the thread wrote it: what landed is not what it wrote.
+    place(records[3]!, "04.md", (file) =>
+      writeFileSync(file, textOf(records[3]!).replace("Chapter", "ChapteR")),
+    );
+    // Since: the second edited in place (same size, its mtime put back: its ctime shows it),
+    // the third replaced by an editor's atomic save of the same bytes (a new file).
+    const at = statSync(path.join(root, "02.md"));
+    writeFileSync(path.join(root, "02.md"), textOf(records[1]!).replace("Chapter", "ChapteR"));
+    utimesSync(path.join(root, "02.md"), at.atime, at.mtime);
     writeFileSync(path.join(root, "save.tmp"), textOf(records[2]!));
-    renameSync(path.join(root, "save.tmp"), path.join(root, replaced));
+    renameSync(path.join(root, "save.tmp"), path.join(root, "03.md"));
 
+    // A cache whose clock is past the two seconds in which a new file is not trusted.
     const stats = new StatCache(path.join(root, "stat.json"), () => Date.now() + 10_000);
-    staged.recordPlaced(stats);
+    written.record(stats);
     const cached = (name: string) => stats.get(name, statSync(path.join(root, name)));
-    expect(cached(kept)).toBe(hashOf(textOf(records[0]!)));
-    expect(cached(edited)).toBeUndefined();
-    expect(cached(replaced)).toBeUndefined();
-    expect(cached(recent)).toBeUndefined();
-    expect(cached("05.md")).toBeUndefined();
+    expect(cached("01.md")).toBe(hashOf(textOf(records[0]!)));
+    expect(cached("02.md")).toBeUndefined();
+    expect(cached("03.md")).toBeUndefined();
+    expect(cached("04.md")).toBeUndefined();
+    expect(cached("06.md")).toBe(hashOf("six"));
+    // Nothing is trusted that was modified within two seconds of being recorded.
+    const soon = new WrittenFiles(root);
+    writeFileSync(path.join(root, "05.md"), "five");
+    soon.landed("05.md", hashOf("five"), null);
+    const now = new StatCache(path.join(root, "stat2.json"), () => Date.now());
+    soon.record(now);
+    expect(now.get("05.md", statSync(path.join(root, "05.md")))).toBeUndefined();
     await staged.clear();
   });
 });

@@ -11,6 +11,8 @@ import {
 import type { TreeFs } from "../../tree/tree-fs.js";
 import { sha256 } from "../../util/hash.js";
 import type { FileOp } from "./plan.js";
+import type { WrittenAs } from "./stage-writer.js";
+import type { WrittenFiles } from "./written.js";
 
 /** Writes waiting in the queue at most, besides the ones under way. */
 const QUEUED = 64;
@@ -41,6 +43,7 @@ export async function applyOps(
   existing: ReadonlySet<string>,
   fs: TreeFs,
   staged?: Staged,
+  written?: WrittenFiles,
 ): Promise<number> {
   let changed = 0;
   const effective = await effectiveOps(root, ops, existing);
@@ -93,7 +96,7 @@ export async function applyOps(
       case "copy":
         // A rewrite under a new name was moved there above; this replaces its bytes.
         changed++;
-        await add(() => writeText(root, op, fs, staged));
+        await add(() => writeText(root, op, fs, staged, op.op === "write" ? written : undefined));
         break;
       case "delete":
       case "remove-copy":
@@ -113,8 +116,8 @@ export async function applyOps(
 /** Files staged while the listing came (see stage.ts), by the hash of their text. */
 interface Staged {
   claim(hash: string): string | undefined;
-  /** The claimed file was moved into the tree at this path. */
-  placed(file: string, root: string, relPath: string): void;
+  /** How the staging thread left a claimed file (see WrittenFiles.landed). */
+  writtenAs(file: string): WrittenAs;
 }
 
 /** The hash of a write's or copy's text: a staged record's is known without making the text. */
@@ -122,25 +125,33 @@ function textHash(op: FileOp & { text: string }): string {
   return (op.op === "write" ? op.hash : undefined) ?? sha256(op.text);
 }
 
-/** Write a file: by moving a staged file holding exactly this text into place, else as ever. */
+/**
+ * Write a file: by moving a staged file holding exactly this text into place, else as ever.
+ * A chapter or course file that lands is told to `written`, for the stat cache.
+ */
 async function writeText(
   root: string,
   op: { path: string; text: string; hash?: string | undefined },
   fs: TreeFs,
   staged: Staged | undefined,
+  written: WrittenFiles | undefined,
 ): Promise<void> {
   // A lazy text is made once, and not at all when its hash is known and a staged file has it.
   let text = op.hash === undefined ? op.text : undefined;
-  const ready = staged?.claim(op.hash ?? sha256(text!));
+  const hash = op.hash ?? (staged || written ? sha256(text!) : undefined);
+  const ready = staged?.claim(hash!);
   if (ready !== undefined) {
+    const as = staged!.writtenAs(ready);
     if (await placeTreeFile(root, ready, op.path, fs)) {
-      staged?.placed(ready, root, op.path);
+      written?.landed(op.path, hash!, as);
       return;
     }
     await fs.rm(ready);
   }
   text ??= op.text;
   await writeTreeFile(root, op.path, text, fs);
+  // Bytes hash as the text does only when it is valid UTF-8.
+  if (text.isWellFormed()) written?.landed(op.path, hash!, null);
 }
 
 /**

@@ -1,9 +1,8 @@
 import { randomInt } from "node:crypto";
-import { lstatSync, readdirSync, rmSync, type Stats } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import type { WireRecord } from "../../api/wire.js";
 import type { BodyCodec } from "../../tree/bodies.js";
-import { RACY_MS, type StatCache } from "../../tree/stat-cache.js";
 import { sha256 } from "../../util/hash.js";
 import {
   chapterValuesOfRecord,
@@ -41,14 +40,10 @@ export class StagedFiles {
   readonly #bodies: BodyCodec;
   readonly #snapshot: Snapshot | undefined;
   readonly #now: () => number;
-  /** The wall clock, as file mtimes read it. */
-  readonly #clock: () => number;
   /** Staged texts by hash, written whole: the number in their temp file's name. */
   readonly #ready = new Map<string, number>();
   /** How the writer left each staged file (by path), while it is not yet in place. */
   readonly #as = new Map<string, WrittenAs>();
-  /** Staged files moved into the tree: where, their hash, and their stat just after the move. */
-  readonly #placed: Array<{ relPath: string; hash: string; stat: Stats }> = [];
   /** Texts sent to the writer and not yet reported written, by file: their hash and number. */
   readonly #sent = new Map<string, readonly [hash: string, n: number]>();
   /** Hashes sent or written: a text is staged once. */
@@ -71,14 +66,11 @@ export class StagedFiles {
     /** The last sync: records it holds unchanged are not staged (nothing writes them). */
     snapshot: Snapshot | undefined;
     now?: () => number;
-    /** The wall clock (ms since the epoch), to compare with mtimes. @default Date.now */
-    clock?: () => number;
   }) {
     this.#dir = path.join(options.cache, "incoming");
     this.#bodies = options.bodies;
     this.#snapshot = options.snapshot;
     this.#now = options.now ?? (() => performance.now());
-    this.#clock = options.clock ?? Date.now;
   }
 
   /** Stage the files of one page of a list (after its contents are spilled). */
@@ -138,26 +130,13 @@ export class StagedFiles {
   }
 
   /**
-   * A claimed staged file was moved into the tree at this path (tree-relative): its stat, taken
-   * now, goes into the stat cache at the end (see recordPlaced), as a checkout fills git's
-   * index. Only while it is still the file the writer left (same inode, size and mtime), and
-   * only if that was well before now, so that an edit from now on shows a later mtime even
-   * where mtimes are coarse; any edit from now on changes its ctime too.
+   * How the writer thread left a staged file (inode, size, mtime), taken: undefined when it
+   * did not say (a text that is not valid UTF-8).
    */
-  placed(file: string, root: string, relPath: string): void {
+  writtenAs(file: string): WrittenAs {
     const as = this.#as.get(file);
-    if (as === undefined) return;
     this.#as.delete(file);
-    if (as[2] > this.#clock() - RACY_MS) return;
-    const stat = lstatSync(path.join(root, ...relPath.split("/")), { throwIfNoEntry: false });
-    if (stat?.isFile() && stat.ino === as[0] && stat.size === as[1] && stat.mtimeMs === as[2]) {
-      this.#placed.push({ relPath, hash: path.basename(file).split(".")[0]!, stat });
-    }
-  }
-
-  /** Record the files moved into place in the stat cache: the next scan does not read them. */
-  recordPlaced(cache: StatCache): void {
-    for (const { relPath, hash, stat } of this.#placed.splice(0)) cache.set(relPath, stat, hash);
+    return as;
   }
 
   /** Remove the staged files no write took (never throws: what is left goes with the next run). */

@@ -1,0 +1,40 @@
+import { lstatSync, type Stats } from "node:fs";
+import path from "node:path";
+import type { StatCache } from "../../tree/stat-cache.js";
+import type { WrittenAs } from "./stage-writer.js";
+
+/**
+ * The files a pull put in the tree, each with its stat taken as it landed, for the stat cache
+ * at the end: as a checkout fills git's index, so the next status or pull does not read them
+ * again. Any later edit changes a file's stat (its ctime at least), so the entry stops matching.
+ *
+ * Only on a file system that keeps mtimes finer than a millisecond: where they are coarse (FAT,
+ * HFS+), an edit of the same size in the same tick would leave the stat as it was, so such a
+ * file is read again next time, as it would be without this. The cache's own rule applies on
+ * top: a file modified within two seconds of being recorded is not trusted.
+ */
+export class WrittenFiles {
+  readonly #root: string;
+  readonly #files: Array<{ relPath: string; hash: string; stat: Stats }> = [];
+
+  constructor(root: string) {
+    this.#root = root;
+  }
+
+  /**
+   * The file at this tree path was just written whole, with bytes of this SHA-256. `as`: how
+   * the staging thread left a file that was then moved here; it must be that file still.
+   */
+  landed(relPath: string, hash: string, as?: WrittenAs | null): void {
+    if (as === undefined) return;
+    const stat = lstatSync(path.join(this.#root, ...relPath.split("/")), { throwIfNoEntry: false });
+    if (!stat?.isFile() || Number.isInteger(stat.mtimeMs)) return;
+    if (as !== null && (stat.ino !== as[0] || stat.size !== as[1] || stat.mtimeMs !== as[2])) return;
+    this.#files.push({ relPath, hash, stat });
+  }
+
+  /** Put them in the stat cache (whose save the caller makes). */
+  record(cache: StatCache): void {
+    for (const { relPath, hash, stat } of this.#files.splice(0)) cache.set(relPath, stat, hash);
+  }
+}
