@@ -116,7 +116,7 @@ export class StatCache {
   }
 
   /** Remember a file's hash, unless its mtime is too recent to trust. */
-  set(relPath: string, stat: Stats, hash: string): void {
+  set(relPath: string, stat: Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino">, hash: string): void {
     // A name holding a tab or line break has no line in the file: such a file is read each time.
     if (this.now() - stat.mtimeMs < RACY_MS || /[\t\n]/.test(relPath)) {
       if (this.entries.delete(relPath)) this.changed();

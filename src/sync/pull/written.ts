@@ -1,4 +1,4 @@
-import { lstatSync, type Stats } from "node:fs";
+import { lstatSync } from "node:fs";
 import path from "node:path";
 import type { StatCache } from "../../tree/stat-cache.js";
 import type { WrittenAs } from "./stage-writer.js";
@@ -15,7 +15,13 @@ import type { WrittenAs } from "./stage-writer.js";
  */
 export class WrittenFiles {
   readonly #root: string;
-  readonly #files: Array<{ relPath: string; hash: string; stat: Stats }> = [];
+  /**
+   * Paths and hashes, and their stats as numbers (size, mtimeMs, ctimeMs, ino each): tens of
+   * thousands of Stats objects would weigh more than the rest of a pull's writing.
+   */
+  readonly #paths: string[] = [];
+  readonly #hashes: string[] = [];
+  #stats = new Float64Array(4 * 1024);
 
   constructor(root: string) {
     this.#root = root;
@@ -30,11 +36,31 @@ export class WrittenFiles {
     const stat = lstatSync(path.join(this.#root, ...relPath.split("/")), { throwIfNoEntry: false });
     if (!stat?.isFile() || Number.isInteger(stat.mtimeMs)) return;
     if (as !== null && (stat.ino !== as[0] || stat.size !== as[1] || stat.mtimeMs !== as[2])) return;
-    this.#files.push({ relPath, hash, stat });
+    const at = this.#paths.length * 4;
+    if (at + 4 > this.#stats.length) {
+      const grown = new Float64Array(this.#stats.length * 2);
+      grown.set(this.#stats);
+      this.#stats = grown;
+    }
+    this.#stats.set([stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino], at);
+    this.#paths.push(relPath);
+    this.#hashes.push(hash);
   }
 
   /** Put them in the stat cache (whose save the caller makes). */
   record(cache: StatCache): void {
-    for (const { relPath, hash, stat } of this.#files.splice(0)) cache.set(relPath, stat, hash);
+    const stats = this.#stats;
+    for (const [i, relPath] of this.#paths.entries()) {
+      const at = i * 4;
+      const stat = {
+        size: stats[at]!,
+        mtimeMs: stats[at + 1]!,
+        ctimeMs: stats[at + 2]!,
+        ino: stats[at + 3]!,
+      };
+      cache.set(relPath, stat, this.#hashes[i]!);
+    }
+    this.#paths.length = 0;
+    this.#hashes.length = 0;
   }
 }
