@@ -33,6 +33,13 @@ export type WrittenAs = readonly [ino: number, size: number, mtimeMs: number] | 
 
 type Reply = { written: Array<[file: string, as: WrittenAs]>; failed: boolean };
 
+/** What the thread is told (it sees nothing of this module but this): the state and its slots. */
+interface Shared {
+  shared: SharedArrayBuffer;
+  busy: typeof BUSY;
+  stop: typeof STOP;
+}
+
 /**
  * The thread's code (run as a worker's script, so that it needs no built file beside this
  * one): each message is a batch of files to write whole; the reply names those written, and
@@ -42,13 +49,14 @@ function writerThread(): void {
   const { parentPort, workerData } = require("node:worker_threads") as typeof import("node:worker_threads");
   const fs = require("node:fs") as typeof import("node:fs");
   const path = require("node:path") as typeof import("node:path");
-  const state = new Int32Array(workerData as SharedArrayBuffer);
+  const { shared, busy, stop } = workerData as Shared;
+  const state = new Int32Array(shared);
   parentPort?.on("message", (batch: Batch) => {
     const written: Array<[string, readonly [number, number, number] | undefined]> = [];
     let failed = false;
     for (const [file, text] of batch) {
-      Atomics.store(state, 0, 1);
-      if (Atomics.load(state, 1) === 1) break;
+      Atomics.store(state, busy, 1);
+      if (Atomics.load(state, stop) === 1) break;
       try {
         try {
           fs.writeFileSync(file, text);
@@ -68,12 +76,12 @@ function writerThread(): void {
         } catch {}
         break;
       } finally {
-        Atomics.store(state, 0, 0);
-        Atomics.notify(state, 0);
+        Atomics.store(state, busy, 0);
+        Atomics.notify(state, busy);
       }
     }
-    Atomics.store(state, 0, 0);
-    Atomics.notify(state, 0);
+    Atomics.store(state, busy, 0);
+    Atomics.notify(state, busy);
     parentPort?.postMessage({ written, failed } satisfies Reply);
   });
 }
@@ -147,7 +155,11 @@ export class StageWriter {
     try {
       worker = new Worker(`(${writerThread.toString()})()`, {
         eval: true,
-        workerData: this.#state.buffer,
+        workerData: {
+          shared: this.#state.buffer as SharedArrayBuffer,
+          busy: BUSY,
+          stop: STOP,
+        } satisfies Shared,
         resourceLimits: THREAD_LIMITS,
       });
     } catch {

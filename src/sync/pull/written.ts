@@ -28,8 +28,10 @@ export class WrittenFiles {
   }
 
   /**
-   * The file at this tree path was just written whole, with bytes of this SHA-256. `as`: how
-   * the staging thread left a file that was then moved here; it must be that file still.
+   * The file at this tree path was just written whole, with bytes of this SHA-256. `as` says
+   * where it came from: null, written here; a staged file moved here, as the staging thread
+   * left it (it must be that file still); undefined, a staged file the thread said nothing
+   * of, which is not recorded.
    */
   landed(relPath: string, hash: string, as?: WrittenAs | null): void {
     if (as === undefined) return;
