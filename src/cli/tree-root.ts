@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { CONFIG_FILE, type Config, findRoot, loadConfig } from "../config/config.js";
+import { CONFIG_FILE, type Config, findRoot, loadConfig, type ResolvedSite } from "../config/config.js";
 import { usageError } from "../errors.js";
+import { snapshotStamp } from "../sync/state/snapshot.js";
 import type { CliRun, GlobalOptions } from "./io.js";
 
 /** The tree a command works on: its root folder and validated config. */
@@ -34,4 +35,15 @@ export async function openTree(run: CliRun, globals: GlobalOptions): Promise<Tre
 export async function maybeOpenTree(run: CliRun, globals: GlobalOptions): Promise<TreeContext | undefined> {
   const { root } = locateRoot(run, globals);
   return root ? { root, config: await loadConfig(root) } : undefined;
+}
+
+/**
+ * What a clean verdict of the tree rests on besides its files: the committed snapshot, and the
+ * settings that change what status says (the site's address, ignore rules, body format, limits).
+ * Status and pull both stamp the stat cache's verdict with it.
+ */
+export function cleanStamp(tree: TreeContext, site: ResolvedSite): string | undefined {
+  const snapshot = snapshotStamp(tree.root, site.name);
+  const { ignore, body, limits } = tree.config;
+  return snapshot && `${snapshot} ${JSON.stringify({ url: site.url, ignore, body, limits })}`;
 }

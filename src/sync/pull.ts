@@ -5,16 +5,20 @@ import { memoized } from "../tree/codecs.js";
 import { removeLeftoverTemps } from "../tree/fs-ops.js";
 import { convertMany, POOL_THRESHOLD } from "../tree/markdown/pool.js";
 import type { ScanResult } from "../tree/scan.js";
+import type { StatCache } from "../tree/stat-cache.js";
 import { guardedFs, type TreeFs } from "../tree/tree-fs.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { snapshotRecord } from "./entities.js";
 import { defaultMaxDelete, guardDeleteLimit, guardEmptyListing } from "./guards.js";
-import { openLocal, rekeyed } from "./local/open.js";
+import { type LocalSide, type OpenLocalOptions, openLocal, openLocalIn, rekeyed } from "./local/open.js";
+import { changedSinceClean } from "./local/unchanged.js";
+import type { LocalView } from "./local-view.js";
 import { applyOps, effectiveOps } from "./pull/apply.js";
 import { completeSummaries, type RecordReader } from "./pull/complete.js";
 import { holdInvalid } from "./pull/held.js";
 import { type ListClient, type ListingCallbacks, type StartedListing, startListing } from "./pull/listing.js";
 import { mapSite } from "./pull/map-site.js";
+import { narrowTo, pendingFolders, remoteFolders, widened, withCoursesAsSynced } from "./pull/narrow.js";
 import {
   adoptProvisionalIntents,
   keepConflicts,
@@ -64,6 +68,15 @@ export interface PullOptions extends SyncTarget, ListingCallbacks {
   onWarning?: ((message: string) => void) | undefined;
   /** Told what pull does beyond the plain listing (reading records one by one). */
   onNote?: ((line: string) => void) | undefined;
+  /**
+   * What a clean verdict of the tree rests on besides its files (the snapshot on disk and the
+   * settings status reads), as status stamps it: with it, a pull of the whole site tells the
+   * stat cache where the tree is clean after it, and the next pull or status reads only the
+   * course folders that changed since. @default no such verdict: every pull reads the whole tree
+   */
+  stamp?: (() => string | undefined) | undefined;
+  /** The clock the stat cache's racy-file rule reads. @default Date.now */
+  now?: (() => number) | undefined;
 }
 
 /** What a pull did (or, with --dry-run, would do). */
@@ -79,6 +92,11 @@ export interface PullResult {
   requests: number;
   pages: { courses: number; chapters: number };
   counts: { courses: number; chapters: number };
+  /**
+   * The course folders read, when the stat cache vouched for the rest (see pull/narrow.ts), and
+   * how many the tree has; undefined when the whole tree was read.
+   */
+  foldersRead?: { read: number; of: number } | undefined;
 }
 
 /** How many files a first mapping of a site names one by one as not on it. */
@@ -117,7 +135,8 @@ async function pullTree(
   // Planning returns only what writing needs: the listing, the local view and the planner's
   // maps are garbage before the first file is written.
   const planned = await planTree(options, client, spill, run);
-  const { loaded, plan, result, existing, temps, statCache, cache, journal, wholeSite, fs } = planned;
+  const { loaded, plan, result, existing, temps, statCache, cache, journal, wholeSite, pending, fs } =
+    planned;
   if (options.dryRun) {
     result.filesWritten = (await effectiveOps(root, plan.ops, existing)).length;
     return result;
@@ -136,6 +155,11 @@ async function pullTree(
   cache.close();
   // Its lines are in the snapshot now (a stale journal's were already).
   await journal.clear();
+  // The tree is now the snapshot but where something stays pending: said as status says it,
+  // for the next pull and status to read only the folders that changed since.
+  const stamp = pending && options.stamp?.();
+  if (pending && stamp) statCache.markClean(stamp, pending);
+  else statCache.forgetClean();
   await statCache.save();
   return result;
 }
@@ -228,30 +252,47 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
     if (!options.dryRun) for (const text of map.texts) await cache.put(text);
     return map.snapshot;
   };
-  const statCache = await statCacheOf(root, options.site, fs).load();
-  const side = await openLocal(root, snapshot, {
+  const statCache = await statCacheOf(root, options.site, fs, options.now).load();
+  // A warning of the scan (a name that is not UTF-8) leaves the tree's clean verdict unsaid.
+  let warned = false;
+  const open = {
     ignore: options.ignore,
     bodies,
     statCache,
     cache,
-    other: other?.names,
-    onWarning: options.onWarning,
-    settle: async (scan, settled) => {
-      if (other?.mapping) settled = await mapped(scan, other.names);
-      settled = await rekeyed(root, settled, scan, other?.names);
-      if (other && settled) other = otherSite(options, settled);
-      otherReady(other);
-      const openCreates = other && settled && !options.dryRun ? unconfirmedIntents(earlier) : [];
-      if (settled && openCreates.length > 0) {
-        const [courses, chapters] = await listing;
-        const listedNow = { course: courses.records, chapter: chapters.records };
-        settled = await adoptProvisionalIntents(root, settled, openCreates, listedNow, fs);
-      }
-      return settled;
+    onWarning: (message: string) => {
+      warned = true;
+      options.onWarning?.(message);
     },
-  });
-  snapshot = side.snapshot;
+  };
+  // A tree the stat cache last saw clean is read only where anything can have changed.
+  const narrow =
+    snapshot && !other && earlier.length === 0 && options.paths === undefined && !options.select
+      ? await openNarrowly(root, snapshot, options.stamp?.(), listing, open)
+      : undefined;
+  const side =
+    narrow?.side ??
+    (await openLocal(root, snapshot, {
+      ...open,
+      other: other?.names,
+      settle: async (scan, settled) => {
+        if (other?.mapping) settled = await mapped(scan, other.names);
+        settled = await rekeyed(root, settled, scan, other?.names);
+        if (other && settled) other = otherSite(options, settled);
+        otherReady(other);
+        const openCreates = other && settled && !options.dryRun ? unconfirmedIntents(earlier) : [];
+        if (settled && openCreates.length > 0) {
+          const [courses, chapters] = await listing;
+          const listedNow = { course: courses.records, chapter: chapters.records };
+          settled = await adoptProvisionalIntents(root, settled, openCreates, listedNow, fs);
+        }
+        return settled;
+      },
+    }));
+  if (!narrow) snapshot = side.snapshot;
   const { scan, local, baseTexts, problems } = side;
+  // What the plan reconciles: everything, or the folders read and every course.
+  const planBase = narrow ? narrow.base : snapshot;
 
   const [courses, chapters] = await listing;
   const known = Object.keys(snapshot?.courses ?? {}).length + Object.keys(snapshot?.chapters ?? {}).length;
@@ -295,22 +336,23 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
   const inScope = (file: string) =>
     !scope || scope.some((p) => p === "." || p === "courses" || file === p || file.startsWith(`${p}/`));
   // An invalid file stops nothing else: the records it holds back wait, the rest is pulled.
+  const remoteChapters = narrow ? narrow.remoteChapters : chapters.records;
   const hold = holdInvalid({
     scan,
     local,
     problems,
-    snapshot,
+    snapshot: planBase,
     remoteCourses: courses.records,
-    remoteChapters: chapters.records,
+    remoteChapters,
     bodies,
   });
   const plan = planPullWithin(options.select, {
-    snapshot: other && snapshot ? withoutConflicts(snapshot) : snapshot,
+    snapshot: other && planBase ? withoutConflicts(planBase) : planBase,
     site: options.siteUrl,
     local: hold.local,
     held: hold.held,
     remoteCourses: courses.records,
-    remoteChapters: chapters.records,
+    remoteChapters,
     baseTexts,
     bodies,
     winner: options.theirs ? "remote" : undefined,
@@ -319,6 +361,7 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
     courseHash: staged ? (record) => staged.courseHashOf(record) : undefined,
     inScope: scope ? ({ folders }) => folders.some(inScope) : undefined,
   });
+  if (narrow && snapshot) plan.snapshot = widened(snapshot, narrow.folders, plan.snapshot);
   if (other && snapshot) keepConflicts(snapshot, plan);
   if (other) plan.snapshot.ids = other.idsOf(plan.snapshot);
   // Invalid files outside the paths or the --only/--ignore selection are left unsaid and unwritten.
@@ -340,6 +383,7 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
     requests: courses.requests + chapters.requests,
     pages: { courses: courses.pages, chapters: chapters.pages },
     counts: { courses: courses.records.length, chapters: chapters.records.length },
+    foldersRead: narrow && foldersRead(local, narrow.folders),
   };
   // Files on disk, at the paths they will have after course folders move: only those can
   // already hold the bytes a write would put there.
@@ -357,7 +401,72 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
     existing.add(moved ? `${moved}${file.slice(slash)}` : file);
   }
   const wholeSite = !scope && !other;
-  return { loaded, plan, result, existing, temps: scan.temps, statCache, cache, journal, wholeSite, fs };
+  // Where the tree stays pending after this pull (the rest will be the snapshot, byte for byte).
+  const pending =
+    wholeSite && !options.select && !options.dryRun && !warned
+      ? pendingFolders({ scan, local, snapshot: planBase, problems }, plan.ops)
+      : undefined;
+  return {
+    loaded,
+    plan,
+    result,
+    existing,
+    temps: scan.temps,
+    statCache,
+    cache,
+    journal,
+    wholeSite,
+    pending,
+    fs,
+  };
+}
+
+/** How many of the tree's course folders a narrowed pull read. */
+function foldersRead(local: LocalView, read: ReadonlySet<string>): { read: number; of: number } {
+  const folders = new Set([...local.courses.values()].map((course) => course.folder));
+  return { read: [...read].filter((folder) => folders.has(folder)).length, of: folders.size };
+}
+
+/** How the local side is opened: the same for the whole tree and for some folders. */
+type OpenOptions = Pick<
+  OpenLocalOptions<Snapshot>,
+  "ignore" | "bodies" | "statCache" | "cache" | "onWarning"
+>;
+
+/**
+ * The local side read only where anything can have changed (see pull/narrow.ts): when the stat
+ * cache last saw the tree clean at this stamp, the course folders that differ since, and those
+ * the site's changes touch (known once the listing is whole). Undefined when that cannot be
+ * told, or a file there is invalid (what it holds back can reach beyond its folder): the whole
+ * tree is read then.
+ */
+async function openNarrowly(
+  root: string,
+  snapshot: Snapshot,
+  stamp: string | undefined,
+  listing: Promise<[Listing, Listing]>,
+  open: OpenOptions & { statCache: StatCache },
+): Promise<
+  | { side: LocalSide<Snapshot>; folders: Set<string>; base: Snapshot; remoteChapters: WireRecord[] }
+  | undefined
+> {
+  const changed = await changedSinceClean(root, open.statCache, stamp, open.ignore);
+  if (!changed) return undefined;
+  const [courses, chapters] = await listing;
+  const remote = remoteFolders(snapshot, courses.records, chapters.records);
+  if (!remote) return undefined;
+  const folders = new Set([...changed, ...remote]);
+  // Told only if this way is taken: else the whole tree's scan tells them.
+  const warnings: string[] = [];
+  const side = await openLocalIn(root, snapshot, folders, {
+    ...open,
+    onWarning: (message) => warnings.push(message),
+  });
+  if (!side || side.problems.length > 0) return undefined;
+  for (const message of warnings) open.onWarning?.(message);
+  const { base, remoteChapters } = narrowTo(snapshot, folders, chapters.records);
+  withCoursesAsSynced(side.local, snapshot, folders);
+  return { side, folders, base, remoteChapters };
 }
 
 /** The content hashes a snapshot's chapter records name. */

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { runCli } from "../helpers/cli.js";
 import { restoreTree, treeNow, userFiles } from "../helpers/crash.js";
-import { useEmulators } from "../helpers/emulator.js";
-import { addChapter, addCourse, edit, pulledSite, webSite } from "../helpers/site.js";
+import { manualClock, useEmulators } from "../helpers/emulator.js";
+import { addChapter, addCourse, edit, pulledSite, pullNewTree, seedSite, webSite } from "../helpers/site.js";
 import { snapshotFiles } from "../helpers/snapshot.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
 
@@ -109,6 +110,81 @@ describe("a pull killed at any moment is finished by the next pull", () => {
       const again = await s.cli("pull");
       expect(again.stdout, point.where).toMatch(/no changes/);
     }
+  });
+});
+
+describe("a pull stopped at any moment, rerun on a tree the stat cache vouches for", () => {
+  it("reads only the folders the stopped run touched or the site changed, and ends where an unstopped pull ends", async () => {
+    // Stopped by an error at each file operation in turn: unlike a restored copy, every file
+    // the run did not touch keeps its stat, so the rerun trusts it as after a real kill.
+    const emulator = await start({ seedDir: null, now: manualClock().now });
+    seedSite(emulator, {
+      courses: [{ title: "Web" }, { title: "Go" }, { title: "Alpha" }, { title: "Beta" }, { title: "Calm" }],
+      chapters: [
+        { course_id: 1, title: "One", ordinal: 1, content: "<p>One</p>" },
+        { course_id: 1, title: "Two", ordinal: 2, content: "<p>Two</p>" },
+        { course_id: 2, title: "Tour", ordinal: 1, content: "<p>Tour</p>" },
+        { course_id: 3, title: "Same", ordinal: 1, content: "<p>first</p>" },
+        { course_id: 3, title: "Same", ordinal: 2, content: "<p>second</p>" },
+        { course_id: 4, title: "Beta one", ordinal: 1, content: "<p>b</p>" },
+        { course_id: 5, title: "Quiet", ordinal: 1, content: "<p>q</p>" },
+      ],
+    });
+    const before = emulator.state.dump();
+    // The site changes: chapters swap places, courses swap names, a body is edited, a chapter
+    // moves to another course, one is added and one deleted. Course 5 stays as it was.
+    edit(emulator, "chapters", 1, { ordinal: 2 });
+    edit(emulator, "chapters", 2, { ordinal: 1 });
+    edit(emulator, "courses", 3, { title: "Beta" });
+    edit(emulator, "courses", 4, { title: "Alpha" });
+    edit(emulator, "chapters", 3, { content: "<p>Tour, <em>edited</em></p>" });
+    edit(emulator, "chapters", 6, { course_id: 2 });
+    emulator.state.remove("chapters", 5);
+    addChapter(emulator, { course_id: 1, title: "Three", ordinal: 3, content: "<p>Three</p>" });
+    const after = emulator.state.dump();
+    const late = () => Date.now() + 60_000;
+    /** A tree pulled before the changes, whose stat cache trusts every file and says it is clean. */
+    const armedTree = async () => {
+      emulator.state.reset(before);
+      const tree = await pullNewTree(emulator, "html");
+      const cli = (...args: string[]) => runCli(args, { cwd: tree.root, env: tree.env, now: late });
+      expect((await cli("pull")).code).toBe(0);
+      emulator.state.reset(after);
+      return { ...tree, cli };
+    };
+    const whole = await armedTree();
+    let operations = 0;
+    capture = () => operations++;
+    expect((await whole.cli("pull")).code).toBe(0);
+    capture = undefined;
+    expect(operations).toBeGreaterThanOrEqual(10);
+    const final = userFiles(treeNow(whole.root));
+    const finalSnapshot = snapshotFiles(treeNow(whole.root));
+    let narrowed = 0;
+    for (let stopAt = 1; stopAt <= operations; stopAt++) {
+      const tree = await armedTree();
+      let seen = 0;
+      capture = (where) => {
+        if (++seen === stopAt) throw new Error(`stopped ${where}`);
+      };
+      const stopped = await tree.cli("pull");
+      capture = undefined;
+      expect(stopped.code, `stop ${stopAt}`).not.toBe(0);
+      const rerun = await tree.cli("pull", "-v");
+      const where = `stop ${stopAt}: ${stopped.stderr}`;
+      expect(rerun.code, `${where}${rerun.stderr}`).toBe(0);
+      const read = /^tree: read (\d+) of (\d+) course folders/m.exec(rerun.stderr);
+      // Never the folder of course 5, which neither the run nor the site touched.
+      if (read) {
+        narrowed++;
+        expect(Number(read[1]), where).toBeLessThan(Number(read[2]));
+      }
+      expect(userFiles(treeNow(tree.root)), where).toEqual(final);
+      expect(snapshotFiles(treeNow(tree.root)), where).toEqual(finalSnapshot);
+      expect((await tree.cli("status", "--exit-code")).code, where).toBe(0);
+      expect((await tree.cli("pull")).stdout, where).toMatch(/no changes/);
+    }
+    expect(narrowed).toBeGreaterThan(operations / 2);
   });
 });
 

@@ -19,7 +19,7 @@ import { Output } from "../output.js";
 import { ignoreOption, maxDeleteFlag, onlyOption, type SelectionFlags, treePaths } from "../paths.js";
 import { listingProgress } from "../progress.js";
 import { changeJson, changeLines, countsLine, problemJson } from "../summary.js";
-import { openTree } from "../tree-root.js";
+import { cleanStamp, openTree } from "../tree-root.js";
 
 /** Pull works on whole course folders: a file stands for its folder; anything else is an error. */
 function courseFolders(root: string, paths: readonly string[]): string[] {
@@ -138,6 +138,9 @@ written. It never creates or deletes anything on either side.`,
             maxDelete,
             onNote: (line) => out.info(line),
             onWarning: (message) => out.warn(message),
+            // Another site's verdict would rest on the default site's snapshot too: none.
+            stamp: site.name === tree.config.site ? () => cleanStamp(tree, site) : undefined,
+            now: run.now,
           },
           client,
         );
@@ -152,6 +155,12 @@ written. It never creates or deletes anything on either side.`,
             })
           : undefined;
         progress.stop();
+        if (globals.verbose && result.foldersRead) {
+          const { read, of } = result.foldersRead;
+          out.info(
+            `tree: read ${read} of ${of} course folder${of === 1 ? "" : "s"}; the stat cache vouches for the rest (as the last pull or status left them)`,
+          );
+        }
         const conflicts = result.changes.filter((c) => c.outcome === "conflict");
         if (flags.json) {
           out.json({

@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
-import { type ResolvedSite, resolveSite } from "../../config/config.js";
+import { resolveSite } from "../../config/config.js";
 import { ExitCode, usageError } from "../../errors.js";
 import { changedSinceClean } from "../../sync/local/unchanged.js";
-import { snapshotStamp, statCacheOf, statePaths } from "../../sync/state/snapshot.js";
+import { statCacheOf, statePaths } from "../../sync/state/snapshot.js";
 import type { StatusEntry } from "../../sync/status.js";
 import { guardedFs } from "../../tree/tree-fs.js";
 import { globalsOf } from "../globals.js";
@@ -12,7 +12,7 @@ import type { CliRun } from "../io.js";
 import { Output } from "../output.js";
 import { treePaths } from "../paths.js";
 import { recordName } from "../render/words.js";
-import { openTree, type TreeContext } from "../tree-root.js";
+import { cleanStamp, openTree } from "../tree-root.js";
 
 const STYLE = {
   new: "green",
@@ -76,16 +76,6 @@ function statusLine(entry: StatusEntry, out: Output): string {
   return `  ${out.paint(STYLE[entry.state], entry.state.padEnd(9))} ${entry.path}${detail ? `  (${detail})` : ""}`;
 }
 
-/**
- * What a clean verdict of status rests on besides the files: the committed snapshot, and the
- * settings that change what status says (the site's address, ignore rules, body format, limits).
- */
-function statusStamp(tree: TreeContext, site: ResolvedSite): string | undefined {
-  const snapshot = snapshotStamp(tree.root, site.name);
-  const { ignore, body, limits } = tree.config;
-  return snapshot && `${snapshot} ${JSON.stringify({ url: site.url, ignore, body, limits })}`;
-}
-
 interface StatusFlags {
   json?: boolean;
   exitCode?: boolean;
@@ -125,7 +115,7 @@ A path holding a quote, backslash, control character or " -> " is printed as a J
       const site = resolveSite(tree.config, globals);
       const statCache = statCacheOf(tree.root, site.name, guardedFs(tree.root, run.fs), run.now).loadSync();
       // Another site's status also reads the default site's snapshot: it always takes the long way.
-      const stamp = site.name === tree.config.site ? statusStamp(tree, site) : undefined;
+      const stamp = site.name === tree.config.site ? cleanStamp(tree, site) : undefined;
       const rels = paths.length ? treePaths(run, tree.root, paths) : undefined;
       const changed = await changedSinceClean(tree.root, statCache, stamp, tree.config.ignore, rels);
       const entries =

@@ -1,5 +1,6 @@
 import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import { type FolderData, readFoldersOnThread, statAt } from "../../tree/folder-thread.js";
+import { tempFileOwner } from "../../tree/fs-ops.js";
 import { COURSE_FILE, COURSES_DIR, isConflictCopy } from "../../tree/layout.js";
 import type { StatCache, StatLines } from "../../tree/stat-cache.js";
 
@@ -68,8 +69,9 @@ function courseFolder(walk: Walk, folder: string): boolean {
   const { lines } = walk;
   for (const [i, name] of found.entries()) {
     const relPath = `${folder}/${name}`;
-    // A conflict copy is reported even where `ignore:` skips it (the built-in rules do).
-    if (oddName(name) || isConflictCopy(name)) return false;
+    // A conflict copy is reported even where `ignore:` skips it (the built-in rules do); a
+    // killed run's temp file is removed by the next pull that reads the folder.
+    if (oddName(name) || isConflictCopy(name) || tempFileOwner(name) !== undefined) return false;
     const stat = data ? statAt(data, i) : lstatSync(`${walk.root}/${relPath}`, { throwIfNoEntry: false });
     if (!stat) return false;
     if (lines.isAt(relPath)) {
