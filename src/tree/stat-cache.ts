@@ -14,14 +14,6 @@ function statKey(stat: Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino">): str
   return `${stat.size}\t${stat.mtimeMs}\t${stat.ctimeMs}\t${stat.ino}\t`;
 }
 
-/** The cache file's entry lines, sorted by path. */
-function sortedLines(entries: ReadonlyMap<string, string>): string {
-  return [...entries]
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([relPath, entry]) => `${relPath}\t${entry}\n`)
-    .join("");
-}
-
 /**
  * Hashes of tree files keyed by path and stat (size, mtime, ctime, inode), like git's index:
  * a file whose stat is unchanged is not read again. Entries for files modified within two
@@ -32,16 +24,19 @@ function sortedLines(entries: ReadonlyMap<string, string>): string {
  * holds and every file's stat matches its entry, the tree is still clean without a parse.
  * Any change to the entries forgets it.
  *
- * Lives in the uncommitted cache as tab-separated lines (path, size, mtime, ctime, inode,
- * hash), which load several times faster than JSON; a missing or broken cache is simply empty.
+ * Lives in the uncommitted cache as tab-separated lines sorted by path (path, size, mtime,
+ * ctime, inode, hash), which load several times faster than JSON; a missing or broken cache is
+ * simply empty. The lines stay one string as read, looked up by binary search: a run that
+ * reads a few course folders of a large tree builds no map of every path (tens of thousands
+ * of entries, and their slices keeping the whole text alive). What a run changes is kept
+ * beside them and merged in when the file is written.
  */
 export class StatCache {
-  /** The file as read; its lines become `entries` when first asked for. */
+  /** The file as read: its entry lines, sorted by path, start at `start`. */
   private text = "";
-  /** Where the entry lines start in `text`. */
   private start = 0;
-  /** By path: the stat key followed by the hash. */
-  private parsed: Map<string, string> | undefined;
+  /** What this run changed, by path: the new entry (stat key and hash), or null for one gone. */
+  private changes = new Map<string, string | null>();
   private cleanStamp: string | undefined;
   private dirtyFolders: readonly string[] = [];
   private dirty = false;
@@ -59,9 +54,9 @@ export class StatCache {
 
   /** As load, synchronously: one small read, for the fast path of status. */
   loadSync(): this {
-    this.parsed = undefined;
     this.text = "";
     this.start = 0;
+    this.changes = new Map();
     this.cleanStamp = undefined;
     this.dirtyFolders = [];
     let text: string;
@@ -86,17 +81,64 @@ export class StatCache {
     return this;
   }
 
-  private get entries(): Map<string, string> {
-    if (this.parsed) return this.parsed;
-    this.parsed = new Map();
-    for (let at = this.start; at < this.text.length; ) {
-      const end = this.text.indexOf("\n", at);
-      const tab = this.text.indexOf("\t", at);
-      if (tab > at && tab < end) this.parsed.set(this.text.slice(at, tab), this.text.slice(tab + 1, end));
+  /** A path's entry: as this run changed it, else the file's line (by binary search). */
+  private entryOf(relPath: string): string | undefined {
+    const changed = this.changes.get(relPath);
+    if (changed !== undefined) return changed ?? undefined;
+    const { text } = this;
+    // Both ends are line starts (the line before `start` is the header's).
+    let lo = this.start;
+    let hi = text.length;
+    while (lo < hi) {
+      const mid = lo + ((hi - lo) >> 1);
+      const line = text.lastIndexOf("\n", mid - 1) + 1;
+      const end = text.indexOf("\n", line);
+      const tab = text.indexOf("\t", line);
+      const key = text.slice(line, tab < 0 || tab > end ? end : tab);
+      if (key === relPath) return text.slice(tab + 1, end);
+      if (key < relPath) lo = end + 1;
+      else hi = line;
+    }
+    return undefined;
+  }
+
+  /** Every entry's path, the file's and this run's, in no particular order. */
+  private *paths(): Generator<string> {
+    const { text } = this;
+    for (let at = this.start; at < text.length; ) {
+      const end = text.indexOf("\n", at);
+      const tab = text.indexOf("\t", at);
+      if (tab > at && tab < end) {
+        const relPath = text.slice(at, tab);
+        if (!this.changes.has(relPath)) yield relPath;
+      }
       at = end + 1;
     }
-    this.text = "";
-    return this.parsed;
+    for (const [relPath, entry] of this.changes) if (entry !== null) yield relPath;
+  }
+
+  /** The entry lines as the file holds them: the file's, with this run's changes merged in. */
+  private sortedLines(): string {
+    if (this.changes.size === 0) return this.text.slice(this.start);
+    const lines: string[] = [];
+    const added = [...this.changes]
+      .filter(([, entry]) => entry !== null)
+      .sort(([a], [b]) => (a < b ? -1 : 1));
+    let next = 0;
+    const { text } = this;
+    for (let at = this.start; at < text.length; ) {
+      const end = text.indexOf("\n", at);
+      const tab = text.indexOf("\t", at);
+      if (tab > at && tab < end) {
+        const relPath = text.slice(at, tab);
+        while (next < added.length && added[next]![0] < relPath)
+          lines.push(`${added[next]![0]}\t${added[next++]![1]}\n`);
+        if (!this.changes.has(relPath)) lines.push(text.slice(at, end + 1));
+      }
+      at = end + 1;
+    }
+    while (next < added.length) lines.push(`${added[next]![0]}\t${added[next++]![1]}\n`);
+    return lines.join("");
   }
 
   /**
@@ -104,12 +146,14 @@ export class StatCache {
    * order) with the cache without building a map of every path. Valid until the cache changes.
    */
   lines(): StatLines {
-    return this.parsed ? new StatLines(sortedLines(this.parsed), 0) : new StatLines(this.text, this.start);
+    return this.changes.size === 0
+      ? new StatLines(this.text, this.start)
+      : new StatLines(this.sortedLines(), 0);
   }
 
   /** The cached hash of a file whose stat is unchanged, else undefined. */
   get(relPath: string, stat: Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino">): string | undefined {
-    const entry = this.entries.get(relPath);
+    const entry = this.entryOf(relPath);
     if (entry === undefined) return undefined;
     const key = statKey(stat);
     return entry.startsWith(key) ? entry.slice(key.length) : undefined;
@@ -119,26 +163,26 @@ export class StatCache {
   set(relPath: string, stat: Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino">, hash: string): void {
     // A name holding a tab or line break has no line in the file: such a file is read each time.
     if (this.now() - stat.mtimeMs < RACY_MS || /[\t\n]/.test(relPath)) {
-      if (this.entries.delete(relPath)) this.changed();
+      if (this.entryOf(relPath) !== undefined) {
+        this.changes.set(relPath, null);
+        this.changed();
+      }
       return;
     }
     // Joined, not concatenated: `+` and template literals leave a tree of rope pieces that
     // tens of thousands of entries keep alive (13 MB of them after a 50,000-chapter pull).
     const entry = [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, hash].join("\t");
-    if (this.entries.get(relPath) !== entry) {
-      this.entries.set(relPath, entry);
+    if (this.entryOf(relPath) !== entry) {
+      this.changes.set(relPath, entry);
       this.changed();
     }
   }
 
   /** Forget paths that were not seen in the last scan (of the paths `within` says it read). */
   keepOnly(paths: ReadonlySet<string>, within?: (relPath: string) => boolean): void {
-    for (const key of this.entries.keys()) {
-      if (!paths.has(key) && (!within || within(key))) {
-        this.entries.delete(key);
-        this.changed();
-      }
-    }
+    const gone = [...this.paths()].filter((relPath) => !paths.has(relPath) && (!within || within(relPath)));
+    for (const relPath of gone) this.changes.set(relPath, null);
+    if (gone.length > 0) this.changed();
   }
 
   /** The stamp the tree was last found clean at (but for `dirty`), if no entry changed since. */
@@ -163,7 +207,7 @@ export class StatCache {
       return;
     }
     // With no file cached (all too recent to trust) the mark could never be used: no write for it.
-    if (this.entries.size === 0) return;
+    if (this.paths().next().done) return;
     if (this.cleanStamp === stamp && folders.join("\t") === this.dirtyFolders.join("\t")) return;
     this.cleanStamp = stamp;
     this.dirtyFolders = folders;
@@ -189,8 +233,7 @@ export class StatCache {
     if (!this.dirty) return;
     const clean = this.cleanStamp === undefined ? "-" : `clean\t${this.cleanStamp}`;
     const dirty = ["dirty", ...this.dirtyFolders].join("\t");
-    const lines = this.parsed ? sortedLines(this.parsed) : this.text.slice(this.start);
-    await atomicWrite(this.file, `${HEADER}\n${clean}\n${dirty}\n${lines}`, { fs: this.fs });
+    await atomicWrite(this.file, `${HEADER}\n${clean}\n${dirty}\n${this.sortedLines()}`, { fs: this.fs });
     this.dirty = false;
   }
 }
