@@ -10,7 +10,14 @@ import { guardedFs, type TreeFs } from "../tree/tree-fs.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { snapshotRecord } from "./entities.js";
 import { defaultMaxDelete, guardDeleteLimit, guardEmptyListing } from "./guards.js";
-import { type LocalSide, type OpenLocalOptions, openLocal, openLocalIn, rekeyed } from "./local/open.js";
+import {
+  joinSides,
+  type LocalSide,
+  type OpenLocalOptions,
+  openLocal,
+  openLocalIn,
+  rekeyed,
+} from "./local/open.js";
 import { changedSinceClean } from "./local/unchanged.js";
 import type { LocalView } from "./local-view.js";
 import { applyOps, effectiveOps } from "./pull/apply.js";
@@ -435,10 +442,10 @@ type OpenOptions = Pick<
 
 /**
  * The local side read only where anything can have changed (see pull/narrow.ts): when the stat
- * cache last saw the tree clean at this stamp, the course folders that differ since, and those
- * the site's changes touch (known once the listing is whole). Undefined when that cannot be
- * told, or a file there is invalid (what it holds back can reach beyond its folder): the whole
- * tree is read then.
+ * cache last saw the tree clean at this stamp, the course folders that differ since (read
+ * while the listing arrives), and those the site's changes touch (known once it is whole).
+ * Undefined when that cannot be told, or a file there is invalid (what it holds back can
+ * reach beyond its folder): the whole tree is read then.
  */
 async function openNarrowly(
   root: string,
@@ -452,18 +459,24 @@ async function openNarrowly(
 > {
   const changed = await changedSinceClean(root, open.statCache, stamp, open.ignore);
   if (!changed) return undefined;
-  const [courses, chapters] = await listing;
-  const remote = remoteFolders(snapshot, courses.records, chapters.records);
-  if (!remote) return undefined;
-  const folders = new Set([...changed, ...remote]);
   // Told only if this way is taken: else the whole tree's scan tells them.
   const warnings: string[] = [];
-  const side = await openLocalIn(root, snapshot, folders, {
-    ...open,
-    onWarning: (message) => warnings.push(message),
+  const openIn = (folders: ReadonlySet<string>) =>
+    openLocalIn(root, snapshot, folders, { ...open, onWarning: (message) => warnings.push(message) });
+  const here = openIn(changed);
+  here.catch(() => {});
+  const [courses, chapters] = await listing.catch(async (error: unknown) => {
+    await here.catch(() => {});
+    throw error;
   });
+  const read = await here;
+  const remote = remoteFolders(snapshot, courses.records, chapters.records);
+  if (!remote || !read) return undefined;
+  const more = new Set([...remote].filter((folder) => !changed.has(folder)));
+  const side = more.size > 0 ? await openIn(more).then((also) => also && joinSides(read, also)) : read;
   if (!side || side.problems.length > 0) return undefined;
-  for (const message of warnings) open.onWarning?.(message);
+  for (const message of warnings.sort()) open.onWarning?.(message);
+  const folders = new Set([...changed, ...more]);
   const { base, remoteChapters } = narrowTo(snapshot, folders, chapters.records);
   withCoursesAsSynced(side.local, snapshot, folders);
   return { side, folders, base, remoteChapters };

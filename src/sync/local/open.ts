@@ -164,3 +164,41 @@ function partOf(snapshot: Snapshot, inside: (relPath: string) => boolean): Snaps
     Object.fromEntries(Object.entries(entries).filter(([, entry]) => inside(entry.path)));
   return { ...snapshot, courses: part(snapshot.courses), chapters: part(snapshot.chapters) };
 }
+
+/**
+ * Two sides opened by openLocalIn over course folders that do not overlap, as one: what each
+ * read, together. Undefined when one holds a record the other does too (a copy: the whole
+ * tree must be read to tell which is which).
+ */
+export function joinSides(a: LocalSide<Snapshot>, b: LocalSide<Snapshot>): LocalSide<Snapshot> | undefined {
+  for (const key of b.local.courses.keys()) if (a.local.courses.has(key)) return undefined;
+  for (const key of b.local.chapters.keys()) if (a.local.chapters.has(key)) return undefined;
+  const scan: ScanResult = {
+    ...a.scan,
+    courses: [...a.scan.courses, ...b.scan.courses],
+    chapters: [...a.scan.chapters, ...b.scan.chapters],
+    problems: [...a.scan.problems, ...b.scan.problems],
+    copies: [...a.scan.copies, ...b.scan.copies].sort(),
+    temps: [...a.scan.temps, ...b.scan.temps],
+    warnings: [...a.scan.warnings, ...b.scan.warnings].sort(),
+    lookalikes: [...a.scan.lookalikes, ...b.scan.lookalikes],
+  };
+  const local: LocalView = {
+    ...a.local,
+    courses: new Map([...a.local.courses, ...b.local.courses]),
+    chapters: new Map([...a.local.chapters, ...b.local.chapters]),
+    courseByFolder: new Map([...a.local.courseByFolder, ...b.local.courseByFolder]),
+    problems: [...a.local.problems, ...b.local.problems],
+  };
+  return {
+    scan,
+    snapshot: {
+      ...a.snapshot,
+      courses: { ...a.snapshot.courses, ...b.snapshot.courses },
+      chapters: { ...a.snapshot.chapters, ...b.snapshot.chapters },
+    },
+    baseTexts: new Map([...a.baseTexts, ...b.baseTexts]),
+    local,
+    problems: [...a.problems, ...b.problems],
+  };
+}
