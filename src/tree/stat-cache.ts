@@ -7,7 +7,15 @@ import { nodeFs, type TreeFs } from "./tree-fs.js";
 export const RACY_MS = 2_000;
 
 /** The first line of the cache file; any other first line (an older format) reads as empty. */
-const HEADER = "coursesync stat cache 3";
+const HEADER = "coursesync stat cache 4";
+
+/**
+ * Before an entry's hash: the file was modified too close to when it was recorded to trust its
+ * stat alone (git's "racily clean" entries). Its bytes are read to check the hash before it
+ * counts as unchanged; once that is done long enough after its mtime, it is trusted.
+ */
+const RACY = "?";
+const RACY_CODE = RACY.charCodeAt(0);
 
 /** The stat fields a cached hash is valid for, as the cache file holds them: size, mtime, ctime, inode. */
 function statKey(stat: Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino">): string {
@@ -156,26 +164,38 @@ export class StatCache {
     const entry = this.entryOf(relPath);
     if (entry === undefined) return undefined;
     const key = statKey(stat);
-    return entry.startsWith(key) ? entry.slice(key.length) : undefined;
+    // A racy entry is no proof: the file is read again (and recorded anew).
+    return entry.startsWith(key) && entry[key.length] !== RACY ? entry.slice(key.length) : undefined;
   }
 
-  /** Remember a file's hash, unless its mtime is too recent to trust. */
+  /**
+   * Remember a file's hash. One whose mtime is too recent to trust its stat alone is kept as
+   * racy: a walk reads it to check (see StatLines.take), a scan reads it again.
+   */
   set(relPath: string, stat: Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino">, hash: string): void {
     // A name holding a tab or line break has no line in the file: such a file is read each time.
-    if (this.now() - stat.mtimeMs < RACY_MS || /[\t\n]/.test(relPath)) {
-      if (this.entryOf(relPath) !== undefined) {
-        this.changes.set(relPath, null);
-        this.changed();
-      }
-      return;
-    }
+    if (/[\t\n]/.test(relPath)) return;
+    const racy = this.now() - stat.mtimeMs < RACY_MS;
     // Joined, not concatenated: `+` and template literals leave a tree of rope pieces that
     // tens of thousands of entries keep alive (13 MB of them after a 50,000-chapter pull).
-    const entry = [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, hash].join("\t");
+    const entry = [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, racy ? `${RACY}${hash}` : hash].join(
+      "\t",
+    );
     if (this.entryOf(relPath) !== entry) {
       this.changes.set(relPath, entry);
       this.changed();
     }
+  }
+
+  /**
+   * A racy entry whose file a walk read and found with the hash it names (and the stat it
+   * names): trusted from now on if its mtime is old enough by now. The tree is as the entries
+   * said, so a clean mark stays.
+   */
+  verified(relPath: string, stat: Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino">, hash: string): void {
+    if (this.now() - stat.mtimeMs < RACY_MS || /[\t\n]/.test(relPath)) return;
+    this.changes.set(relPath, [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, hash].join("\t"));
+    this.dirty = true;
   }
 
   /** Forget paths that were not seen in the last scan (of the paths `within` says it read). */
@@ -278,11 +298,21 @@ export class StatLines {
     return this.text.slice(this.at, tab) < relPath;
   }
 
-  /** Whether the line under the cursor (this path's, see isAt) has this stat; moves to the next line. */
-  take(relPath: string, stat: Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino">): boolean {
-    const same = this.text.startsWith(statKey(stat), this.at + relPath.length + 1);
-    this.at = this.text.indexOf("\n", this.at) + 1;
-    return same;
+  /**
+   * Whether the line under the cursor (this path's, see isAt) has this stat: false, or true,
+   * or for a racy entry the hash the file's bytes must have to count as unchanged. Moves to
+   * the next line.
+   */
+  take(relPath: string, stat: Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino">): boolean | string {
+    const key = statKey(stat);
+    const at = this.at + relPath.length + 1;
+    const same = this.text.startsWith(key, at);
+    const end = this.text.indexOf("\n", this.at);
+    this.at = end + 1;
+    if (!same) return false;
+    return this.text.charCodeAt(at + key.length) === RACY_CODE
+      ? this.text.slice(at + key.length + 1, end)
+      : true;
   }
 
   /** The `courses/<name>` folder of the path under the cursor. */

@@ -1,4 +1,4 @@
-import { readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { StatCache } from "../../src/tree/stat-cache.js";
@@ -90,6 +90,26 @@ describe("pull of a tree the stat cache saw clean: only the course folders that 
     const cache = new StatCache(path.join(narrow.root, CACHE), late).loadSync();
     expect(cache.clean).toBeDefined();
     expect(cache.dirtyAtClean).toEqual([]);
+  });
+
+  it("files written just before: checked by their bytes, not read as changed folders", async () => {
+    const emulator = await start({ seedDir: null, now: manualClock().now });
+    seedSite(emulator, sixCourses());
+    const tree = await pullNewTree(emulator, "html");
+    // On the real clock every file is too new to trust by its stat: each entry is kept as racy.
+    const pull = () => runCli(["pull", "-v"], { cwd: tree.root, env: tree.env });
+    const again = await pull();
+    expect(again.stderr).toMatch(/^tree: read 0 of 6 course folders/m);
+    // An edit of the same size, its mtime put back, is seen (its ctime moved; see the walk's
+    // unit test for a file whose stat did not move at all).
+    const file = path.join(tree.root, "courses/course-4/02-chapter-2-of-4.md");
+    const before = await stat(file);
+    const text = await readFile(file, "utf8");
+    await writeFile(file, text.replace("text 4.2", "text 4.X"));
+    await utimes(file, before.atime, before.mtime);
+    const status = await runCli(["status", "--short"], { cwd: tree.root, env: tree.env });
+    expect(status.stdout).toBe(" M courses/course-4/02-chapter-2-of-4.md\n");
+    expect((await pull()).stderr).toMatch(/^tree: read 1 of 6 course folders/m);
   });
 
   it("reads the folders of the site's changes and of local edits, and ends as a pull of the whole tree", async () => {

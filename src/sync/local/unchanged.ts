@@ -1,8 +1,11 @@
-import { type Dirent, lstatSync, readdirSync } from "node:fs";
+import { type Dirent, lstatSync, readdirSync, readFileSync, type Stats } from "node:fs";
 import { type FolderData, readFoldersOnThread, statAt } from "../../tree/folder-thread.js";
 import { tempFileOwner } from "../../tree/fs-ops.js";
 import { COURSE_FILE, COURSES_DIR, isConflictCopy } from "../../tree/layout.js";
 import type { StatCache, StatLines } from "../../tree/stat-cache.js";
+import { sha256 } from "../../util/hash.js";
+
+type StatKey = Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino">;
 
 /** From this many course folders, a thread of its own reads the last ones. */
 export const THREAD_FROM = 1_000;
@@ -16,11 +19,29 @@ const THREAD_SHARE = 0.4;
 /** What one walk compares: the cache's lines in path order, and names to check against `ignore:`. */
 interface Walk {
   root: string;
+  cache: StatCache;
   lines: StatLines;
   /** Paths a scan would read (or report) unless ignored: each one must be ignored. */
   unknown: string[];
   /** Course folders read ahead by another thread (null: it could not read that one). */
   read?: Map<string, FolderData | null> | undefined;
+}
+
+/**
+ * Whether a file with a racy entry (recorded too soon after it was written to trust its stat
+ * alone) still holds the bytes of the hash recorded: then it is unchanged, and trusted from now
+ * on if it is old enough (git re-reads its racily clean entries the same way).
+ */
+function asRecorded(walk: Walk, relPath: string, stat: StatKey, hash: string): boolean {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(`${walk.root}/${relPath}`);
+  } catch {
+    return false;
+  }
+  if (sha256(bytes) !== hash) return false;
+  walk.cache.verified(relPath, stat, hash);
+  return true;
 }
 
 /** A name a scan of a course folder reads or reports unless ignored: a chapter, course.yaml, their look-alikes. */
@@ -75,7 +96,9 @@ function courseFolder(walk: Walk, folder: string): boolean {
     const stat = data ? statAt(data, i) : lstatSync(`${walk.root}/${relPath}`, { throwIfNoEntry: false });
     if (!stat) return false;
     if (lines.isAt(relPath)) {
-      if (!stat.isFile() || !lines.take(relPath, stat)) return false;
+      if (!stat.isFile()) return false;
+      const taken = lines.take(relPath, stat);
+      if (taken === false || (taken !== true && !asRecorded(walk, relPath, stat, taken))) return false;
     } else if (lines.behind(relPath)) {
       return false; // a cached file is gone
     } else if (scanReads(name)) walk.unknown.push(relPath);
@@ -184,7 +207,7 @@ export async function changedSinceClean(
   options: WalkOptions = {},
 ): Promise<Set<string> | undefined> {
   if (stamp === undefined || cache.clean !== stamp) return undefined;
-  const walk: Walk = { root, lines: cache.lines(), unknown: [] };
+  const walk: Walk = { root, cache, lines: cache.lines(), unknown: [] };
   let changed = new Set<string>();
   let unknown = new Map<string, string[]>();
   if (!paths || paths.some((p) => p === "." || p === COURSES_DIR)) {

@@ -11,7 +11,8 @@ import type { WrittenAs } from "./stage-writer.js";
  * Only on a file system that keeps mtimes finer than a millisecond: where they are coarse (FAT,
  * HFS+), an edit of the same size in the same tick would leave the stat as it was, so such a
  * file is read again next time, as it would be without this. The cache's own rule applies on
- * top: a file modified within two seconds of being recorded is not trusted.
+ * top: a file modified within two seconds of being recorded is trusted only once its bytes
+ * were checked against its hash.
  */
 export class WrittenFiles {
   readonly #root: string;
