@@ -56,6 +56,33 @@ export async function atomicWrite(
   }
 }
 
+/**
+ * As atomicWrite, for a file made of pieces: each is written as it comes (`pieces` is asked
+ * again for a second try), so a file of many megabytes is never one string and one buffer in
+ * memory at once.
+ */
+export async function atomicWritePieces(
+  file: string,
+  pieces: () => Iterable<string>,
+  options: Omit<WriteOptions, "flush"> = {},
+  retry = true,
+): Promise<void> {
+  const fs = options.fs ?? nodeFs;
+  const temp = `${file}.${process.pid}.${randomInt(2 ** 47)}.tmp`;
+  try {
+    await fs.writeFile(temp, "");
+    for (const piece of pieces()) await fs.appendFile(temp, piece);
+    await fs.rename(temp, file);
+  } catch (error) {
+    await fs.rm(temp);
+    if ((error as NodeJS.ErrnoException).code === "ENOENT" && retry) {
+      await fs.mkdir(path.dirname(file));
+      return atomicWritePieces(file, pieces, options, false);
+    }
+    throw error;
+  }
+}
+
 /** The pid in the name of a temp file atomicWrite makes (`<file>.<pid>.<n>.tmp`), if it is one. */
 export function tempFileOwner(name: string): number | undefined {
   const match = /\.(\d+)\.\d+\.tmp$/.exec(name);

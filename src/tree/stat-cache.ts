@@ -1,6 +1,6 @@
 import type { Stats } from "node:fs";
 import { readFileSync } from "node:fs";
-import { atomicWrite } from "./fs-ops.js";
+import { atomicWritePieces } from "./fs-ops.js";
 import { nodeFs, type TreeFs } from "./tree-fs.js";
 
 /** How close to "now" a file's mtime may be and still be trusted (git's racy-clean rule). */
@@ -16,6 +16,9 @@ const HEADER = "coursesync stat cache 4";
  */
 const RACY = "?";
 const RACY_CODE = RACY.charCodeAt(0);
+
+/** About how many characters the cache file is written in at a time. */
+const PIECE = 1 << 20;
 
 /** The stat fields a cached hash is valid for, as the cache file holds them: size, mtime, ctime, inode. */
 function statKey(stat: Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino">): string {
@@ -125,28 +128,52 @@ export class StatCache {
     for (const [relPath, entry] of this.changes) if (entry !== null) yield relPath;
   }
 
-  /** The entry lines as the file holds them: the file's, with this run's changes merged in. */
-  private sortedLines(): string {
-    if (this.changes.size === 0) return this.text.slice(this.start);
-    const lines: string[] = [];
+  /**
+   * The entry lines as the file holds them, the file's with this run's changes merged in, in
+   * pieces of about a megabyte: a cache of tens of thousands of entries is written without
+   * being one string (and one buffer) first.
+   */
+  private *linePieces(): Generator<string> {
+    const { text } = this;
+    if (this.changes.size === 0) {
+      for (let at = this.start; at < text.length; at += PIECE) yield text.slice(at, at + PIECE);
+      return;
+    }
+    let piece: string[] = [];
+    let size = 0;
+    const push = (...parts: string[]) => {
+      for (const part of parts) {
+        piece.push(part);
+        size += part.length;
+      }
+    };
     const added = [...this.changes]
-      .filter(([, entry]) => entry !== null)
+      .filter((change): change is [string, string] => change[1] !== null)
       .sort(([a], [b]) => (a < b ? -1 : 1));
     let next = 0;
-    const { text } = this;
     for (let at = this.start; at < text.length; ) {
       const end = text.indexOf("\n", at);
       const tab = text.indexOf("\t", at);
       if (tab > at && tab < end) {
         const relPath = text.slice(at, tab);
-        while (next < added.length && added[next]![0] < relPath)
-          lines.push(`${added[next]![0]}\t${added[next++]![1]}\n`);
-        if (!this.changes.has(relPath)) lines.push(text.slice(at, end + 1));
+        for (; next < added.length && added[next]![0] < relPath; next++)
+          push(added[next]![0], "\t", added[next]![1], "\n");
+        if (!this.changes.has(relPath)) push(text.slice(at, end + 1));
       }
       at = end + 1;
+      if (size >= PIECE) {
+        yield piece.join("");
+        piece = [];
+        size = 0;
+      }
     }
-    while (next < added.length) lines.push(`${added[next]![0]}\t${added[next++]![1]}\n`);
-    return lines.join("");
+    for (; next < added.length; next++) push(added[next]![0], "\t", added[next]![1], "\n");
+    yield piece.join("");
+  }
+
+  /** The entry lines as the file holds them, as one string. */
+  private sortedLines(): string {
+    return [...this.linePieces()].join("");
   }
 
   /**
@@ -253,7 +280,16 @@ export class StatCache {
     if (!this.dirty) return;
     const clean = this.cleanStamp === undefined ? "-" : `clean\t${this.cleanStamp}`;
     const dirty = ["dirty", ...this.dirtyFolders].join("\t");
-    await atomicWrite(this.file, `${HEADER}\n${clean}\n${dirty}\n${this.sortedLines()}`, { fs: this.fs });
+    const header = `${HEADER}\n${clean}\n${dirty}\n`;
+    const pieces = this.linePieces.bind(this);
+    await atomicWritePieces(
+      this.file,
+      function* () {
+        yield header;
+        yield* pieces();
+      },
+      { fs: this.fs },
+    );
     this.dirty = false;
   }
 }
