@@ -156,6 +156,11 @@ async function pullTree(
   written.record(statCache);
   for (const text of plan.cacheTexts) await cache.stage(text);
   await cache.flush();
+  // The files are written and the texts cached: the listing and the file operations are not
+  // read again. Let them go before the snapshot and the stat cache are written.
+  planned.release();
+  plan.ops.length = 0;
+  plan.cacheTexts.length = 0;
   result.snapshotWritten = await saveIfChanged(root, options.site, loaded, plan.snapshot, fs);
   // A pull of the whole site knows every text the snapshot needs: the rest of the cache goes.
   if (result.snapshotWritten && wholeSite) await cache.prune(contentHashes(plan.snapshot));
@@ -425,6 +430,10 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
     wholeSite,
     pending,
     fs,
+    release: () => {
+      courses.records.length = 0;
+      chapters.records.length = 0;
+    },
   };
 }
 
