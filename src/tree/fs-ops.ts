@@ -35,25 +35,9 @@ export async function atomicWrite(
   file: string,
   data: string | Uint8Array,
   options: WriteOptions = {},
-  retry = true,
 ): Promise<void> {
   const fs = options.fs ?? nodeFs;
-  // Unique without a counter kept between calls: writes to one file may run side by side.
-  const temp = `${file}.${process.pid}.${randomInt(2 ** 47)}.tmp`;
-  try {
-    await fs.writeFile(temp, data, { flush: options.flush === true });
-    await fs.rename(temp, file);
-  } catch (error) {
-    await fs.rm(temp);
-    // The folder is missing: new, or removed since (a course folder renamed or deleted while
-    // a long run such as watch goes on). Make it and write again, once. Trying the write first
-    // costs one failed call per new folder instead of a mkdir per file.
-    if ((error as NodeJS.ErrnoException).code === "ENOENT" && retry) {
-      await fs.mkdir(path.dirname(file));
-      return atomicWrite(file, data, options, false);
-    }
-    throw error;
-  }
+  await throughTemp(file, (temp) => fs.writeFile(temp, data, { flush: options.flush === true }), fs);
 }
 
 /**
@@ -65,19 +49,38 @@ export async function atomicWritePieces(
   file: string,
   pieces: () => Iterable<string>,
   options: Omit<WriteOptions, "flush"> = {},
-  retry = true,
 ): Promise<void> {
   const fs = options.fs ?? nodeFs;
+  await throughTemp(
+    file,
+    async (temp) => {
+      await fs.writeFile(temp, "");
+      for (const piece of pieces()) await fs.appendFile(temp, piece);
+    },
+    fs,
+  );
+}
+
+/** Write a temp file beside `file` (`write` makes it), then rename it over `file`. */
+async function throughTemp(
+  file: string,
+  write: (temp: string) => Promise<void>,
+  fs: TreeFs,
+  retry = true,
+): Promise<void> {
+  // Unique without a counter kept between calls: writes to one file may run side by side.
   const temp = `${file}.${process.pid}.${randomInt(2 ** 47)}.tmp`;
   try {
-    await fs.writeFile(temp, "");
-    for (const piece of pieces()) await fs.appendFile(temp, piece);
+    await write(temp);
     await fs.rename(temp, file);
   } catch (error) {
     await fs.rm(temp);
+    // The folder is missing: new, or removed since (a course folder renamed or deleted while
+    // a long run such as watch goes on). Make it and write again, once. Trying the write first
+    // costs one failed call per new folder instead of a mkdir per file.
     if ((error as NodeJS.ErrnoException).code === "ENOENT" && retry) {
       await fs.mkdir(path.dirname(file));
-      return atomicWritePieces(file, pieces, options, false);
+      return throughTemp(file, write, fs, false);
     }
     throw error;
   }

@@ -15,6 +15,24 @@ import type { FileOp } from "./plan.js";
 // would change nothing, so its chapters are left out of the plan altogether, and its course
 // stands in the local view as the snapshot has it (its folder's name stays taken).
 
+/**
+ * The course folders of the tree paths added to it; undefined when one is outside every
+ * course folder (what is there only a read of the whole tree can judge).
+ */
+function folderSet(): { add: (relPath: string | undefined) => void; folders: () => Set<string> | undefined } {
+  const found = new Set<string>();
+  let outside = false;
+  return {
+    add: (relPath) => {
+      if (relPath === undefined) return;
+      const folder = courseFolderContaining(relPath);
+      if (folder === undefined) outside = true;
+      else found.add(folder);
+    },
+    folders: () => (outside ? undefined : found),
+  };
+}
+
 /** The site lists the record as the last sync has it (its content by hash, not read). */
 function listedAsSynced(record: WireRecord, entry: SnapshotEntry | undefined): boolean {
   return (
@@ -33,14 +51,7 @@ export function remoteFolders(
   courses: readonly WireRecord[],
   chapters: readonly WireRecord[],
 ): Set<string> | undefined {
-  const folders = new Set<string>();
-  let outside = false;
-  const add = (relPath: string | undefined) => {
-    if (relPath === undefined) return;
-    const folder = courseFolderContaining(relPath);
-    if (folder === undefined) outside = true;
-    else folders.add(folder);
-  };
+  const { add, folders } = folderSet();
   const listedCourses = new Set<number>();
   for (const record of courses) {
     listedCourses.add(record.id);
@@ -60,7 +71,7 @@ export function remoteFolders(
     if (!listedCourses.has(Number(id))) add(entry.path);
   for (const [id, entry] of Object.entries(snapshot.chapters))
     if (!listedChapters.has(Number(id))) add(entry.path);
-  return outside ? undefined : folders;
+  return folders();
 }
 
 /** What a pull plans with when it reads only some course folders. */
@@ -139,14 +150,7 @@ export function pendingFolders(
   },
   ops: readonly FileOp[],
 ): string[] | undefined {
-  const folders = new Set<string>();
-  let outside = false;
-  const add = (relPath: string | undefined) => {
-    if (relPath === undefined) return;
-    const folder = courseFolderContaining(relPath);
-    if (folder === undefined) outside = true;
-    else folders.add(folder);
-  };
+  const { add, folders } = folderSet();
   const { local, snapshot } = side;
   for (const course of local.courses.values()) {
     const entry = course.id === undefined ? undefined : snapshot?.courses[course.id];
@@ -167,5 +171,6 @@ export function pendingFolders(
   for (const problem of side.problems) add(problem.file);
   for (const copy of side.scan.copies) add(copy);
   for (const op of ops) if (op.op === "copy") add(op.path);
-  return outside ? undefined : [...folders].sort();
+  const found = folders();
+  return found && [...found].sort();
 }
