@@ -155,12 +155,14 @@ async function pullTree(
   result.filesWritten = await applyOps(root, plan.ops, existing, fs, run.staged, written);
   written.record(statCache);
   for (const text of plan.cacheTexts) await cache.stage(text);
+  for (const record of plan.cacheRecords) await cache.stage(String(record.content ?? ""));
   await cache.flush();
   // The files are written and the texts cached: the listing and the file operations are not
   // read again. Let them go before the snapshot and the stat cache are written.
   planned.release();
   plan.ops.length = 0;
   plan.cacheTexts.length = 0;
+  plan.cacheRecords.length = 0;
   result.snapshotWritten = await saveIfChanged(root, options.site, loaded, plan.snapshot, fs);
   // A pull of the whole site knows every text the snapshot needs: the rest of the cache goes.
   if (result.snapshotWritten && wholeSite) await cache.prune(contentHashes(plan.snapshot));

@@ -128,7 +128,8 @@ class World {
     }
     this.files = files;
     this.snapshot = plan.snapshot;
-    for (const text of plan.cacheTexts) this.cache.set(sha256(text), text);
+    for (const text of [...plan.cacheTexts, ...plan.cacheRecords.map((r) => String(r.content ?? ""))])
+      this.cache.set(sha256(text), text);
     return plan;
   }
 

@@ -21,7 +21,7 @@ import type { Snapshot } from "../state/snapshot.js";
 import { bodyConflict } from "./markers.js";
 import type { Placement } from "./place.js";
 import type { FileOp, PullInput } from "./plan.js";
-import { pushLazy, spilled } from "./spill.js";
+import { spilled } from "./spill.js";
 
 /** What the planner knows once every record is reconciled: the input and each record's plan. */
 export interface Planned {
@@ -48,6 +48,8 @@ export interface PlanOutput {
   /** Local files deleted (for the delete guard). */
   deletes: number;
   cacheTexts: string[];
+  /** Records whose content the cache keeps, read back from the spill only then. */
+  cacheRecords: WireRecord[];
 }
 
 /**
@@ -138,7 +140,7 @@ export function emitChapters(
 ): void {
   const { local, base, remoteChapters, chapterPlans, input, bodies, modeChanged } = p;
   const { layout, unplaceable } = placement;
-  const { ops, changes, next, cacheTexts } = out;
+  const { ops, changes, next, cacheTexts, cacheRecords } = out;
   const translate = (file: string) => {
     const [top, name, rest] = file.split("/");
     const folder = `${top}/${name}`;
@@ -229,7 +231,7 @@ export function emitChapters(
       const same = entry !== undefined && jsonEqual(record, entry.record);
       const unchanged = same && !modeChanged && entry.body !== undefined;
       if (!same) {
-        if (spilled(remote)) pushLazy(cacheTexts, contentOf(remote));
+        if (spilled(remote)) cacheRecords.push(remote);
         else cacheTexts.push(String(remote.content ?? ""));
       }
       if (unchanged && entry.path === entryPath && entry.conflict === undefined) {
@@ -286,11 +288,6 @@ function chapterText(id: number, values: ChapterValues, bodies: BodyCodec): () =
 /** A chapter file's text from the site's record, made when asked. */
 function siteText(id: number, remote: WireRecord, bodies: BodyCodec): () => string {
   return () => renderChapter(id, chapterValuesOfRecord(remote), bodies).text;
-}
-
-/** A record's content, read when asked (a spilled record's is read back from the spill). */
-function contentOf(record: WireRecord): () => string {
-  return () => String(record.content ?? "");
 }
 
 // One getter for every lazy write: they share a hidden class instead of one each.

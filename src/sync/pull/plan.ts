@@ -69,6 +69,8 @@ export interface PullPlan {
   deletes: number;
   /** Chapter HTML to keep in the content cache. */
   cacheTexts: string[];
+  /** Chapters whose content the cache keeps too, read (from the spill) only as it is kept. */
+  cacheRecords: WireRecord[];
 }
 
 /** Plan a pull: reconcile every entity, then lay out files and the next snapshot. Pure. */
@@ -89,6 +91,7 @@ export function planPull(input: PullInput): PullPlan {
   const modeChanged = (snapshot?.body ?? "html") !== bodies.mode;
   next.body = bodies.mode;
   const cacheTexts: string[] = [];
+  const cacheRecords: WireRecord[] = [];
   // Courses with nothing to do are left out, as out of scope: their files and entries stay.
   const synced = syncedCourses(input, base, { courses: remoteCourses, chapters: remoteChapters });
 
@@ -178,12 +181,12 @@ export function planPull(input: PullInput): PullPlan {
     modeChanged,
   };
   const placement = placeRecords(planned);
-  const out: PlanOutput = { ops, changes, next, deletes: 0, cacheTexts };
+  const out: PlanOutput = { ops, changes, next, deletes: 0, cacheTexts, cacheRecords };
   const folderMoves = emitCourses(planned, placement, out);
   emitChapters(planned, placement, folderMoves, out);
   // Course folders that end up empty go (after their files).
   ops.sort((a, b) => OP_ORDER[a.op] - OP_ORDER[b.op]);
-  return { ops, changes, snapshot: next, deletes: out.deletes, cacheTexts };
+  return { ops, changes, snapshot: next, deletes: out.deletes, cacheTexts, cacheRecords };
 }
 
 const OP_ORDER: Record<FileOp["op"], number> = {

@@ -139,8 +139,3 @@ export function sharingContent<T extends { content?: unknown }>(
   Object.defineProperty(copy, "content", { get: readSource, enumerable: true, configurable: true });
   return copy as T;
 }
-
-/** Add to a list an item read only when the list is (a spilled record's content). */
-export function pushLazy(list: string[], read: () => string): void {
-  Object.defineProperty(list, list.length, { get: read, enumerable: true, configurable: true });
-}
