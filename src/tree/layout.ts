@@ -109,7 +109,9 @@ export function planLayout(courses: readonly CourseSlot[], chapters: readonly Ch
     })),
   );
   const courseFolder = new Map<number, string>();
-  for (const [id, name] of folders) courseFolder.set(id, `${COURSES_DIR}/${name}`);
+  // Joined, not concatenated: a template literal makes a rope of pieces, and a pull of 50,000
+  // chapters keeps every path (in its plan and its snapshot) as three or four of them.
+  for (const [id, name] of folders) courseFolder.set(id, [COURSES_DIR, name].join("/"));
 
   const byCourse = new Map<number, ChapterSlot[]>();
   for (const chapter of chapters) {
@@ -132,7 +134,7 @@ export function planLayout(courses: readonly CourseSlot[], chapters: readonly Ch
         current: c.current?.replace(/\.md$/, ""),
       })),
     );
-    for (const [id, name] of names) chapterFile.set(id, `${folder}/${name}.md`);
+    for (const [id, name] of names) chapterFile.set(id, [folder, "/", name, ".md"].join(""));
   }
   return { courseFolder, chapterFile };
 }
