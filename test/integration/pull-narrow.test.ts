@@ -130,6 +130,16 @@ describe("pull of a tree the stat cache saw clean: only the course folders that 
     expect(await pullBoth()).toEqual([1, 6]);
   });
 
+  it("a dry run says what the whole tree's would, and leaves the tree and its stat cache as they were", async () => {
+    const { emulator, narrow, pullBoth, both } = await twins();
+    edit(emulator, "chapters", 8, { title: "Renamed on the site" });
+    await both(replaceIn("courses/course-5/01-chapter-1-of-5.md", "text 5.1", "text 5.1, edited here"));
+    const cache = await readFile(path.join(narrow.root, CACHE), "utf8");
+    expect(await pullBoth("--dry-run")).toEqual([2, 6]);
+    expect(await readFile(path.join(narrow.root, CACHE), "utf8")).toBe(cache);
+    expect(await pullBoth()).toEqual([2, 6]);
+  });
+
   it("a new course named like one it does not read gets a folder of its own", async () => {
     const { emulator, narrow, pullBoth } = await twins();
     const id = addCourse(emulator, { title: "Course 2" });
