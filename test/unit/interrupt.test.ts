@@ -1,9 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { RequestGate } from "../../src/api/gate.js";
 import { abortable } from "../../src/cli/prompts.js";
 import { InterruptedError } from "../../src/errors.js";
 import { runCli } from "../helpers/cli.js";
-import { testdir } from "../helpers/testdir.js";
+import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
+
+afterEach(cleanupTestdirs);
 
 function deferred() {
   let resolve!: () => void;
