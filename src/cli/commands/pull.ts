@@ -90,7 +90,11 @@ The first pull from a site that holds records and has no snapshot here maps them
 by content (courses by title, chapters by title and ordinal in their course): what is equal is
 mapped, what differs is a conflict with the site's version written beside the file, and what
 only the site has is pulled. Titles that do not pair one to one stop it (exit 3) and nothing is
-written. It never creates or deletes anything on either side.`,
+written. It never creates or deletes anything on either side.
+
+Once a pull or status has found the tree clean, the next pull reads only the course folders
+whose files changed since and those the site's changes touch (-v says how many); removing
+.coursesync/cache/<site>/stat.json makes it read the whole tree.`,
     )
     .addHelpText("after", examplesText(EXAMPLES))
     .action(async (paths: string[], flags: PullFlags, command: Command) => {
