@@ -18,6 +18,7 @@ import {
   openLocalIn,
   rekeyed,
 } from "./local/open.js";
+import { pendingFolders } from "./local/pending.js";
 import { changedSinceClean } from "./local/unchanged.js";
 import type { LocalView } from "./local-view.js";
 import { applyOps, effectiveOps } from "./pull/apply.js";
@@ -25,7 +26,7 @@ import { completeSummaries, type RecordReader } from "./pull/complete.js";
 import { holdInvalid } from "./pull/held.js";
 import { type ListClient, type ListingCallbacks, type StartedListing, startListing } from "./pull/listing.js";
 import { mapSite } from "./pull/map-site.js";
-import { narrowTo, pendingFolders, remoteFolders, widened, withCoursesAsSynced } from "./pull/narrow.js";
+import { narrowTo, remoteFolders, widened, withCoursesAsSynced } from "./pull/narrow.js";
 import {
   adoptProvisionalIntents,
   keepConflicts,

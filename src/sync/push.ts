@@ -11,6 +11,7 @@ import type { FileProblem } from "../tree/yaml-text.js";
 import { fieldsEqual, valuesOfRecord } from "./entities.js";
 import { defaultMaxDelete, guardDeleteLimit, invalidFilesError } from "./guards.js";
 import { openSiteLocal } from "./local/open.js";
+import { pendingFolders } from "./local/pending.js";
 import { inPaths, planLocalChanges } from "./local-plan.js";
 import { Adopter, type ApplyContext, apply } from "./push/apply.js";
 import type { Decision, Known } from "./push/decide.js";
@@ -61,6 +62,12 @@ export interface PushOptions extends SyncTarget {
   writeConcurrency?: number;
   /** How push waits (for a file an editor is saving). @default a setTimeout promise */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * What a clean verdict of the tree rests on besides its files, as status stamps it (see
+   * PullOptions.stamp): with it, a push of the whole tree tells the stat cache where the tree
+   * is as its new snapshot says, so the next status or pull reads only the rest.
+   */
+  stamp?: (() => string | undefined) | undefined;
 }
 
 /** What a push did. */
@@ -133,6 +140,18 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
   if (blocking.length > 0) throw invalidFilesError(blocking, "nothing was sent");
   if (options.skipInvalid)
     for (const problem of problems) if (asked(problem.file)) options.onInvalid?.(problem);
+  // Where the tree differs from the last sync now: after the writes, the rest is as the new
+  // snapshot says (the records there are neither sent nor changed by this run).
+  const pending =
+    !options.dryRun &&
+    options.paths === undefined &&
+    !options.select &&
+    !opened.other &&
+    !opened.restore &&
+    earlier.length === 0 &&
+    scan.warnings.length === 0
+      ? pendingFolders({ scan, local, snapshot, problems })
+      : undefined;
   const blocked = problems.map((p) => courseFolderOf(p.file));
   const isBlocked = (file: string | undefined) =>
     file !== undefined && blocked.some((b) => file === b || file.startsWith(`${b}/`));
@@ -218,6 +237,8 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
   const adopter = new Adopter(client, snapshot, new Map(open.map((i) => [i.key, i])));
   /** Why no write starts any more (a failure; a conflict, unless conflicts are skipped). */
   let stopped: string | undefined;
+  /** The writes all ran (each done, failed or skipped), without an error going up. */
+  let finished = false;
   result.applied = true;
   // Changes are reported in plan order, whatever order the writes end in (null: nothing to
   // report here, as for a conflict, reported above).
@@ -326,6 +347,7 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
       ...ordered.slice(firstDelete),
     ];
     await runInPhases(plan.ops, firstDelete, plan.ops.length, concurrency, creates, write);
+    finished = true;
   } finally {
     // Whatever happened, what the site confirmed goes into the snapshot: what this run saw done,
     // after what the journal holds (a write that failed after its line, as a file the disk refused).
@@ -343,6 +365,10 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
     await saveSnapshot(root, options.site, next, fs);
     if (unfinished.length > 0) await journal.restart(snapshotBase(next), unfinished);
     else await journal.clear();
+    // Only after a run that went through, with nothing waiting in the journal.
+    const stamp = finished && unfinished.length === 0 && pending && options.stamp?.();
+    if (pending && stamp) statCache.markClean(stamp, pending);
+    else statCache.forgetClean();
     await statCache.save();
   }
   return result;

@@ -18,7 +18,7 @@ import { ignoreOption, knownTreePaths, maxDeleteFlag, onlyOption, type Selection
 import { type WriteProgress, writeProgress } from "../progress.js";
 import { restoreLines } from "../render/restore.js";
 import { changeJson, changeLines, countsLine } from "../summary.js";
-import { openTree } from "../tree-root.js";
+import { cleanStamp, openTree } from "../tree-root.js";
 import { runWatch } from "./watch.js";
 
 interface PushFlags extends SelectionFlags {
@@ -177,6 +177,8 @@ every course and chapter (journaled: run it again to finish one that was cut sho
             ...(await syncTarget(run, tree, site)),
             writeConcurrency: tree.config.concurrency,
             sleep: run.sleep,
+            // Another site's verdict would rest on the default site's snapshot too: none.
+            stamp: site.name === tree.config.site ? () => cleanStamp(tree, site) : undefined,
             paths: scope,
             select: fileSelection(flags.only ?? [], flags.ignore ?? []),
             dryRun: flags.dryRun,
