@@ -5,28 +5,18 @@ import { memoized } from "../tree/codecs.js";
 import { removeLeftoverTemps } from "../tree/fs-ops.js";
 import { convertMany, POOL_THRESHOLD } from "../tree/markdown/pool.js";
 import type { ScanResult } from "../tree/scan.js";
-import type { StatCache } from "../tree/stat-cache.js";
 import { guardedFs, type TreeFs } from "../tree/tree-fs.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { snapshotRecord } from "./entities.js";
 import { defaultMaxDelete, guardDeleteLimit, guardEmptyListing } from "./guards.js";
-import {
-  joinSides,
-  type LocalSide,
-  type OpenLocalOptions,
-  openLocal,
-  openLocalIn,
-  rekeyed,
-} from "./local/open.js";
+import { openLocal, rekeyed } from "./local/open.js";
 import { pendingFolders } from "./local/pending.js";
-import { changedSinceClean } from "./local/unchanged.js";
-import type { LocalView } from "./local-view.js";
 import { applyOps, effectiveOps } from "./pull/apply.js";
 import { completeSummaries, type RecordReader } from "./pull/complete.js";
 import { holdInvalid } from "./pull/held.js";
 import { type ListClient, type ListingCallbacks, type StartedListing, startListing } from "./pull/listing.js";
 import { mapSite } from "./pull/map-site.js";
-import { narrowTo, remoteFolders, widened, withCoursesAsSynced } from "./pull/narrow.js";
+import { foldersRead, openNarrowly, widened } from "./pull/narrow.js";
 import {
   adoptProvisionalIntents,
   keepConflicts,
@@ -328,11 +318,14 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
     "An empty listing is not taken as 'every chapter was deleted'. Check the site and the account. If the site really has no chapters now, remove the chapter files and their snapshot entries by hand.",
   );
 
+  // A narrowed plan takes only the chapters filed in the folders it read (and new ones): the
+  // rest are as the last sync has them.
+  const remoteChapters = narrow ? narrow.remoteChapters : chapters.records;
   // A first pull of a large site converts thousands of chapters: spread that over cores.
   if (bodies.mode === "markdown") {
     const modeChanged = (snapshot?.body ?? "html") !== bodies.mode;
     const pending = new Set<string>();
-    for (const record of chapters.records) {
+    for (const record of remoteChapters) {
       // An unchanged record is told by its fields and content hash: its content (read back
       // from the spill when asked) is not read at all.
       const entry = snapshot?.chapters[record.id];
@@ -351,7 +344,6 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
   const inScope = (file: string) =>
     !scope || scope.some((p) => p === "." || p === "courses" || file === p || file.startsWith(`${p}/`));
   // An invalid file stops nothing else: the records it holds back wait, the rest is pulled.
-  const remoteChapters = narrow ? narrow.remoteChapters : chapters.records;
   const hold = holdInvalid({
     scan,
     local,
@@ -438,60 +430,6 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
       chapters.records.length = 0;
     },
   };
-}
-
-/** How many of the tree's course folders a narrowed pull read. */
-function foldersRead(local: LocalView, read: ReadonlySet<string>): { read: number; of: number } {
-  const folders = new Set([...local.courses.values()].map((course) => course.folder));
-  return { read: [...read].filter((folder) => folders.has(folder)).length, of: folders.size };
-}
-
-/** How the local side is opened: the same for the whole tree and for some folders. */
-type OpenOptions = Pick<
-  OpenLocalOptions<Snapshot>,
-  "ignore" | "bodies" | "statCache" | "cache" | "onWarning"
->;
-
-/**
- * The local side read only where anything can have changed (see pull/narrow.ts): when the stat
- * cache last saw the tree clean at this stamp, the course folders that differ since (read
- * while the listing arrives), and those the site's changes touch (known once it is whole).
- * Undefined when that cannot be told, or a file there is invalid (what it holds back can
- * reach beyond its folder): the whole tree is read then.
- */
-async function openNarrowly(
-  root: string,
-  snapshot: Snapshot,
-  stamp: string | undefined,
-  listing: Promise<[Listing, Listing]>,
-  open: OpenOptions & { statCache: StatCache },
-): Promise<
-  | { side: LocalSide<Snapshot>; folders: Set<string>; base: Snapshot; remoteChapters: WireRecord[] }
-  | undefined
-> {
-  const changed = await changedSinceClean(root, open.statCache, stamp, open.ignore);
-  if (!changed) return undefined;
-  // Told only if this way is taken: else the whole tree's scan tells them.
-  const warnings: string[] = [];
-  const openIn = (folders: ReadonlySet<string>) =>
-    openLocalIn(root, snapshot, folders, { ...open, onWarning: (message) => warnings.push(message) });
-  const here = openIn(changed);
-  here.catch(() => {});
-  const [courses, chapters] = await listing.catch(async (error: unknown) => {
-    await here.catch(() => {});
-    throw error;
-  });
-  const read = await here;
-  const remote = remoteFolders(snapshot, courses.records, chapters.records);
-  if (!remote || !read) return undefined;
-  const more = new Set([...remote].filter((folder) => !changed.has(folder)));
-  const side = more.size > 0 ? await openIn(more).then((also) => also && joinSides(read, also)) : read;
-  if (!side || side.problems.length > 0) return undefined;
-  for (const message of warnings.sort()) open.onWarning?.(message);
-  const folders = new Set([...changed, ...more]);
-  const { base, remoteChapters } = narrowTo(snapshot, folders, chapters.records);
-  withCoursesAsSynced(side.local, snapshot, folders);
-  return { side, folders, base, remoteChapters };
 }
 
 /** The content hashes a snapshot's chapter records name. */

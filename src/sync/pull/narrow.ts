@@ -1,7 +1,11 @@
+import type { Listing } from "../../api/client.js";
 import type { WireRecord } from "../../api/wire.js";
 import { courseFilePath, inCourseFolders } from "../../tree/layout.js";
+import type { StatCache } from "../../tree/stat-cache.js";
 import { courseValuesOfRecord, snapshotRecord } from "../entities.js";
+import { joinSides, type LocalSide, type OpenLocalOptions, openLocalIn } from "../local/open.js";
 import { folderSet } from "../local/pending.js";
+import { changedSinceClean } from "../local/unchanged.js";
 import type { LocalView } from "../local-view.js";
 import { jsonEqual } from "../reconcile.js";
 import type { Snapshot, SnapshotEntry } from "../state/snapshot.js";
@@ -113,4 +117,58 @@ export function widened(loaded: Snapshot, folders: ReadonlySet<string>, next: Sn
   for (const [id, entry] of Object.entries(loaded.chapters)) if (!inside(entry.path)) chapters[id] = entry;
   Object.assign(chapters, next.chapters);
   return { ...next, chapters };
+}
+
+/** How many of the tree's course folders a narrowed pull read. */
+export function foldersRead(local: LocalView, read: ReadonlySet<string>): { read: number; of: number } {
+  const folders = new Set([...local.courses.values()].map((course) => course.folder));
+  return { read: [...read].filter((folder) => folders.has(folder)).length, of: folders.size };
+}
+
+/** How the local side is opened: the same for the whole tree and for some folders. */
+export type OpenOptions = Pick<
+  OpenLocalOptions<Snapshot>,
+  "ignore" | "bodies" | "statCache" | "cache" | "onWarning"
+>;
+
+/**
+ * The local side read only where anything can have changed (see pull/narrow.ts): when the stat
+ * cache last saw the tree clean at this stamp, the course folders that differ since (read
+ * while the listing arrives), and those the site's changes touch (known once it is whole).
+ * Undefined when that cannot be told, or a file there is invalid (what it holds back can
+ * reach beyond its folder): the whole tree is read then.
+ */
+export async function openNarrowly(
+  root: string,
+  snapshot: Snapshot,
+  stamp: string | undefined,
+  listing: Promise<[Listing, Listing]>,
+  open: OpenOptions & { statCache: StatCache },
+): Promise<
+  | { side: LocalSide<Snapshot>; folders: Set<string>; base: Snapshot; remoteChapters: WireRecord[] }
+  | undefined
+> {
+  const changed = await changedSinceClean(root, open.statCache, stamp, open.ignore);
+  if (!changed) return undefined;
+  // Told only if this way is taken: else the whole tree's scan tells them.
+  const warnings: string[] = [];
+  const openIn = (folders: ReadonlySet<string>) =>
+    openLocalIn(root, snapshot, folders, { ...open, onWarning: (message) => warnings.push(message) });
+  const here = openIn(changed);
+  here.catch(() => {});
+  const [courses, chapters] = await listing.catch(async (error: unknown) => {
+    await here.catch(() => {});
+    throw error;
+  });
+  const read = await here;
+  const remote = remoteFolders(snapshot, courses.records, chapters.records);
+  if (!remote || !read) return undefined;
+  const more = new Set([...remote].filter((folder) => !changed.has(folder)));
+  const side = more.size > 0 ? await openIn(more).then((also) => also && joinSides(read, also)) : read;
+  if (!side || side.problems.length > 0) return undefined;
+  for (const message of warnings.sort()) open.onWarning?.(message);
+  const folders = new Set([...changed, ...more]);
+  const { base, remoteChapters } = narrowTo(snapshot, folders, chapters.records);
+  withCoursesAsSynced(side.local, snapshot, folders);
+  return { side, folders, base, remoteChapters };
 }
