@@ -3,16 +3,15 @@ import type { Resource, WireRecord } from "../api/wire.js";
 import { ExitCode, UserError } from "../errors.js";
 import { memoized } from "../tree/codecs.js";
 import { removeLeftoverTemps } from "../tree/fs-ops.js";
-import { convertMany, POOL_THRESHOLD } from "../tree/markdown/pool.js";
 import type { ScanResult } from "../tree/scan.js";
-import { guardedFs, type TreeFs } from "../tree/tree-fs.js";
+import { guardedFs } from "../tree/tree-fs.js";
 import type { FileProblem } from "../tree/yaml-text.js";
-import { snapshotRecord } from "./entities.js";
 import { defaultMaxDelete, guardDeleteLimit, guardEmptyListing } from "./guards.js";
 import { openLocal, rekeyed } from "./local/open.js";
 import { pendingFolders } from "./local/pending.js";
-import { applyOps, effectiveOps } from "./pull/apply.js";
+import { applyOps, effectiveOps, existingFiles } from "./pull/apply.js";
 import { completeSummaries, type RecordReader } from "./pull/complete.js";
+import { convertAhead } from "./pull/convert.js";
 import { holdInvalid } from "./pull/held.js";
 import { type ListClient, type ListingCallbacks, type StartedListing, startListing } from "./pull/listing.js";
 import { mapSite } from "./pull/map-site.js";
@@ -24,26 +23,18 @@ import {
   otherSite,
   withoutConflicts,
 } from "./pull/other-site.js";
+import { contentHashes, saveIfChanged } from "./pull/save.js";
 import { ContentSpill } from "./pull/spill.js";
 import { StagedFiles } from "./pull/stage.js";
 import { WrittenFiles } from "./pull/written.js";
 import type { SiteNames } from "./push/restore.js";
-import { jsonEqual } from "./reconcile.js";
 import type { Change } from "./report.js";
 import { planPullWithin, type Selection } from "./selection.js";
 import { ContentCache } from "./state/content-cache.js";
 import { mappedClient, type RecordClient } from "./state/id-map.js";
 import { Journal, unconfirmedIntents } from "./state/journal.js";
 import { adoptIntents, foldJournal, restoreIds } from "./state/recovery.js";
-import {
-  type Snapshot,
-  saveSnapshot,
-  snapshotBase,
-  snapshotUnsettled,
-  statCacheOf,
-  statePaths,
-  stateTemps,
-} from "./state/snapshot.js";
+import { type Snapshot, snapshotBase, statCacheOf, statePaths, stateTemps } from "./state/snapshot.js";
 import type { SyncTarget } from "./target.js";
 
 /** The part of the API client pull uses: the lists, and single reads for summary lists. */
@@ -322,23 +313,7 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
   // rest are as the last sync has them.
   const remoteChapters = narrow ? narrow.remoteChapters : chapters.records;
   // A first pull of a large site converts thousands of chapters: spread that over cores.
-  if (bodies.mode === "markdown") {
-    const modeChanged = (snapshot?.body ?? "html") !== bodies.mode;
-    const pending = new Set<string>();
-    for (const record of remoteChapters) {
-      // An unchanged record is told by its fields and content hash: its content (read back
-      // from the spill when asked) is not read at all.
-      const entry = snapshot?.chapters[record.id];
-      if (!modeChanged && entry?.body && jsonEqual(snapshotRecord(record), entry.record)) continue;
-      const content = record.content;
-      if (typeof content === "string" && !bodies.known(content)) pending.add(content);
-    }
-    if (pending.size >= POOL_THRESHOLD) {
-      const htmls = [...pending];
-      const converted = await convertMany(htmls, options.bodies.fromHtml);
-      bodies.prime(htmls.map((html, i) => [html, converted[i]!] as const));
-    }
-  }
+  await convertAhead(remoteChapters, snapshot, bodies, options.bodies.fromHtml);
 
   const scope = options.paths?.map((p) => p.replace(/\/+$/, ""));
   const inScope = (file: string) =>
@@ -392,21 +367,7 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
     counts: { courses: courses.records.length, chapters: chapters.records.length },
     foldersRead: narrow && foldersRead(local, narrow.folders),
   };
-  // Files on disk, at the paths they will have after course folders move: only those can
-  // already hold the bytes a write would put there.
-  const folderMoves = new Map<string, string>();
-  for (const op of plan.ops) if (op.op === "move-folder") folderMoves.set(op.from, op.to);
-  const existing = new Set<string>();
-  for (const file of [
-    ...scan.courses.map((c) => c.file),
-    ...scan.chapters.map((c) => c.file),
-    ...scan.copies,
-  ]) {
-    if (file === undefined) continue;
-    const slash = file.lastIndexOf("/");
-    const moved = folderMoves.get(file.slice(0, slash));
-    existing.add(moved ? `${moved}${file.slice(slash)}` : file);
-  }
+  const existing = existingFiles(scan, plan.ops);
   const wholeSite = !scope && !other;
   // Where the tree stays pending after this pull (the rest will be the snapshot, byte for byte).
   const pending =
@@ -430,26 +391,4 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
       chapters.records.length = 0;
     },
   };
-}
-
-/** The content hashes a snapshot's chapter records name. */
-function contentHashes(snapshot: Snapshot): Set<string> {
-  const hashes = new Set<string>();
-  for (const entry of Object.values(snapshot.chapters))
-    if (typeof entry.record.content_sha256 === "string") hashes.add(entry.record.content_sha256);
-  return hashes;
-}
-
-async function saveIfChanged(
-  root: string,
-  site: string,
-  before: Snapshot | undefined,
-  after: Snapshot,
-  fs: TreeFs,
-): Promise<boolean> {
-  // An unchanged snapshot is written anyway while it is the single file of earlier versions,
-  // or a save was cut short.
-  if (before && jsonEqual(before, after) && !snapshotUnsettled(root, site)) return false;
-  await saveSnapshot(root, site, after, fs);
-  return true;
 }

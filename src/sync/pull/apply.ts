@@ -8,6 +8,7 @@ import {
   treePathExists,
   writeTreeFile,
 } from "../../tree/fs-ops.js";
+import type { ScanResult } from "../../tree/scan.js";
 import type { TreeFs } from "../../tree/tree-fs.js";
 import { sha256 } from "../../util/hash.js";
 import type { FileOp } from "./plan.js";
@@ -186,4 +187,25 @@ async function twoPhaseMoves(
     await moveTreePath(root, from, move.to, fs);
   }
   return parked;
+}
+
+/**
+ * The tree's files a scan found, at the paths they will have after the plan's course folders
+ * move: only those can already hold the bytes a write would put there.
+ */
+export function existingFiles(scan: ScanResult, ops: readonly FileOp[]): Set<string> {
+  const folderMoves = new Map<string, string>();
+  for (const op of ops) if (op.op === "move-folder") folderMoves.set(op.from, op.to);
+  const existing = new Set<string>();
+  for (const file of [
+    ...scan.courses.map((c) => c.file),
+    ...scan.chapters.map((c) => c.file),
+    ...scan.copies,
+  ]) {
+    if (file === undefined) continue;
+    const slash = file.lastIndexOf("/");
+    const moved = folderMoves.get(file.slice(0, slash));
+    existing.add(moved ? `${moved}${file.slice(slash)}` : file);
+  }
+  return existing;
 }

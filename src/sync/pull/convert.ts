@@ -1,0 +1,34 @@
+import type { WireRecord } from "../../api/wire.js";
+import type { BodyCodec } from "../../tree/bodies.js";
+import type { memoized } from "../../tree/codecs.js";
+import { convertMany, POOL_THRESHOLD } from "../../tree/markdown/pool.js";
+import { snapshotRecord } from "../entities.js";
+import { jsonEqual } from "../reconcile.js";
+import type { Snapshot } from "../state/snapshot.js";
+
+/**
+ * Convert the HTML of the chapters a pull will write to Markdown ahead, on worker threads when
+ * there are many (a first pull of a large site): the plan then finds each conversion made.
+ * An unchanged record is told by its fields and content hash: its content (read back from the
+ * spill when asked) is not read at all.
+ */
+export async function convertAhead(
+  records: readonly WireRecord[],
+  snapshot: Snapshot | undefined,
+  bodies: ReturnType<typeof memoized>,
+  fromHtml: BodyCodec["fromHtml"],
+): Promise<void> {
+  if (bodies.mode !== "markdown") return;
+  const modeChanged = (snapshot?.body ?? "html") !== bodies.mode;
+  const pending = new Set<string>();
+  for (const record of records) {
+    const entry = snapshot?.chapters[record.id];
+    if (!modeChanged && entry?.body && jsonEqual(snapshotRecord(record), entry.record)) continue;
+    const content = record.content;
+    if (typeof content === "string" && !bodies.known(content)) pending.add(content);
+  }
+  if (pending.size < POOL_THRESHOLD) return;
+  const htmls = [...pending];
+  const converted = await convertMany(htmls, fromHtml);
+  bodies.prime(htmls.map((html, i) => [html, converted[i]!] as const));
+}
