@@ -132,7 +132,7 @@ export type OpenOptions = Pick<
 >;
 
 /**
- * The local side read only where anything can have changed (see pull/narrow.ts): when the stat
+ * The local side read only where anything can have changed (see the top of this file): when the stat
  * cache last saw the tree clean at this stamp, the course folders that differ since (read
  * while the listing arrives), and those the site's changes touch (known once it is whole).
  * Undefined when that cannot be told, or a file there is invalid (what it holds back can
