@@ -13,7 +13,8 @@ const KIND = { gone: 0, file: 1, folder: 2, other: 3 } as const;
 /** What the thread is told (it sees nothing of this module but this). */
 interface Work {
   root: string;
-  folders: readonly string[];
+  /** Read and answered in turn: each batch is one message. */
+  batches: ReadonlyArray<readonly string[]>;
   slots: typeof STAT_SLOTS;
   kind: typeof KIND;
 }
@@ -55,53 +56,78 @@ type Reply = Array<[folder: string, data: FolderData | null]>;
 function folderThread(): void {
   const { parentPort, workerData } = require("node:worker_threads") as typeof import("node:worker_threads");
   const fs = require("node:fs") as typeof import("node:fs");
-  const { root, folders, slots, kind } = workerData as Work;
-  const reply: Array<[string, { names: string[]; stats: Float64Array } | null]> = [];
-  const buffers: ArrayBuffer[] = [];
-  for (const folder of folders) {
-    let names: string[];
-    try {
-      names = fs.readdirSync(`${root}/${folder}`).sort();
-    } catch {
-      reply.push([folder, null]);
-      continue;
+  const { root, batches, slots, kind } = workerData as Work;
+  for (const folders of batches) {
+    const reply: Array<[string, { names: string[]; stats: Float64Array } | null]> = [];
+    const buffers: ArrayBuffer[] = [];
+    for (const folder of folders) {
+      let names: string[];
+      try {
+        names = fs.readdirSync(`${root}/${folder}`).sort();
+      } catch {
+        reply.push([folder, null]);
+        continue;
+      }
+      const stats = new Float64Array(names.length * slots);
+      for (const [i, name] of names.entries()) {
+        const stat = fs.lstatSync(`${root}/${folder}/${name}`, { throwIfNoEntry: false });
+        if (!stat) continue;
+        const at = i * slots;
+        stats[at] = stat.isFile() ? kind.file : stat.isDirectory() ? kind.folder : kind.other;
+        stats[at + 1] = stat.size;
+        stats[at + 2] = stat.mtimeMs;
+        stats[at + 3] = stat.ctimeMs;
+        stats[at + 4] = stat.ino;
+      }
+      reply.push([folder, { names, stats }]);
+      buffers.push(stats.buffer as ArrayBuffer);
     }
-    const stats = new Float64Array(names.length * slots);
-    for (const [i, name] of names.entries()) {
-      const stat = fs.lstatSync(`${root}/${folder}/${name}`, { throwIfNoEntry: false });
-      if (!stat) continue;
-      const at = i * slots;
-      stats[at] = stat.isFile() ? kind.file : stat.isDirectory() ? kind.folder : kind.other;
-      stats[at + 1] = stat.size;
-      stats[at + 2] = stat.mtimeMs;
-      stats[at + 3] = stat.ctimeMs;
-      stats[at + 4] = stat.ino;
-    }
-    reply.push([folder, { names, stats }]);
-    buffers.push(stats.buffer as ArrayBuffer);
+    parentPort?.postMessage(reply, buffers);
   }
-  parentPort?.postMessage(reply, buffers);
 }
 
-/**
- * Read these folders (tree-relative) on a thread of their own: each one's sorted names and
- * their stats, or null for a folder that cannot be read. Rejects when the thread cannot run;
- * the caller then reads them itself.
- */
-export function readFoldersOnThread(
-  root: string,
-  folders: readonly string[],
-): Promise<Map<string, FolderData | null>> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(`(${folderThread.toString()})()`, {
-      eval: true,
-      workerData: { root, folders, slots: STAT_SLOTS, kind: KIND } satisfies Work,
+/** Folders read on a thread: one answer per batch, in order. */
+export interface FolderThread {
+  /**
+   * Each batch's folders (tree-relative), as read: sorted names and their stats, or null for a
+   * folder that cannot be read. An answer rejects when the thread cannot run (the caller then
+   * reads those folders itself) or was stopped first.
+   */
+  answers: Promise<Map<string, FolderData | null>>[];
+  /** Stop the thread: the answers still to come are not needed. */
+  stop(): void;
+}
+
+/** Read these batches of folders (tree-relative) on a thread of their own, in turn. */
+export function readFoldersOnThread(root: string, batches: ReadonlyArray<readonly string[]>): FolderThread {
+  const settle = batches.map(() => {
+    let resolve!: (read: Map<string, FolderData | null>) => void;
+    let reject!: (error: unknown) => void;
+    const answer = new Promise<Map<string, FolderData | null>>((yes, no) => {
+      resolve = yes;
+      reject = no;
     });
-    worker.once("message", (reply: Reply) => {
-      resolve(new Map(reply));
-      void worker.terminate();
-    });
-    worker.once("error", reject);
-    worker.once("exit", () => reject(new Error("the folder thread ended without an answer")));
+    answer.catch(() => {});
+    return { answer, resolve, reject };
   });
+  const fail = (error: unknown) => {
+    for (const one of settle) one.reject(error);
+  };
+  let worker: Worker | undefined;
+  try {
+    worker = new Worker(`(${folderThread.toString()})()`, {
+      eval: true,
+      workerData: { root, batches, slots: STAT_SLOTS, kind: KIND } satisfies Work,
+    });
+    let answered = 0;
+    worker.on("message", (reply: Reply) => {
+      settle[answered++]?.resolve(new Map(reply));
+      if (answered === settle.length) void worker?.terminate();
+    });
+    worker.once("error", fail);
+    worker.once("exit", () => fail(new Error("the folder thread ended without an answer")));
+  } catch (error) {
+    fail(error);
+  }
+  return { answers: settle.map((one) => one.answer), stop: () => void worker?.terminate() };
 }

@@ -1,3 +1,4 @@
+import { isAscii } from "node:buffer";
 import type { Stats } from "node:fs";
 import { readFileSync } from "node:fs";
 import { atomicWritePieces } from "./fs-ops.js";
@@ -72,7 +73,10 @@ export class StatCache {
     this.dirtyFolders = [];
     let text: string;
     try {
-      text = readFileSync(this.file, "utf8");
+      // Paths are nearly always ASCII: then the bytes are the text, without decoding UTF-8
+      // (about twice as fast for the 9 MB cache of a 55,000-file tree).
+      const bytes = readFileSync(this.file);
+      text = bytes.toString(isAscii(bytes) ? "latin1" : "utf8");
     } catch {
       return this;
     }

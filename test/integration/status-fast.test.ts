@@ -1,7 +1,8 @@
 import { readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { changedSinceClean } from "../../src/sync/local/unchanged.js";
+import { changedSinceClean, prereadFolders } from "../../src/sync/local/unchanged.js";
+import { snapshotCoursesFolder, snapshotStamp } from "../../src/sync/state/snapshot.js";
 import { StatCache } from "../../src/tree/stat-cache.js";
 import { runCli } from "../helpers/cli.js";
 import { useEmulators } from "../helpers/emulator.js";
@@ -53,6 +54,28 @@ async function armed() {
         threadFrom: Number.POSITIVE_INFINITY,
       }),
     );
+    if (!given) {
+      // As status starts it: the thread reads the snapshot's course files first (for the
+      // stamp, checked once the walk is done), then the last half of the course folders.
+      const first = snapshotCoursesFolder("production");
+      const preread = prereadFolders(site.root, { threadFrom: 1, share: 0.5, first: [first] });
+      const early = cache();
+      const stamp = preread!.first.then((read) => {
+        expect(read?.get(first)).toBeTruthy();
+        expect(snapshotStamp(site.root, "production", read?.get(first))).toBe(
+          snapshotStamp(site.root, "production"),
+        );
+        return early.clean;
+      });
+      expect(await changedSinceClean(site.root, early, stamp, [], given, { preread })).toEqual(changed);
+      // A thread stopped before it answers leaves its folders to the walk.
+      const stopped = prereadFolders(site.root, { threadFrom: 1, share: 0.5, first: [first] });
+      stopped!.stop();
+      const late = cache();
+      expect(await changedSinceClean(site.root, late, late.clean, [], given, { preread: stopped })).toEqual(
+        changed,
+      );
+    }
     return changed !== undefined && changed.size === 0;
   };
   /** Status with the cache as it is, then without it (the long way): both must say the same. */

@@ -52,4 +52,14 @@ describe("the walk over entries recorded too soon to trust by their stat", () =>
     expect(saved).not.toMatch(/\t\?/);
     expect(new StatCache(file, later).loadSync().clean).toBe("stamp");
   });
+
+  it("finds nothing to trust when a stamp taken during the walk is not the clean mark's", async () => {
+    const { root, file } = await recorded(Date.now);
+    const later = () => Date.now() + 60_000;
+    expect(
+      await changedSinceClean(root, new StatCache(file, later).loadSync(), Promise.resolve("stamp"), []),
+    ).toEqual(new Set());
+    const cache = new StatCache(file, later).loadSync();
+    expect(await changedSinceClean(root, cache, Promise.resolve("another"), [])).toBeUndefined();
+  });
 });

@@ -2,8 +2,8 @@ import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { resolveSite } from "../../config/config.js";
 import { ExitCode, usageError } from "../../errors.js";
-import { changedSinceClean } from "../../sync/local/unchanged.js";
-import { statCacheOf, statePaths } from "../../sync/state/snapshot.js";
+import { changedSinceClean, prereadFolders } from "../../sync/local/unchanged.js";
+import { snapshotCoursesFolder, statCacheOf, statCachePath, statePaths } from "../../sync/state/snapshot.js";
 import type { StatusEntry } from "../../sync/status.js";
 import { guardedFs } from "../../tree/tree-fs.js";
 import { globalsOf } from "../globals.js";
@@ -113,11 +113,26 @@ A path holding a quote, backslash, control character or " -> " is printed as a J
       const out = new Output(run, globals.quiet || flags.json || flags.short);
       const tree = await openTree(run, globals);
       const site = resolveSite(tree.config, globals);
-      const statCache = statCacheOf(tree.root, site.name, guardedFs(tree.root, run.fs), run.now).loadSync();
       // Another site's status also reads the default site's snapshot: it always takes the long way.
-      const stamp = site.name === tree.config.site ? cleanStamp(tree, site) : undefined;
+      const fast = site.name === tree.config.site;
+      // A walk of the whole tree starts its second thread now, so that its start-up overlaps
+      // loading the stat cache; that thread also stats the snapshot's files for the stamp.
+      const snapshotCourses = snapshotCoursesFolder(site.name);
+      const preread =
+        fast && paths.length === 0 && existsSync(statCachePath(tree.root, site.name))
+          ? prereadFolders(tree.root, { first: [snapshotCourses] })
+          : undefined;
+      const statCache = statCacheOf(tree.root, site.name, guardedFs(tree.root, run.fs), run.now).loadSync();
+      const stamp = !fast
+        ? undefined
+        : preread
+          ? preread.first.then((read) => cleanStamp(tree, site, read?.get(snapshotCourses)))
+          : cleanStamp(tree, site);
       const rels = paths.length ? treePaths(run, tree.root, paths) : undefined;
-      const changed = await changedSinceClean(tree.root, statCache, stamp, tree.config.ignore, rels);
+      const changed = await changedSinceClean(tree.root, statCache, stamp, tree.config.ignore, rels, {
+        preread,
+      });
+      preread?.stop();
       const entries =
         changed?.size === 0
           ? []
@@ -127,7 +142,7 @@ A path holding a quote, backslash, control character or " -> " is printed as a J
               tree,
               paths,
               statCache,
-              stamp,
+              stamp: await stamp,
               folders: changed,
               warn: (message) => out.warn(message),
             });

@@ -3,6 +3,7 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import PQueue from "p-queue";
 import { UserError } from "../../errors.js";
+import { type FolderData, statAt } from "../../tree/folder-thread.js";
 import { atomicWrite } from "../../tree/fs-ops.js";
 import type { TreeFs } from "../../tree/tree-fs.js";
 import { sha256 } from "../../util/hash.js";
@@ -214,25 +215,32 @@ export async function writeFolder(
 /**
  * A cheap signature of the committed snapshot on disk, without reading it: size, mtime and inode
  * of each of its files (every save replaces a file by a rename: a new inode), and of a save under
- * way. Undefined when the site has no snapshot files.
+ * way. Undefined when the site has no snapshot files. `courses`: its `courses/` folder as
+ * another thread already read it (null: it could not be read), for the same signature without
+ * a stat of each file here.
  */
-export function folderStamp(paths: FolderPaths): string | undefined {
+export function folderStamp(paths: FolderPaths, courses?: FolderData | null): string | undefined {
   const parts: string[] = [];
   const add = (name: string, file: string) => {
-    try {
-      const stat = lstatSync(file);
-      parts.push(`${name} ${stat.size} ${stat.mtimeMs} ${stat.ino}`);
-    } catch {}
+    const stat = lstatSync(file, { throwIfNoEntry: false });
+    if (stat) parts.push(`${name} ${stat.size} ${stat.mtimeMs} ${stat.ino}`);
   };
   add("legacy", paths.legacy);
   add("pending", paths.pending);
   add(SITE_FILE, path.join(paths.folder, SITE_FILE));
   add(ORPHANS_FILE, path.join(paths.folder, ORPHANS_FILE));
-  let courses: string[] = [];
-  try {
-    courses = readdirSync(path.join(paths.folder, COURSES_DIR));
-  } catch {}
-  for (const name of courses.sort())
-    if (name.endsWith(".json")) add(name, path.join(paths.folder, COURSES_DIR, name));
+  const folder = `${paths.folder}/${COURSES_DIR}`;
+  if (courses === undefined) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(folder);
+    } catch {}
+    for (const name of names.sort()) if (name.endsWith(".json")) add(name, `${folder}/${name}`);
+  } else if (courses !== null) {
+    for (const [i, name] of courses.names.entries()) {
+      const stat = name.endsWith(".json") ? statAt(courses, i) : undefined;
+      if (stat) parts.push(`${name} ${stat.size} ${stat.mtimeMs} ${stat.ino}`);
+    }
+  }
   return parts.length === 0 ? undefined : sha256(parts.join("\n"));
 }

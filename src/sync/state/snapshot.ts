@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import type { WireRecord } from "../../api/wire.js";
+import type { FolderData } from "../../tree/folder-thread.js";
 import { tempFileOwner } from "../../tree/fs-ops.js";
 import { StatCache } from "../../tree/stat-cache.js";
 import { guardedFs, type TreeFs } from "../../tree/tree-fs.js";
@@ -10,6 +11,7 @@ import { stableStringify } from "../../util/stable-json.js";
 import { unignoreFolders } from "./git-files.js";
 import type { IdMap } from "./id-map.js";
 import {
+  COURSES_DIR,
   entryFile,
   hasConflictMarkers,
   joinSnapshot,
@@ -94,6 +96,11 @@ export function statePaths(root: string, site: string) {
   };
 }
 
+/** The stat cache file of a site's runs in the tree at `root`. */
+export function statCachePath(root: string, site: string): string {
+  return path.join(statePaths(root, site).cache, "stat.json");
+}
+
 /**
  * The stat cache of a site's runs in the tree at `root`, not loaded yet. The scan updates it;
  * a run saves it once it went well.
@@ -104,7 +111,7 @@ export function statCacheOf(
   fs?: TreeFs,
   now: () => number = Date.now,
 ): StatCache {
-  return new StatCache(path.join(statePaths(root, site).cache, "stat.json"), now, fs);
+  return new StatCache(statCachePath(root, site), now, fs);
 }
 
 function folderPaths(root: string, site: string): FolderPaths {
@@ -117,8 +124,16 @@ function folderPaths(root: string, site: string): FolderPaths {
  * nothing is parsed): it differs after any save, checkout or edit of it. Undefined when the
  * site has no snapshot.
  */
-export function snapshotStamp(root: string, site: string): string | undefined {
-  return folderStamp(folderPaths(root, site));
+export function snapshotStamp(root: string, site: string, courses?: FolderData | null): string | undefined {
+  return folderStamp(folderPaths(root, site), courses);
+}
+
+/**
+ * The folder of the snapshot's per-course files, relative to the tree root with /: what
+ * snapshotStamp stats, for a thread to read ahead (see prereadFolders).
+ */
+export function snapshotCoursesFolder(site: string): string {
+  return `${STATE_DIR}/${site}/${COURSES_DIR}`;
 }
 
 /**
