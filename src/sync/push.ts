@@ -11,7 +11,7 @@ import type { FileProblem } from "../tree/yaml-text.js";
 import { fieldsEqual, valuesOfRecord } from "./entities.js";
 import { defaultMaxDelete, guardDeleteLimit, invalidFilesError } from "./guards.js";
 import { openSiteLocal } from "./local/open.js";
-import { pendingFolders } from "./local/pending.js";
+import { carriedFolders, pendingFolders } from "./local/pending.js";
 import { inPaths, planLocalChanges } from "./local-plan.js";
 import { Adopter, type ApplyContext, apply } from "./push/apply.js";
 import type { Decision, Known } from "./push/decide.js";
@@ -65,7 +65,8 @@ export interface PushOptions extends SyncTarget {
   /**
    * What a clean verdict of the tree rests on besides its files, as status stamps it (see
    * PullOptions.stamp): with it, a push of the whole tree tells the stat cache where the tree
-   * is as its new snapshot says, so the next status or pull reads only the rest.
+   * is as its new snapshot says, so the next status or pull reads only the rest; a push of
+   * some paths keeps the mark the cache had, adding the folders it touched.
    */
   stamp?: (() => string | undefined) | undefined;
 }
@@ -107,6 +108,9 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
   };
   const opened = await openSnapshot(root, names, siteClient);
   let snapshot = opened.snapshot;
+  // A push of some paths (as watch sends them) carries the stat cache's clean mark over if the
+  // mark held for the snapshot as it is before this run writes it (see carriedFolders).
+  const stampBefore = options.paths !== undefined && !options.dryRun ? options.stamp?.() : undefined;
   const journal = new Journal(state.journal, snapshotBase(snapshot), fs);
   const earlier = await journal.read();
   if (earlier.length > 0) {
@@ -142,16 +146,16 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
     for (const problem of problems) if (asked(problem.file)) options.onInvalid?.(problem);
   // Where the tree differs from the last sync now: after the writes, the rest is as the new
   // snapshot says (the records there are neither sent nor changed by this run).
+  const marks =
+    !options.dryRun && !options.select && !opened.other && !opened.restore && earlier.length === 0;
   const pending =
-    !options.dryRun &&
-    options.paths === undefined &&
-    !options.select &&
-    !opened.other &&
-    !opened.restore &&
-    earlier.length === 0 &&
-    scan.warnings.length === 0
+    marks && options.paths === undefined && scan.warnings.length === 0
       ? pendingFolders({ scan, local, snapshot, problems })
       : undefined;
+  const loadedMark = statCache.markAsLoaded;
+  const carried =
+    marks && stampBefore !== undefined && loadedMark?.stamp === stampBefore ? loadedMark : undefined;
+  const before = snapshot;
   const blocked = problems.map((p) => courseFolderOf(p.file));
   const isBlocked = (file: string | undefined) =>
     file !== undefined && blocked.some((b) => file === b || file.startsWith(`${b}/`));
@@ -366,8 +370,10 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
     if (unfinished.length > 0) await journal.restart(snapshotBase(next), unfinished);
     else await journal.clear();
     // Only after a run that went through, with nothing waiting in the journal.
-    const stamp = finished && unfinished.length === 0 && pending && options.stamp?.();
-    if (pending && stamp) statCache.markClean(stamp, pending);
+    const stamp = finished && unfinished.length === 0 && (pending || carried) && options.stamp?.();
+    const dirty =
+      pending ?? (carried && carriedFolders(carried.dirty, statCache.changedPaths(), before, next));
+    if (dirty && stamp) statCache.markClean(stamp, dirty);
     else statCache.forgetClean();
     await statCache.save();
   }

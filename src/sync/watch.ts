@@ -39,6 +39,12 @@ export interface Pending {
 export interface WatchOptions extends SyncTarget {
   /** How many updates or deletes are under way at once (see push). */
   writeConcurrency?: number;
+  /**
+   * What a clean verdict of the tree rests on besides its files (see PushOptions.stamp): each
+   * push keeps the stat cache's clean mark, so that status and pull after watch read only the
+   * course folders it touched.
+   */
+  stamp?: (() => string | undefined) | undefined;
   /** Send deletes (watch --delete); otherwise they wait for a plain push. */
   deletes: boolean;
   /** Asked about the pending plan when watch starts (as push asks). */
@@ -94,6 +100,7 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
           bodies: options.bodies,
           fs: options.fs,
           writeConcurrency: options.writeConcurrency,
+          stamp: options.stamp,
           ...(options.limits ? { limits: options.limits } : {}),
           ...(options.sleep ? { sleep: options.sleep } : {}),
           paths,

@@ -51,6 +51,8 @@ export class StatCache {
   private changes = new Map<string, string | null>();
   private cleanStamp: string | undefined;
   private dirtyFolders: readonly string[] = [];
+  /** The clean mark as the file held it, whatever this run changed since. */
+  private loadedMark: { stamp: string; dirty: readonly string[] } | undefined;
   private dirty = false;
 
   constructor(
@@ -71,6 +73,7 @@ export class StatCache {
     this.changes = new Map();
     this.cleanStamp = undefined;
     this.dirtyFolders = [];
+    this.loadedMark = undefined;
     let text: string;
     try {
       // Paths are nearly always ASCII: then the bytes are the text, without decoding UTF-8
@@ -90,6 +93,7 @@ export class StatCache {
     if (clean.startsWith("clean\t")) {
       this.cleanStamp = clean.slice("clean\t".length);
       this.dirtyFolders = dirty.slice(1);
+      this.loadedMark = { stamp: this.cleanStamp, dirty: this.dirtyFolders };
     }
     this.text = text;
     this.start = third + 1;
@@ -239,6 +243,20 @@ export class StatCache {
   /** The stamp the tree was last found clean at (but for `dirty`), if no entry changed since. */
   get clean(): string | undefined {
     return this.cleanStamp;
+  }
+
+  /**
+   * The clean mark as the cache file held it when loaded, even after this run changed entries
+   * (which forgets `clean`): for a run that read part of the tree to carry it over (see
+   * carriedFolders).
+   */
+  get markAsLoaded(): { stamp: string; dirty: readonly string[] } | undefined {
+    return this.loadedMark;
+  }
+
+  /** The paths whose entries this run changed or removed. */
+  changedPaths(): IterableIterator<string> {
+    return this.changes.keys();
   }
 
   /** With `clean`: the course folders that had something pending then. */

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { realSleep } from "../../src/api/gate.js";
 import { main } from "../../src/cli/main.js";
 import type { StopSignal } from "../../src/errors.js";
+import { StatCache } from "../../src/tree/stat-cache.js";
 import type { SetTimer } from "../../src/util/timer.js";
 import { runCli } from "../helpers/cli.js";
 import { type TestEmulator, useEmulators } from "../helpers/emulator.js";
@@ -149,8 +150,15 @@ describe("watch", () => {
     ]);
     expect(watch.output()).toMatch(/updated\s+courses\/course\/01-chapter-1\.md \[content\]/);
     expect(watch.output()).toContain("stopped; the snapshot is saved");
+    // Each push kept the stat cache's clean mark: the next status or pull reads only the
+    // course folders watch touched, and says what a status without the cache says.
+    const cache = new StatCache(path.join(tree, ".coursesync/cache/production/stat.json")).loadSync();
+    expect(cache.clean).toBeDefined();
+    expect(cache.dirtyAtClean).toEqual(["courses/course"]);
     const status = await runCli(["status", "--exit-code"], { cwd: tree, env });
     expect(status.code).toBe(0);
+    rmSync(path.join(tree, ".coursesync/cache/production/stat.json"));
+    expect(await runCli(["status", "--exit-code"], { cwd: tree, env })).toEqual(status);
   });
 
   it("turns ten saves before the quiet time ends into one PATCH carrying the final content", async () => {

@@ -8,7 +8,7 @@ import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";
 import type { CliRun } from "../io.js";
 import { Output } from "../output.js";
-import { openTree } from "../tree-root.js";
+import { cleanStamp, openTree } from "../tree-root.js";
 import { opLine } from "./push.js";
 
 /** Options of watch, whether started as `watch` or as `push --watch`. */
@@ -89,6 +89,8 @@ export async function runWatch(run: CliRun, command: Command, flags: WatchFlags)
       {
         ...(await syncTarget(run, tree, site)),
         writeConcurrency: tree.config.concurrency,
+        // Another site's verdict would rest on the default site's snapshot too: none.
+        stamp: site.name === tree.config.site ? () => cleanStamp(tree, site) : undefined,
         deletes,
         stop: run.interrupted,
         sleep: run.sleep,

@@ -69,3 +69,33 @@ export function pendingFolders(
   const found = folders();
   return found && [...found].sort();
 }
+
+/**
+ * A clean mark carried over a run that read only part of the tree (a push of some paths, as
+ * watch sends): the folders the mark held pending, those of every file whose stat cache entry
+ * the run changed (or removed), and those where an entry of the snapshot changed, where it was
+ * and where it is. Everywhere else the files are what the cache recorded when the tree was
+ * found clean, and the snapshot's entries there are the ones it was clean against. Undefined
+ * when one is outside every course folder.
+ */
+export function carriedFolders(
+  dirty: readonly string[],
+  changedPaths: Iterable<string>,
+  before: Snapshot,
+  after: Snapshot,
+): string[] | undefined {
+  const { add, folders } = folderSet();
+  for (const folder of dirty) add(folder);
+  for (const relPath of changedPaths) add(relPath);
+  for (const kind of ["courses", "chapters"] as const) {
+    const was = before[kind];
+    const is = after[kind];
+    for (const id of new Set([...Object.keys(was), ...Object.keys(is)])) {
+      if (was[id] === is[id]) continue;
+      add(was[id]?.path);
+      add(is[id]?.path);
+    }
+  }
+  const found = folders();
+  return found && [...found].sort();
+}
