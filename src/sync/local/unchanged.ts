@@ -228,7 +228,7 @@ async function coursesFolder(
 
 /** How the walk reads. */
 export interface WalkOptions {
-  /** From this many course folders, another thread reads half of them. @default THREAD_FROM */
+  /** From this many course folders, another thread reads part of them. @default THREAD_FROM */
   threadFrom?: number;
   /** Folders a thread started reading early (prereadFolders); the walk starts none of its own. */
   preread?: Preread | undefined;
