@@ -147,11 +147,14 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
   // Where the tree differs from the last sync now: after the writes, the rest is as the new
   // snapshot says (the records there are neither sent nor changed by this run).
   const marks =
-    !options.dryRun && !options.select && !opened.other && !opened.restore && earlier.length === 0;
+    !options.dryRun &&
+    !options.select &&
+    !opened.other &&
+    !opened.restore &&
+    earlier.length === 0 &&
+    scan.warnings.length === 0;
   const pending =
-    marks && options.paths === undefined && scan.warnings.length === 0
-      ? pendingFolders({ scan, local, snapshot, problems })
-      : undefined;
+    marks && options.paths === undefined ? pendingFolders({ scan, local, snapshot, problems }) : undefined;
   const loadedMark = statCache.markAsLoaded;
   const carried =
     marks && stampBefore !== undefined && loadedMark?.stamp === stampBefore ? loadedMark : undefined;
