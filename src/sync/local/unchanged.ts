@@ -139,15 +139,23 @@ function courseFolders(root: string, unknown: string[]): string[] | undefined {
 
 /** Course folders another thread reads while this one checks the rest (see prereadFolders). */
 export interface Preread {
-  /** The folders given to that thread. */
-  folders: ReadonlySet<string>;
-  /** What it read of them; undefined when it could not run (this thread then reads them). */
-  read: Promise<Map<string, FolderData | null> | undefined>;
+  /**
+   * The folders given to that thread, in path order, in the chunks it answers one after the
+   * other: this thread checks a chunk as soon as it comes, while that one reads the next. An
+   * answer is undefined when the thread could not run (this thread then reads those folders).
+   */
+  chunks: ReadonlyArray<{
+    folders: ReadonlySet<string>;
+    read: Promise<Map<string, FolderData | null> | undefined>;
+  }>;
   /** What it read first of the folders named in `first`, before any course folder. */
   first: Promise<Map<string, FolderData | null> | undefined>;
   /** Stop the thread: its answers are not needed. */
   stop(): void;
 }
+
+/** Course folders the thread answers at a time: this thread checks one chunk while it reads on. */
+const CHUNK = 250;
 
 /**
  * Start reading the last `share` of the tree's course folders on a thread of their own, as
@@ -157,11 +165,11 @@ export interface Preread {
  */
 export function prereadFolders(
   root: string,
-  options: { share?: number; threadFrom?: number; first?: readonly string[] } = {},
+  options: { share?: number; threadFrom?: number; first?: readonly string[]; chunk?: number } = {},
 ): Preread | undefined {
   const sorted = courseFolders(root, []);
   if (!sorted || sorted.length < (options.threadFrom ?? THREAD_FROM)) return undefined;
-  return prereadFrom(root, sorted, options.share ?? PREREAD_SHARE, options.first);
+  return prereadFrom(root, sorted, options.share ?? PREREAD_SHARE, options.first, options.chunk);
 }
 
 /**
@@ -173,12 +181,18 @@ function prereadFrom(
   sorted: readonly string[],
   share = THREAD_SHARE,
   first: readonly string[] = [],
+  chunk = CHUNK,
 ): Preread {
   const from = Math.min(sorted.length - 1, Math.ceil(sorted.length * (1 - share)));
-  const tail = sorted.slice(from);
-  const thread = readFoldersOnThread(root, [first, tail]);
-  const [firstRead, tailRead] = thread.answers.map((answer) => answer.catch(() => undefined));
-  return { folders: new Set(tail), read: tailRead!, first: firstRead!, stop: thread.stop };
+  const tail: string[][] = [];
+  for (let at = from; at < sorted.length; at += chunk) tail.push(sorted.slice(at, at + chunk));
+  const thread = readFoldersOnThread(root, [first, ...tail]);
+  const [firstRead, ...reads] = thread.answers.map((answer) => answer.catch(() => undefined));
+  return {
+    chunks: tail.map((folders, i) => ({ folders: new Set(folders), read: reads[i]! })),
+    first: firstRead!,
+    stop: thread.stop,
+  };
 }
 
 /**
@@ -208,12 +222,18 @@ async function coursesFolder(
   const ahead =
     options.preread ??
     (sorted.length >= (options.threadFrom ?? THREAD_FROM) ? prereadFrom(walk.root, sorted) : undefined);
-  let waited = false;
+  // Each folder the thread reads is checked once its chunk has come; a thread that could not
+  // run leaves its folders to this one.
+  const chunkOf = new Map<string, number>();
+  for (const [i, chunk] of (ahead?.chunks ?? []).entries())
+    for (const folder of chunk.folders) chunkOf.set(folder, i);
+  let taken = 0;
+  walk.read = new Map();
   for (const folder of sorted) {
-    // A thread that could not run leaves its folders to this one.
-    if (ahead && !waited && ahead.folders.has(folder)) {
-      waited = true;
-      walk.read = await ahead.read;
+    const chunk = chunkOf.get(folder);
+    for (; ahead && chunk !== undefined && taken <= chunk; taken++) {
+      const read = await ahead.chunks[taken]!.read;
+      if (read) for (const [name, data] of read) walk.read.set(name, data);
     }
     gone(`${folder}/`);
     walk.unknown = [];
