@@ -222,8 +222,10 @@ export async function writeFolder(
 export function folderStamp(paths: FolderPaths, courses?: FolderData | null): string | undefined {
   const parts: string[] = [];
   const add = (name: string, file: string) => {
-    const stat = lstatSync(file, { throwIfNoEntry: false });
-    if (stat) parts.push(`${name} ${stat.size} ${stat.mtimeMs} ${stat.ino}`);
+    try {
+      const stat = lstatSync(file);
+      parts.push(`${name} ${stat.size} ${stat.mtimeMs} ${stat.ino}`);
+    } catch {}
   };
   add("legacy", paths.legacy);
   add("pending", paths.pending);
