@@ -189,8 +189,12 @@ export class ApiClient {
     this.gate.close(reason);
   }
 
-  /** Close the keep-alive connections. The client must not be used afterwards. */
+  /**
+   * Close the keep-alive connections. The client must not be used afterwards: a request still
+   * under way (of a run that failed beside it) is cut, and is not tried again.
+   */
   close(): void {
+    this.gate.close(new Error("the API client was closed"));
     this.#agents.http.destroy();
     this.#agents.https.destroy();
   }

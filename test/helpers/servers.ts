@@ -9,12 +9,6 @@ export interface HtmlServer {
   url: string;
   /** Paths asked, in order, with their query. */
   asked: string[];
-  /**
-   * The same, with the Authorization header each came with: a test running beside this one
-   * that asks a closed port (closedPortUrl) may meet this server there, once the system gives
-   * the port out again; a test tells its own requests by their token.
-   */
-  heard: Array<{ path: string; authorization: string | undefined }>;
 }
 
 /**
@@ -33,10 +27,8 @@ export function useHtmlServers(): (status?: number) => Promise<HtmlServer> {
   });
   return async (status = 404) => {
     const asked: string[] = [];
-    const heard: HtmlServer["heard"] = [];
     const server = createServer((request, response) => {
       asked.push(request.url ?? "");
-      heard.push({ path: request.url ?? "", authorization: request.headers.authorization });
       response.writeHead(status, { "content-type": "text/html; charset=utf-8" });
       response.end(
         "<!doctype html><html><head><title>Welcome to nginx!</title></head><body>hi</body></html>",
@@ -46,7 +38,7 @@ export function useHtmlServers(): (status?: number) => Promise<HtmlServer> {
     await once(server, "listening");
     running.push(server);
     const { port } = server.address() as AddressInfo;
-    return { url: `http://127.0.0.1:${port}/api/v1`, asked, heard };
+    return { url: `http://127.0.0.1:${port}/api/v1`, asked };
   };
 }
 

@@ -279,6 +279,20 @@ describe("retries", () => {
     scope.done();
   });
 
+  it("sends no retry once closed: a request reset by the close (a run that failed beside it) ends there", async () => {
+    const first = nock(ORIGIN)
+      .get(`${API}/courses/7`)
+      .replyWithError(netError("ECONNRESET", "socket hang up"));
+    const retry = nock(ORIGIN).get(`${API}/courses/7`).reply(200, { id: 7 });
+    // The command closes the client while the request waits to be tried again.
+    let client!: ApiClient;
+    ({ client } = makeClient({ sleep: async () => client.close() }));
+    await expect(client.get("courses", 7)).rejects.toThrow();
+    expect(client.stats.requests.GET).toBe(1);
+    first.done();
+    expect(retry.isDone()).toBe(false);
+  });
+
   it("never retries a POST blindly: a reset throws WriteOutcomeUnknownError after one POST", async () => {
     const scope = nock(ORIGIN)
       .post(`${API}/courses`)
