@@ -108,9 +108,6 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
   };
   const opened = await openSnapshot(root, names, siteClient);
   let snapshot = opened.snapshot;
-  // A push of some paths (as watch sends them) carries the stat cache's clean mark over if the
-  // mark held for the snapshot as it is before this run writes it (see carriedFolders).
-  const stampBefore = options.paths !== undefined && !options.dryRun ? options.stamp?.() : undefined;
   const journal = new Journal(state.journal, snapshotBase(snapshot), fs);
   const earlier = await journal.read();
   if (earlier.length > 0) {
@@ -155,10 +152,14 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
     scan.warnings.length === 0;
   const pending =
     marks && options.paths === undefined ? pendingFolders({ scan, local, snapshot, problems }) : undefined;
+  // A push of some paths (as watch sends them) carries the stat cache's clean mark over if the
+  // mark held for the snapshot as it is before this run writes it (see carriedFolders). Only a
+  // cache with a mark pays for the stamp.
   const loadedMark = statCache.markAsLoaded;
   const carried =
-    marks && stampBefore !== undefined && loadedMark?.stamp === stampBefore ? loadedMark : undefined;
-  const before = snapshot;
+    marks && options.paths !== undefined && loadedMark && loadedMark.stamp === options.stamp?.()
+      ? loadedMark
+      : undefined;
   const blocked = problems.map((p) => courseFolderOf(p.file));
   const isBlocked = (file: string | undefined) =>
     file !== undefined && blocked.some((b) => file === b || file.startsWith(`${b}/`));
@@ -375,7 +376,7 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
     // Only after a run that went through, with nothing waiting in the journal.
     const stamp = finished && unfinished.length === 0 && (pending || carried) && options.stamp?.();
     const dirty =
-      pending ?? (carried && carriedFolders(carried.dirty, statCache.changedPaths(), before, next));
+      pending ?? (carried && carriedFolders(carried.dirty, statCache.changedPaths(), snapshot, next));
     if (dirty && stamp) statCache.markClean(stamp, dirty);
     else statCache.forgetClean();
     await statCache.save();
