@@ -124,14 +124,26 @@ async function pullTree(
   // Planning returns only what writing needs: the listing, the local view and the planner's
   // maps are garbage before the first file is written.
   const planned = await planTree(options, client, spill, run);
-  const { loaded, plan, result, existing, temps, statCache, cache, journal, wholeSite, pending, fs } =
-    planned;
+  const {
+    loaded,
+    plan,
+    result,
+    existing,
+    temps,
+    leftoverTemps,
+    statCache,
+    cache,
+    journal,
+    wholeSite,
+    pending,
+    fs,
+  } = planned;
   if (options.dryRun) {
     result.filesWritten = (await effectiveOps(root, plan.ops, existing)).length;
     return result;
   }
   // Temp files of a run killed mid-write go before this run writes.
-  await removeLeftoverTemps(root, [...temps, ...(await stateTemps(root, options.site))], fs);
+  await removeLeftoverTemps(root, [...temps, ...(await leftoverTemps)], fs);
   await run.staged?.stop();
   const written = new WrittenFiles(root);
   result.filesWritten = await applyOps(root, plan.ops, existing, fs, run.staged, written);
@@ -167,6 +179,10 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
   const fs = guardedFs(root, options.fs);
   const bodies = memoized(options.bodies);
   const { loaded, listed, attach } = await (options.listing ?? startListing(options, client));
+  // Temp files of killed runs under `.coursesync/`, listed before this run stages any: the
+  // listing then does not read this run's thousands of staged files (removed after planning).
+  const leftover = options.dryRun ? Promise.resolve([]) : stateTemps(root, options.site);
+  leftover.catch(() => {});
   // New and changed records' files are written to temp files while the pages arrive (with the
   // spill: the default site, not a dry run); the plan then moves those it writes into place.
   const staged = spill
@@ -380,6 +396,7 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
     result,
     existing,
     temps: scan.temps,
+    leftoverTemps: leftover,
     statCache,
     cache,
     journal,

@@ -370,6 +370,7 @@ describe("pull: one process at a time, atomic writes", () => {
       `${cache}/content/ab/ab12.${DEAD_PID}.0.tmp`,
       `${cache}/packs/ab.pack.${DEAD_PID}.5.tmp`,
       `${cache}/spill.${DEAD_PID}.4.tmp`,
+      `${cache}/incoming/ab12.${DEAD_PID}.6.tmp`,
       `.coursesync/production.json.${DEAD_PID}.1.tmp`,
       `.coursesync/production.journal.${DEAD_PID}.2.tmp`,
     ];
