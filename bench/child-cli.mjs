@@ -1,6 +1,10 @@
 // Runs the built CLI in this process and reports its peak memory on fd 3 as JSON.
 import { writeSync } from "node:fs";
+import { limitHeapGrowth } from "../dist/cli/heap.js";
 import { main } from "../dist/cli/main.js";
+
+// As the CLI's entry point does.
+limitHeapGrowth();
 
 const started = performance.now();
 const code = await main(process.argv.slice(2), {

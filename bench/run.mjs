@@ -28,28 +28,14 @@ function countRequests(emulator, predicate = () => true) {
   return emulator.state.requests.filter(predicate).length;
 }
 
-/**
- * The node flags the CLI's shebang gives (`#!/usr/bin/env -S node <flags>`): every run here
- * starts node with them, as running `coursesync` does.
- */
-const nodeFlags = readFileSync(path.join(root, "dist", "cli", "bin.js"), "utf8")
-  .split("\n", 1)[0]
-  .replace(/^#!\S*env -S node\s*/, "")
-  .split(/\s+/)
-  .filter((flag) => flag.startsWith("--"));
-
 /** Run the built CLI in a child process; returns exit code, wall ms and peak RSS. */
 function cli(args, cwd, env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [...nodeFlags, path.join(root, "bench", "child-cli.mjs"), ...args],
-      {
-        cwd,
-        env: { ...process.env, ...env },
-        stdio: ["ignore", "ignore", "inherit", "pipe"],
-      },
-    );
+    const child = spawn(process.execPath, [path.join(root, "bench", "child-cli.mjs"), ...args], {
+      cwd,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "ignore", "inherit", "pipe"],
+    });
     let report = "";
     child.stdio[3].on("data", (chunk) => (report += chunk));
     child.on("error", reject);
@@ -237,15 +223,11 @@ if (run("watch")) {
   try {
     await cli(["init", tree, "--url", emulator.baseUrl], work, env);
     await cli(["pull"], tree, env);
-    child = spawn(
-      process.execPath,
-      [...nodeFlags, path.join(root, "dist", "cli", "bin.js"), "watch", "--yes"],
-      {
-        cwd: tree,
-        env: { ...process.env, ...env },
-        stdio: ["ignore", "pipe", "inherit"],
-      },
-    );
+    child = spawn(process.execPath, [path.join(root, "dist", "cli", "bin.js"), "watch", "--yes"], {
+      cwd: tree,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     await new Promise((resolve) => {
       let out = "";
       child.stdout.on("data", (chunk) => {
@@ -431,14 +413,10 @@ if (wanted.includes("scale")) {
         gitRuns.push(timed(() => git(tree, "status", "--short")));
         commandRuns.push(
           timed(() =>
-            execFileSync(
-              process.execPath,
-              [...nodeFlags, path.join(root, "dist", "cli", "bin.js"), "status"],
-              {
-                cwd: tree,
-                env: { ...process.env, ...env },
-              },
-            ),
+            execFileSync(process.execPath, [path.join(root, "dist", "cli", "bin.js"), "status"], {
+              cwd: tree,
+              env: { ...process.env, ...env },
+            }),
           ),
         );
       }
@@ -455,7 +433,7 @@ if (wanted.includes("scale")) {
       const pathMs = best(() =>
         execFileSync(
           process.execPath,
-          [...nodeFlags, path.join(root, "dist", "cli", "bin.js"), "status", path.join("courses", course)],
+          [path.join(root, "dist", "cli", "bin.js"), "status", path.join("courses", course)],
           {
             cwd: tree,
             env: { ...process.env, ...env },

@@ -1,12 +1,7 @@
-#!/usr/bin/env -S node --max-semi-space-size=4 --heap-growing-percent=50
-// The flags above hold the heap near what the run keeps alive: a young generation of at most
-// 4 MB per half (V8's default is up to 16 MB) and an old generation that grows by half of what
-// survived the last full collection (V8's default lets it grow up to 4×). A 50,000-chapter pull
-// keeps about 60–80 MB alive; with V8's defaults its heap reached 2.5–3× that. They must be
-// given when node starts, hence the shebang (`env -S` splits them; npm's shims on Windows read
-// it too). `bench/run.mjs` runs the CLI with the same flags, read from this line.
+#!/usr/bin/env node
 import type { StopSignal } from "../errors.js";
 import { completionList, completionNames } from "./commands/completion.js";
+import { limitHeapGrowth } from "./heap.js";
 import { terminalPrompts } from "./prompts.js";
 
 // A completion script asks for the site names or course folders on every Tab: answered here,
@@ -16,6 +11,7 @@ if (list !== undefined) {
   process.stdout.write((await completionNames(list, process.cwd())).map((name) => `${name}\n`).join(""));
   process.exit(0);
 }
+limitHeapGrowth();
 const { main } = await import("./main.js");
 
 /** How long a run asked to stop may take to finish what is in flight before it is cut short. */

@@ -8,7 +8,7 @@ import { parseChapterFile } from "../../src/tree/chapter-file.js";
 import { markdownCodec } from "../../src/tree/codecs.js";
 import { equivalentHtml } from "../../src/tree/markdown/index.js";
 import { cliEnv } from "../helpers/site.js";
-import { BIN, runBin, runProgram, startBinEmulator } from "../helpers/subprocess.js";
+import { runBin, startBinEmulator } from "../helpers/subprocess.js";
 import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
 
 afterEach(cleanupTestdirs);
@@ -40,28 +40,6 @@ describe("the built CLI", () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/unknown command 'pul'/);
     expect(bad.stderr).toMatch(/Did you mean pull\?/);
-  });
-
-  it("starts the way its shebang says: env -S splits node's memory flags and node takes them", async () => {
-    const dir = await testdir();
-    const shebang = (await readFile(BIN, "utf8")).split("\n", 1)[0]!;
-    expect(shebang).toMatch(
-      /^#!\/usr\/bin\/env -S node --max-semi-space-size=\d+ --heap-growing-percent=\d+$/,
-    );
-    // What the kernel runs for `./bin.js --version`: the interpreter, the rest of the line as one
-    // argument, then the script and its arguments. A flag node does not know exits 9.
-    const interpreter = shebang.slice(2).split(" ", 1)[0]!;
-    const started = await runProgram(
-      interpreter,
-      [shebang.slice(2 + interpreter.length + 1), BIN, "--version"],
-      {
-        cwd: dir,
-        env: { PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ""}` },
-      },
-    );
-    expect(started.stderr).toBe("");
-    expect(started.code).toBe(0);
-    expect(started.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
   it("ends every command's --help with examples and lists the global options there", async () => {

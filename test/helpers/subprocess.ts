@@ -26,17 +26,8 @@ export function runBin(
   args: string[],
   options: { cwd: string; env?: Record<string, string> },
 ): Promise<Finished> {
-  return runProgram(process.execPath, [BIN, ...args], options);
-}
-
-/** Run a program to completion with no terminal attached. */
-export function runProgram(
-  program: string,
-  args: string[],
-  options: { cwd: string; env?: Record<string, string> },
-): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(program, args, {
+    const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd,
       env: { PATH: process.env.PATH ?? "", CI: "true", ...options.env },
       stdio: ["ignore", "pipe", "pipe"],
