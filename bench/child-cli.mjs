@@ -3,9 +3,6 @@ import { writeSync } from "node:fs";
 import { limitHeapGrowth } from "../dist/cli/heap.js";
 import { main } from "../dist/cli/main.js";
 
-// As the CLI's entry point does.
-limitHeapGrowth();
-
 const started = performance.now();
 const code = await main(process.argv.slice(2), {
   stdout: { write: () => true, isTTY: false },
@@ -14,6 +11,8 @@ const code = await main(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   interrupted: new Promise(() => {}),
+  // As the CLI's entry point does.
+  boundHeap: limitHeapGrowth,
   prompts: {
     input: () => Promise.reject(new Error("no prompts in the benchmark")),
     password: () => Promise.reject(new Error("no prompts in the benchmark")),

@@ -11,7 +11,6 @@ if (list !== undefined) {
   process.stdout.write((await completionNames(list, process.cwd())).map((name) => `${name}\n`).join(""));
   process.exit(0);
 }
-limitHeapGrowth();
 const { main } = await import("./main.js");
 
 /** How long a run asked to stop may take to finish what is in flight before it is cut short. */
@@ -44,5 +43,6 @@ const code = await main(process.argv.slice(2), {
   prompts: terminalPrompts(),
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   now: Date.now,
+  boundHeap: limitHeapGrowth,
 });
 process.exit(code);

@@ -32,6 +32,12 @@ export interface CliIO {
   fs?: TreeFs;
   /** How `coursesync ci` runs git (default: the git on PATH); tests wrap it to stage a race. */
   git?: GitRunner;
+  /**
+   * Called by pull before it lists a site: the entry point bounds how node's heap grows (see
+   * cli/heap.ts). A setting of the whole process, so tests that run the CLI in theirs leave
+   * it out.
+   */
+  boundHeap?: () => void;
 }
 
 /** The questions the CLI may ask a person at a terminal. */

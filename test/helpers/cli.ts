@@ -29,6 +29,8 @@ export interface RunOptions {
   sleep?: (ms: number) => Promise<void>;
   /** The run's clock; default Date.now. See `fakeTime`. */
   now?: () => number;
+  /** Told when a command bounds the heap (the entry point sets node's heap growth then). */
+  boundHeap?: () => void;
 }
 
 const noPrompts: Prompts = {
@@ -54,6 +56,7 @@ export async function runCli(args: string[], options: RunOptions): Promise<CliRe
     ...(options.apiRetries === undefined ? {} : { apiRetries: options.apiRetries }),
     ...(options.fs ? { fs: options.fs } : {}),
     ...(options.git ? { git: options.git } : {}),
+    ...(options.boundHeap ? { boundHeap: options.boundHeap } : {}),
   });
   return { code, stdout, stderr };
 }

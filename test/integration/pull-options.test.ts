@@ -48,6 +48,25 @@ function seed(emulator: TestEmulator) {
   };
 }
 
+describe("pull and the heap", () => {
+  it("asks the entry point to bound the heap's growth before it lists; status and check do not", async () => {
+    const { emulator, env, root } = await setup();
+    seed(emulator);
+    const asked: string[] = [];
+    const run = (args: string[]) =>
+      runCli(args, {
+        cwd: root,
+        env,
+        boundHeap: () => asked.push(`${args[0]} after ${emulator.state.requests.length} requests`),
+      });
+    expect((await run(["pull"])).code).toBe(0);
+    expect(asked).toEqual(["pull after 0 requests"]);
+    expect((await run(["status"])).code).toBe(0);
+    expect((await run(["check"])).code).toBe(0);
+    expect(asked).toHaveLength(1);
+  });
+});
+
 describe("pull against a site that answers Not Found past the last page", () => {
   it("reads lists that end on a full page completely, and pulls again without a change", async () => {
     // Two courses and four chapters on pages of two: every list ends on a full page.

@@ -98,6 +98,7 @@ whose files changed since and those the site's changes touch (-v says how many);
     )
     .addHelpText("after", examplesText(EXAMPLES))
     .action(async (paths: string[], flags: PullFlags, command: Command) => {
+      run.boundHeap?.();
       const globals = globalsOf(command);
       const out = new Output(run, globals.quiet || flags.json);
       const tree = await openTree(run, globals);
