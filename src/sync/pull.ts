@@ -124,26 +124,14 @@ async function pullTree(
   // Planning returns only what writing needs: the listing, the local view and the planner's
   // maps are garbage before the first file is written.
   const planned = await planTree(options, client, spill, run);
-  const {
-    loaded,
-    plan,
-    result,
-    existing,
-    temps,
-    leftoverTemps,
-    statCache,
-    cache,
-    journal,
-    wholeSite,
-    pending,
-    fs,
-  } = planned;
+  const { loaded, plan, result, existing, temps, statCache, cache, journal, wholeSite, pending, fs } =
+    planned;
   if (options.dryRun) {
     result.filesWritten = (await effectiveOps(root, plan.ops, existing)).length;
     return result;
   }
   // Temp files of a run killed mid-write go before this run writes.
-  await removeLeftoverTemps(root, [...temps, ...(await leftoverTemps)], fs);
+  await removeLeftoverTemps(root, await temps, fs);
   await run.staged?.stop();
   const written = new WrittenFiles(root);
   result.filesWritten = await applyOps(root, plan.ops, existing, fs, run.staged, written);
@@ -395,8 +383,8 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
     plan,
     result,
     existing,
-    temps: scan.temps,
-    leftoverTemps: leftover,
+    /** Temp files of killed runs: the tree's (from the scan) and the state's. */
+    temps: leftover.then((state) => [...scan.temps, ...state]),
     statCache,
     cache,
     journal,
