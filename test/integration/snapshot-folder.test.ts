@@ -246,6 +246,23 @@ describe("the single-file snapshot of earlier versions", () => {
     expect(existsSync(path.join(root, legacy))).toBe(false);
   });
 
+  it("a first save writes its course files in place: one a killed save left cut short is written whole by the next", async () => {
+    const snapshot = sample();
+    const root = await testdir({});
+    await saveSnapshot(root, "production", snapshot);
+    const whole = await readTree(path.join(root, DIR));
+    // As a save killed part-way leaves the folder: one course file cut short, site.json not yet
+    // written (and no temp file beside any file).
+    const root2 = await testdir({
+      [`${DIR}/courses/1.json`]: whole["courses/1.json"]!.slice(0, 40),
+      [`${DIR}/courses/2.json`]: whole["courses/2.json"]!,
+    });
+    expect(await loadSnapshot(root2, "production")).toBeUndefined();
+    await saveSnapshot(root2, "production", snapshot);
+    expect(await readTree(path.join(root2, DIR))).toEqual(whole);
+    expect(await loadSnapshot(root2, "production")).toEqual(snapshot);
+  });
+
   it("a .gitignore of an earlier init is brought up to the folder: committed, its temp files and the cache not", async () => {
     const old = GITIGNORE_BLOCK.split("\n")
       .filter((line) => line === "" || line.startsWith("#") || !/^!\.coursesync\/\*\/|cache|\*\*/.test(line))

@@ -177,15 +177,18 @@ export async function writeFolder(
     return present.has(name) && readText(path.join(paths.folder, name)) === text ? undefined : text;
   };
   if (!established) {
-    // Nothing reads the folder until site.json is there: each file is written as its text is
-    // made, site.json last (it makes the folder the snapshot, complete).
+    // Nothing reads the folder until site.json is there: each file is written in place as its
+    // text is made (no temp file to rename: one killed part-way is compared and written again
+    // by the next save), site.json last and atomically (it makes the folder the snapshot).
     const names = [...files.keys()].filter((name) => name !== SITE_FILE);
     const flush = names.length < SYNCED_FILES;
+    const folders = new Set(names.map((name) => path.dirname(path.join(paths.folder, ...name.split("/")))));
+    for (const folder of folders) await fs.mkdir(folder);
     await inParallel(
       names.map((name) => async () => {
         const text = changed(name);
         if (text !== undefined)
-          await atomicWrite(path.join(paths.folder, ...name.split("/")), text, { fs, flush });
+          await fs.writeFile(path.join(paths.folder, ...name.split("/")), text, { flush });
       }),
     );
     const gone = onDisk.filter((name) => !files.has(name));
