@@ -174,7 +174,13 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
   // New and changed records' files are written to temp files while the pages arrive (with the
   // spill: the default site, not a dry run); the plan then moves those it writes into place.
   const staged = spill
-    ? new StagedFiles({ cache: statePaths(root, options.site).cache, bodies, snapshot: loaded })
+    ? new StagedFiles({
+        cache: statePaths(root, options.site).cache,
+        bodies,
+        snapshot: loaded,
+        // A tree written through another file system (tests) has its files moved through it.
+        placeOnThread: options.fs === undefined,
+      })
     : undefined;
   run.staged = staged;
   attach({
@@ -295,6 +301,9 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
   const planBase = narrow ? narrow.base : snapshot;
 
   const [courses, chapters] = await listing;
+  // The pages still waiting to be staged go to the writing thread now, to be written while
+  // the plan is made.
+  staged?.flush();
   const known = Object.keys(snapshot?.courses ?? {}).length + Object.keys(snapshot?.chapters ?? {}).length;
   guardEmptyListing(
     "courses",

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Placed } from "../../src/sync/pull/stage-writer.js";
 import { runCli } from "../helpers/cli.js";
 import { restoreTree, treeNow, userFiles } from "../helpers/crash.js";
 import { manualClock, useEmulators } from "../helpers/emulator.js";
@@ -35,6 +36,26 @@ vi.mock("../../src/tree/fs-ops.js", async (importOriginal) => {
     removeTreeFile: watched("remove", real.removeTreeFile),
     removeEmptyFolder: watched("rmdir", real.removeEmptyFolder),
   };
+});
+
+// Staged files are moved into place on the staging thread, all in one message: here each
+// goes in a message of its own, so that a kill between any two is replayed too.
+vi.mock("../../src/sync/pull/stage-writer.js", async (importOriginal) => {
+  const real = await importOriginal<typeof import("../../src/sync/pull/stage-writer.js")>();
+  class WatchedWriter extends real.StageWriter {
+    override async place(moves: Array<readonly [string, string]>) {
+      const placed: Placed[] = [];
+      for (const move of moves) {
+        capture?.(`before place ${move[1]}`);
+        const one = await super.place([move]);
+        if (!one) return undefined;
+        placed.push(one[0]!);
+        capture?.(`after place ${move[1]}`);
+      }
+      return placed;
+    }
+  }
+  return { ...real, StageWriter: WatchedWriter };
 });
 
 const start = useEmulators();

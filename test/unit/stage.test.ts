@@ -136,6 +136,74 @@ describe("files staged while the listing arrives", () => {
     expect(incoming(cache)).toEqual([]);
   });
 
+  it("moves claimed files into place on its thread, making missing folders; says which it could not move", async () => {
+    const cache = cacheDir();
+    const root = path.dirname(cache);
+    const staged = new StagedFiles({ cache, bodies: markdownCodec, snapshot: undefined });
+    const [one, two] = [chapter(1, "One"), chapter(2, "Two")];
+    staged.take("chapters", [one, two]);
+    await staged.stop();
+    expect(staged.placesOnThread).toBe(true);
+    const first = staged.claim(hashOf(textOf(one)))!;
+    const second = staged.claim(hashOf(textOf(two)))!;
+    // A file is where the second one's folder should be.
+    writeFileSync(path.join(root, "taken"), "not a folder");
+    const target = path.join(root, "courses", "web", "01-one.md");
+    const placed = await staged.place([
+      [first, target],
+      [second, path.join(root, "taken", "02-two.md")],
+    ]);
+    expect(readFileSync(target, "utf8")).toBe(textOf(one));
+    // As the stat cache keeps a file: size, mtime, ctime, inode, taken after the move.
+    const stat = statSync(target);
+    expect(placed).toEqual([[stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino], false]);
+    expect(existsSync(second)).toBe(true);
+    await staged.clear();
+    expect(incoming(cache)).toEqual([]);
+  });
+
+  it("leaves the moving to the caller when the tree is written through another file system", async () => {
+    const cache = cacheDir();
+    const staged = new StagedFiles({
+      cache,
+      bodies: markdownCodec,
+      snapshot: undefined,
+      placeOnThread: false,
+    });
+    const one = chapter(1, "One");
+    staged.take("chapters", [one]);
+    await staged.stop();
+    expect(staged.placesOnThread).toBe(false);
+    const file = staged.claim(hashOf(textOf(one)))!;
+    expect(await staged.place([[file, path.join(path.dirname(cache), "01-one.md")]])).toBeUndefined();
+    expect(existsSync(file)).toBe(true);
+    await staged.clear();
+  });
+
+  it("renders a page on a later turn, one page a turn, so that the listing's next request goes out first", async () => {
+    const cache = cacheDir();
+    const rendered: string[] = [];
+    const counting = {
+      ...markdownCodec,
+      fromHtml: (html: string) => {
+        rendered.push(html);
+        return markdownCodec.fromHtml(html);
+      },
+    };
+    const staged = new StagedFiles({ cache, bodies: counting, snapshot: undefined });
+    const pages = [1, 2, 3].map((n) => [chapter(n, `Chapter ${n}`)]);
+    for (const page of pages) staged.take("chapters", page);
+    expect(rendered).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(rendered).toEqual(["<p>Chapter 1</p>"]);
+    // The listing is whole: what still waits is staged at once.
+    staged.flush();
+    expect(rendered).toEqual(["<p>Chapter 1</p>", "<p>Chapter 2</p>", "<p>Chapter 3</p>"]);
+    await staged.stop();
+    for (const [record] of pages) expect(staged.claim(hashOf(textOf(record!)))).toBeDefined();
+    await staged.clear();
+  });
+
   it("leaves pages unstaged once rendering takes more than half the listing's time", async () => {
     const cache = cacheDir();
     // Converting a chapter 'takes' 300 ms and pages come with no time between them: past the

@@ -1,5 +1,7 @@
+import path from "node:path";
 import PQueue from "p-queue";
 import {
+  abs,
   hashTreeFile,
   moveTreePath,
   placeTreeFile,
@@ -12,7 +14,7 @@ import type { ScanResult } from "../../tree/scan.js";
 import type { TreeFs } from "../../tree/tree-fs.js";
 import { sha256 } from "../../util/hash.js";
 import type { FileOp } from "./plan.js";
-import type { WrittenAs } from "./stage-writer.js";
+import type { Placed, WrittenAs } from "./stage-writer.js";
 import type { WrittenFiles } from "./written.js";
 
 /** Writes waiting in the queue at most, besides the ones under way. */
@@ -69,6 +71,7 @@ export async function applyOps(
   // Within one kind of operation the paths are distinct, so they run side by side; the kinds
   // run in order (writes before deletes before removing emptied folders).
   const queue = new PQueue({ concurrency: 16 });
+  const folderOf = newFolders(root, existing, fs);
   // A failed write stops the run: no more are started, and the first error is thrown once the
   // writes under way end.
   let failed: { error: unknown } | undefined;
@@ -81,10 +84,17 @@ export async function applyOps(
     });
   };
   let phase: FileOp["op"] | undefined;
-  for (const op of effective) {
+  /** Writes of this kind done by moving a staged file into place on the staging thread. */
+  let placed = new Set<FileOp>();
+  for (const [i, op] of effective.entries()) {
     if (op.op !== phase) {
       await queue.onIdle();
       phase = op.op;
+      if ((phase === "write" || phase === "copy") && staged && !failed) {
+        let end = i;
+        while (effective[end]?.op === phase) end++;
+        placed = await placeStaged(root, effective.slice(i, end) as TextOp[], fs, staged, written);
+      }
     }
     if (failed) break;
     switch (op.op) {
@@ -97,7 +107,11 @@ export async function applyOps(
       case "copy":
         // A rewrite under a new name was moved there above; this replaces its bytes.
         changed++;
-        await add(() => writeText(root, op, fs, staged, op.op === "write" ? written : undefined));
+        if (placed.has(op)) break;
+        await add(async () => {
+          await folderOf(op.path);
+          await writeText(root, op, fs, staged, op.op === "write" ? written : undefined);
+        });
         break;
       case "delete":
       case "remove-copy":
@@ -114,11 +128,76 @@ export async function applyOps(
   return changed;
 }
 
+/**
+ * Makes the folder of a file about to be written, once, when the scan found no file in it:
+ * writes run side by side, and each into a new folder (a first pull's every course) would
+ * otherwise fail once before one of them made it (1,557 of 2,200 at 200 x 10). A folder that
+ * cannot be made is left to the write, which says why.
+ */
+function newFolders(
+  root: string,
+  existing: ReadonlySet<string>,
+  fs: TreeFs,
+): (file: string) => Promise<void> {
+  const made = new Map<string, Promise<void>>();
+  for (const file of existing) made.set(path.posix.dirname(file), Promise.resolve());
+  return (file) => {
+    const folder = path.posix.dirname(file);
+    let making = made.get(folder);
+    if (!making) {
+      making = fs.mkdir(abs(root, folder)).catch(() => {});
+      made.set(folder, making);
+    }
+    return making;
+  };
+}
+
 /** Files staged while the listing came (see stage.ts), by the hash of their text. */
 interface Staged {
   claim(hash: string): string | undefined;
   /** How the staging thread left a claimed file (see WrittenFiles.landed). */
   writtenAs(file: string): WrittenAs;
+  /** Whether claimed files can be moved into place on the staging thread (see place). */
+  readonly placesOnThread?: boolean;
+  /** Move claimed files into place on the staging thread; undefined: it could not. */
+  place?(moves: Array<readonly [from: string, to: string]>): Promise<Placed[] | undefined>;
+}
+
+type TextOp = Extract<FileOp, { op: "write" | "copy" }>;
+
+/**
+ * The writes of one kind whose text a staged file holds, moved into place at once on the
+ * staging thread; returns those done. One the thread could not move is left to writeText,
+ * which writes its text (and says what is wrong); without the thread, none is done here.
+ */
+async function placeStaged(
+  root: string,
+  ops: readonly TextOp[],
+  fs: TreeFs,
+  staged: Staged,
+  written: WrittenFiles | undefined,
+): Promise<Set<FileOp>> {
+  const done = new Set<FileOp>();
+  if (!staged.placesOnThread || !staged.place) return done;
+  const claimed: Array<{ op: TextOp; hash: string; ready: string; as: WrittenAs }> = [];
+  for (const op of ops) {
+    const hash = textHash(op);
+    const ready = staged.claim(hash);
+    if (ready !== undefined) claimed.push({ op, hash, ready, as: staged.writtenAs(ready) });
+  }
+  const moved = await staged.place(claimed.map(({ op, ready }) => [ready, abs(root, op.path)] as const));
+  for (const [i, { op, hash, ready, as }] of claimed.entries()) {
+    // The thread ended before it answered (it moved some, or none): moved here, one by one.
+    const outcome = moved ? moved[i]! : (await placeTreeFile(root, ready, op.path, fs)) && undefined;
+    if (outcome === false) {
+      // Not moved: the write below makes the file from its text (the staged one goes).
+      await fs.rm(ready);
+      continue;
+    }
+    if (op.op === "write") written?.landed(op.path, hash, as, outcome);
+    done.add(op);
+  }
+  return done;
 }
 
 /** The hash of a write's or copy's text: a staged record's is known without making the text. */

@@ -1,7 +1,7 @@
 import { lstatSync } from "node:fs";
 import path from "node:path";
 import type { StatCache } from "../../tree/stat-cache.js";
-import type { WrittenAs } from "./stage-writer.js";
+import type { Placed, WrittenAs } from "./stage-writer.js";
 
 /**
  * The files a pull put in the tree, each with its stat taken as it landed, for the stat cache
@@ -32,12 +32,18 @@ export class WrittenFiles {
    * The file at this tree path was just written whole, with bytes of this SHA-256. `as` says
    * where it came from: null, written here; a staged file moved here, as the staging thread
    * left it (it must be that file still); undefined, a staged file the thread said nothing
-   * of, which is not recorded.
+   * of, which is not recorded. `seen`: the file as the thread that moved it here saw it just
+   * after (null: it could not look, and the file is not recorded); else it is looked at here.
    */
-  landed(relPath: string, hash: string, as?: WrittenAs | null): void {
-    if (as === undefined) return;
-    const stat = lstatSync(path.join(this.#root, ...relPath.split("/")), { throwIfNoEntry: false });
-    if (!stat?.isFile() || Number.isInteger(stat.mtimeMs)) return;
+  landed(relPath: string, hash: string, as?: WrittenAs | null, seen?: Placed): void {
+    if (as === undefined || seen === null || seen === false) return;
+    let stat: { size: number; mtimeMs: number; ctimeMs: number; ino: number } | undefined;
+    if (seen) stat = { size: seen[0], mtimeMs: seen[1], ctimeMs: seen[2], ino: seen[3] };
+    else {
+      const found = lstatSync(path.join(this.#root, ...relPath.split("/")), { throwIfNoEntry: false });
+      if (found?.isFile()) stat = found;
+    }
+    if (!stat || Number.isInteger(stat.mtimeMs)) return;
     if (as !== null && (stat.ino !== as[0] || stat.size !== as[1] || stat.mtimeMs !== as[2])) return;
     const at = this.#paths.length * 4;
     if (at + 4 > this.#stats.length) {
