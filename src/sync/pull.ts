@@ -134,11 +134,20 @@ async function pullTree(
   await removeLeftoverTemps(root, await temps, fs);
   await run.staged?.stop();
   const written = new WrittenFiles(root);
-  result.filesWritten = await applyOps(root, plan.ops, existing, fs, run.staged, written);
+  const applying = applyOps(root, plan.ops, existing, fs, run.staged, written);
+  // The texts the cache keeps go in while the files are moved into place (on the staging
+  // thread, for the most part): other files, and this thread would wait.
+  const caching = (async () => {
+    for (const text of plan.cacheTexts) await cache.stage(text);
+    for (const record of plan.cacheRecords) await cache.stage(String(record.content ?? ""));
+    await cache.flush();
+  })();
+  // A failure of either is thrown once both are done (the tree's first).
+  const [applied, cached] = await Promise.allSettled([applying, caching]);
+  if (applied.status === "rejected") throw applied.reason;
+  if (cached.status === "rejected") throw cached.reason;
+  result.filesWritten = applied.value;
   written.record(statCache);
-  for (const text of plan.cacheTexts) await cache.stage(text);
-  for (const record of plan.cacheRecords) await cache.stage(String(record.content ?? ""));
-  await cache.flush();
   // The files are written and the texts cached: the listing and the file operations are not
   // read again. Let them go before the snapshot and the stat cache are written.
   planned.release();
