@@ -20,6 +20,9 @@ import type { WrittenFiles } from "./written.js";
 /** Writes waiting in the queue at most, besides the ones under way. */
 const QUEUED = 64;
 
+/** Staged files moved into place in one message to the staging thread, at most. */
+const PLACED_AT_ONCE = 512;
+
 /** The ops that would change something on disk (writes of identical bytes are dropped). */
 export async function effectiveOps(
   root: string,
@@ -179,23 +182,28 @@ async function placeStaged(
 ): Promise<Set<FileOp>> {
   const done = new Set<FileOp>();
   if (!staged.placesOnThread || !staged.place) return done;
-  const claimed: Array<{ op: TextOp; hash: string; ready: string; as: WrittenAs }> = [];
-  for (const op of ops) {
-    const hash = textHash(op);
-    const ready = staged.claim(hash);
-    if (ready !== undefined) claimed.push({ op, hash, ready, as: staged.writtenAs(ready) });
-  }
-  const moved = await staged.place(claimed.map(({ op, ready }) => [ready, abs(root, op.path)] as const));
-  for (const [i, { op, hash, ready, as }] of claimed.entries()) {
-    // The thread ended before it answered (it moved some, or none): moved here, one by one.
-    const outcome = moved ? moved[i]! : (await placeTreeFile(root, ready, op.path, fs)) && undefined;
-    if (outcome === false) {
-      // Not moved: the write below makes the file from its text (the staged one goes).
-      await fs.rm(ready);
-      continue;
+  // A few hundred at a time: the moves of a first pull of 50,000 chapters are megabytes of
+  // paths, in this thread and in the staging one.
+  for (let from = 0; from < ops.length; from += PLACED_AT_ONCE) {
+    const claimed: Array<{ op: TextOp; hash: string; ready: string; as: WrittenAs }> = [];
+    for (const op of ops.slice(from, from + PLACED_AT_ONCE)) {
+      const hash = textHash(op);
+      const ready = staged.claim(hash);
+      if (ready !== undefined) claimed.push({ op, hash, ready, as: staged.writtenAs(ready) });
     }
-    if (op.op === "write") written?.landed(op.path, hash, as, outcome);
-    done.add(op);
+    if (claimed.length === 0) continue;
+    const moved = await staged.place(claimed.map(({ op, ready }) => [ready, abs(root, op.path)] as const));
+    for (const [i, { op, hash, ready, as }] of claimed.entries()) {
+      // The thread ended before it answered (it moved some, or none): moved here, one by one.
+      const outcome = moved ? moved[i]! : (await placeTreeFile(root, ready, op.path, fs)) && undefined;
+      if (outcome === false) {
+        // Not moved: the write below makes the file from its text (the staged one goes).
+        await fs.rm(ready);
+        continue;
+      }
+      if (op.op === "write") written?.landed(op.path, hash, as, outcome);
+      done.add(op);
+    }
   }
   return done;
 }
