@@ -87,16 +87,16 @@ export async function applyOps(
     });
   };
   let phase: FileOp["op"] | undefined;
-  /** Writes of this kind done by moving a staged file into place on the staging thread. */
+  /** Writes done by moving a staged file into place on the staging thread. */
   let placed = new Set<FileOp>();
   for (const [i, op] of effective.entries()) {
     if (op.op !== phase) {
       await queue.onIdle();
       phase = op.op;
-      if ((phase === "write" || phase === "copy") && staged && !failed) {
+      if (phase === "write" && staged && !failed) {
         let end = i;
         while (effective[end]?.op === phase) end++;
-        placed = await placeStaged(root, effective.slice(i, end) as TextOp[], fs, staged, written);
+        placed = await placeStaged(root, effective.slice(i, end) as WriteOp[], fs, staged, written);
       }
     }
     if (failed) break;
@@ -166,16 +166,16 @@ interface Staged {
   place?(moves: Array<readonly [from: string, to: string]>): Promise<Placed[] | undefined>;
 }
 
-type TextOp = Extract<FileOp, { op: "write" | "copy" }>;
+type WriteOp = Extract<FileOp, { op: "write" }>;
 
 /**
- * The writes of one kind whose text a staged file holds, moved into place at once on the
+ * The writes whose text a staged file holds, moved into place a few hundred at a time on the
  * staging thread; returns those done. One the thread could not move is left to writeText,
  * which writes its text (and says what is wrong); without the thread, none is done here.
  */
 async function placeStaged(
   root: string,
-  ops: readonly TextOp[],
+  ops: readonly WriteOp[],
   fs: TreeFs,
   staged: Staged,
   written: WrittenFiles | undefined,
@@ -185,11 +185,12 @@ async function placeStaged(
   // A few hundred at a time: the moves of a first pull of 50,000 chapters are megabytes of
   // paths, in this thread and in the staging one.
   for (let from = 0; from < ops.length; from += PLACED_AT_ONCE) {
-    const claimed: Array<{ op: TextOp; hash: string; ready: string; as: WrittenAs }> = [];
+    const claimed: Array<{ op: WriteOp; hash: string; ready: string; as: WrittenAs }> = [];
     for (const op of ops.slice(from, from + PLACED_AT_ONCE)) {
-      const hash = textHash(op);
-      const ready = staged.claim(hash);
-      if (ready !== undefined) claimed.push({ op, hash, ready, as: staged.writtenAs(ready) });
+      // Only a write whose hash is known without making its text (a lazy text is made each
+      // time it is read): any other is left to writeText, which makes it once.
+      const ready = op.hash === undefined ? undefined : staged.claim(op.hash);
+      if (ready !== undefined) claimed.push({ op, hash: op.hash!, ready, as: staged.writtenAs(ready) });
     }
     if (claimed.length === 0) continue;
     const moved = await staged.place(claimed.map(({ op, ready }) => [ready, abs(root, op.path)] as const));
@@ -201,7 +202,7 @@ async function placeStaged(
         await fs.rm(ready);
         continue;
       }
-      if (op.op === "write") written?.landed(op.path, hash, as, outcome);
+      written?.landed(op.path, hash, as, outcome);
       done.add(op);
     }
   }

@@ -261,7 +261,8 @@ export class StageWriter {
     this.#backlog = 0;
     this.#sizes.clear();
     this.#worker?.unref();
-    // A thread that failed while placing moved none it did not say: the caller moves them all.
+    // A thread that failed while placing did not say which files it moved: the caller moves
+    // each one (a file already moved is then written from its text).
     const placing = this.#placing;
     this.#placing = undefined;
     placing?.(undefined);
