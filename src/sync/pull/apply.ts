@@ -142,9 +142,14 @@ function newFolders(
   existing: ReadonlySet<string>,
   fs: TreeFs,
 ): (file: string) => Promise<void> {
-  const made = new Map<string, Promise<void>>();
-  for (const file of existing) made.set(path.posix.dirname(file), Promise.resolve());
+  // Read from the scan at the first write only: a pull that writes nothing does not go
+  // through every file of the tree for it.
+  let made: Map<string, Promise<void>> | undefined;
   return (file) => {
+    if (!made) {
+      made = new Map();
+      for (const known of existing) made.set(path.posix.dirname(known), Promise.resolve());
+    }
     const folder = path.posix.dirname(file);
     let making = made.get(folder);
     if (!making) {
