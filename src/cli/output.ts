@@ -34,6 +34,11 @@ export class Output {
     this.io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
   }
 
+  /** Result lines on stdout, in one write (a pull of 50,000 chapters prints as many lines). */
+  results(lines: readonly string[]): void {
+    if (lines.length > 0) this.io.stdout.write(`${lines.join("\n")}\n`);
+  }
+
   /** One JSON document on stdout: the whole of what --json prints there. */
   json(value: unknown): void {
     this.io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

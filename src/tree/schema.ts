@@ -1,3 +1,4 @@
+import { grouped } from "../util/words.js";
 import { FileProblem } from "./yaml-text.js";
 
 /**
@@ -245,7 +246,7 @@ export interface FieldValue {
   sent?: string;
 }
 
-const number = (n: number) => n.toLocaleString("en-US");
+const number = grouped;
 
 function sizeProblem(field: string, rule: FieldRule, value: FieldValue, limits: Limits) {
   if (rule.type === "body") {

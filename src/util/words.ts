@@ -3,5 +3,19 @@
  * "1 page", `counted(3, "page")` "3 pages". Irregular plurals are given.
  */
 export function counted(n: number, singular: string, plural = `${singular}s`): string {
-  return `${n.toLocaleString("en-US")} ${n === 1 ? singular : plural}`;
+  return `${grouped(n)} ${n === 1 ? singular : plural}`;
+}
+
+/**
+ * A whole number with its thousands grouped by commas: `grouped(55000)` is "55,000". As
+ * `toLocaleString("en-US")` writes it, without loading the locale data (13 ms at its first call,
+ * in a command that prints one summary line).
+ */
+export function grouped(n: number): string {
+  return Number.isSafeInteger(n) ? String(n).replace(/\B(?=(\d{3})+$)/g, ",") : n.toLocaleString("en-US");
+}
+
+/** Strings in the order of their UTF-16 code units (as `sort()` puts them, without a locale). */
+export function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

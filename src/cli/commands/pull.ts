@@ -184,7 +184,7 @@ whose files changed since and those the site's changes touch (-v says how many);
             errors: [],
           });
         } else if (!globals.quiet) {
-          for (const line of changeLines(result.changes, out)) out.result(line);
+          out.results(changeLines(result.changes, out));
           const verb = result.dryRun ? "would write" : "wrote";
           out.result(
             `${result.dryRun ? "Dry run: " : ""}pulled ${counted(result.counts.courses, "course")} and ${counted(result.counts.chapters, "chapter")} ` +

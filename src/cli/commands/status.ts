@@ -156,7 +156,7 @@ A path holding a quote, backslash, control character or " -> " is printed as a J
             "a push was interrupted: `coursesync push` (or `pull`) finishes it; until then what it sent may show as pending",
           );
         }
-        for (const line of shortLines(entries)) out.result(line);
+        out.results(shortLines(entries));
       } else if (flags.json) {
         out.json({
           command: "status",

@@ -1,4 +1,4 @@
-import { counted } from "../../util/words.js";
+import { counted, grouped } from "../../util/words.js";
 
 /** Where one paged listing stands, for its progress line. */
 export interface ListingState {
@@ -22,7 +22,7 @@ export function listingLine(state: ListingState): string {
   const name = state.list.padEnd(8);
   const pages = counted(state.pages, "page");
   const rate = state.elapsedMs >= 250 ? Math.round((state.records * 1000) / state.elapsedMs) : undefined;
-  const perSecond = rate === undefined ? "" : ` · ${rate.toLocaleString("en-US")}/s`;
+  const perSecond = rate === undefined ? "" : ` · ${grouped(rate)}/s`;
   if (state.records === 0 && state.pages === 0) return ` ${name} waiting for the first page`;
   if (state.total === undefined || state.total === 0)
     return ` ${name} ${counted(state.records, "record")} in ${pages}${perSecond}`;
@@ -31,7 +31,7 @@ export function listingLine(state: ListingState): string {
   const bar = `${"█".repeat(filled)}${"░".repeat(WIDTH - filled)}`;
   const left = rate ? Math.ceil((total - state.records) / rate) : undefined;
   const eta = left === undefined ? "" : ` · ${formatSeconds(left)} left`;
-  return ` ${name} ${bar} ${state.records.toLocaleString("en-US")}/${total.toLocaleString("en-US")} records in ${pages}${perSecond}${eta}`;
+  return ` ${name} ${bar} ${grouped(state.records)}/${grouped(total)} records in ${pages}${perSecond}${eta}`;
 }
 
 function formatSeconds(seconds: number): string {
