@@ -78,20 +78,28 @@ export function courseFileText(id: number | undefined, values: CourseValues): st
 
 /** A chapter record's editable fields (content by hash if the text is not at hand). */
 export function chapterValuesOfRecord(record: WireRecord, content?: string): ChapterValues {
+  const values = chapterFieldsOfRecord(record) as ChapterValues;
+  values.content = recordContent(record, content);
+  return values;
+}
+
+/** A chapter record's editable fields but its content (which a caller reads as it needs). */
+export function chapterFieldsOfRecord(record: WireRecord): Omit<ChapterValues, "content"> {
   const courseId = Number(record.course_id);
   return {
     title: record.title ?? null,
     ordinal: record.ordinal ?? null,
     course_id: Number.isInteger(courseId) ? courseId : undefined,
-    content: recordContent(record, content),
   };
 }
 
 function recordContent(record: WireRecord, content: string | undefined): Content {
-  if (typeof record.content === "string") return record.content;
+  // Read once: a pull's records read their text back from a file on each access.
+  const value = record.content;
+  if (typeof value === "string") return value;
   if (typeof record.content_sha256 === "string")
     return content !== undefined ? content : { sha256: record.content_sha256 };
-  return { literal: record.content ?? null };
+  return { literal: value ?? null };
 }
 
 /** Content that is not text: a value the file shows as `content:`, never a body. */

@@ -335,7 +335,9 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
   // rest are as the last sync has them.
   const remoteChapters = narrow ? narrow.remoteChapters : chapters.records;
   // A first pull of a large site converts thousands of chapters: spread that over cores.
-  await convertAhead(remoteChapters, snapshot, bodies, options.bodies.fromHtml);
+  await convertAhead(remoteChapters, snapshot, bodies, options.bodies.fromHtml, (record) =>
+    Boolean(staged?.renderedOf(record)),
+  );
 
   const scope = options.paths?.map((p) => p.replace(/\/+$/, ""));
   const inScope = (file: string) =>

@@ -9,14 +9,17 @@ import type { Snapshot } from "../state/snapshot.js";
 /**
  * Convert the HTML of the chapters a pull will write to Markdown ahead, on worker threads when
  * there are many (a first pull of a large site): the plan then finds each conversion made.
- * An unchanged record is told by its fields and content hash: its content (read back from the
- * spill when asked) is not read at all.
+ * An unchanged record is told by its fields and content hash, and a record staged while the
+ * listing arrived was converted then: the content of neither (read back from the spill when
+ * asked) is read at all.
  */
 export async function convertAhead(
   records: readonly WireRecord[],
   snapshot: Snapshot | undefined,
   bodies: ReturnType<typeof memoized>,
   fromHtml: BodyCodec["fromHtml"],
+  /** Whether a record's file was already rendered this run (its text is not read again). */
+  rendered: (record: WireRecord) => boolean = () => false,
 ): Promise<void> {
   if (bodies.mode !== "markdown") return;
   const modeChanged = (snapshot?.body ?? "html") !== bodies.mode;
@@ -24,6 +27,7 @@ export async function convertAhead(
   for (const record of records) {
     const entry = snapshot?.chapters[record.id];
     if (!modeChanged && entry?.body && jsonEqual(snapshotRecord(record), entry.record)) continue;
+    if (rendered(record)) continue;
     const content = record.content;
     if (typeof content === "string" && !bodies.known(content)) pending.add(content);
   }

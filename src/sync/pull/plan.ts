@@ -17,7 +17,7 @@ import { keepCoursesWithChapters } from "./course-deletes.js";
 import { emitChapters, emitCourses, type Planned, type PlanOutput } from "./emit.js";
 import type { Held } from "./held.js";
 import { placeRecords } from "./place.js";
-import { sharingContent } from "./spill.js";
+import { chapterValuesSharing, sharingContent } from "./spill.js";
 import { syncedCourses } from "./synced.js";
 
 /** Everything the pull planner reads: all data, no I/O. */
@@ -146,6 +146,8 @@ export function planPull(input: PullInput): PullPlan {
     if (!inScope || input.held?.chapters.has(id) || synced.chapters.has(id)) continue;
     const entry = base.chapters[id];
     const remote = remoteChapters.get(id);
+    // A record new to the tree is taken as it is: its text is read only when it is written.
+    const fresh = !entry && !mine;
     const entityInput: EntityInput<ChapterValues, "chapter"> = {
       kind: "chapter",
       id,
@@ -154,13 +156,13 @@ export function planPull(input: PullInput): PullPlan {
         ? chapterValuesOfRecord(entry.record, input.baseTexts.get(String(entry.record.content_sha256)))
         : undefined,
       local: mine ? chapterValuesAgainst(mine, remote?.content, bodies) : undefined,
-      remote: remote ? chapterValuesOfRecord(remote) : undefined,
+      remote: remote ? (fresh ? chapterValuesSharing(remote) : chapterValuesOfRecord(remote)) : undefined,
       remoteKnown: true,
     };
     const mergeText = contentMerger(bodies, input.baseTexts, mine?.body);
     const plan = reconcileEntity(entityInput, { equal: fieldsEqual, mergeText, winner });
     // The site's text, when that is what the chapter ends with, stays where it was spilled.
-    if (plan.merged?.content === entityInput.remote?.content)
+    if (!fresh && plan.merged?.content === entityInput.remote?.content)
       plan.merged = sharingContent(plan.merged, remote);
     chapterPlans.set(id, plan);
   }

@@ -255,8 +255,9 @@ export class StagedFiles {
     if (entry && jsonEqual(snapshotRecord(record), entry.record)) return undefined;
     try {
       if (list === "courses") return courseFileText(record.id, courseValuesOfRecord(record));
-      if (typeof record.content !== "string") return undefined;
-      const { text, hash, body } = renderChapter(record.id, chapterValuesOfRecord(record), this.#bodies);
+      const values = chapterValuesOfRecord(record);
+      if (typeof values.content !== "string") return undefined;
+      const { text, hash, body } = renderChapter(record.id, values, this.#bodies);
       this.#rendered.set(record, { hash, body });
       return text;
     } catch {
