@@ -1,7 +1,8 @@
-// Runs the built CLI in this process and reports its peak memory on fd 3 as JSON.
+// Runs the built CLI (the bundled command, as the package ships it) in this process and reports
+// its peak memory on fd 3 as JSON.
 import { writeSync } from "node:fs";
-import { limitHeapGrowth } from "../dist/cli/heap.js";
-import { main } from "../dist/cli/main.js";
+import { limitHeapGrowth } from "../dist/bin/heap.js";
+import { main } from "../dist/bin/main.js";
 
 const started = performance.now();
 const code = await main(process.argv.slice(2), {

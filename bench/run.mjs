@@ -223,7 +223,7 @@ if (run("watch")) {
   try {
     await cli(["init", tree, "--url", emulator.baseUrl], work, env);
     await cli(["pull"], tree, env);
-    child = spawn(process.execPath, [path.join(root, "dist", "cli", "bin.js"), "watch", "--yes"], {
+    child = spawn(process.execPath, [path.join(root, "dist", "bin", "coursesync.js"), "watch", "--yes"], {
       cwd: tree,
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "inherit"],
@@ -413,7 +413,7 @@ if (wanted.includes("scale")) {
         gitRuns.push(timed(() => git(tree, "status", "--short")));
         commandRuns.push(
           timed(() =>
-            execFileSync(process.execPath, [path.join(root, "dist", "cli", "bin.js"), "status"], {
+            execFileSync(process.execPath, [path.join(root, "dist", "bin", "coursesync.js"), "status"], {
               cwd: tree,
               env: { ...process.env, ...env },
             }),
@@ -433,7 +433,7 @@ if (wanted.includes("scale")) {
       const pathMs = best(() =>
         execFileSync(
           process.execPath,
-          [path.join(root, "dist", "cli", "bin.js"), "status", path.join("courses", course)],
+          [path.join(root, "dist", "bin", "coursesync.js"), "status", path.join("courses", course)],
           {
             cwd: tree,
             env: { ...process.env, ...env },

@@ -8,7 +8,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const bin = path.join(root, "dist", "cli", "bin.js");
+const bin = path.join(root, "dist", "bin", "coursesync.js");
 const work = mkdtempSync(path.join(tmpdir(), "coursesync-demo-"));
 const tree = path.join(work, "my-school");
 const env = {

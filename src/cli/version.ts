@@ -1,6 +1,18 @@
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
-/** The package version, read once from package.json two levels above this module. */
+/**
+ * The package's root folder: two levels above this module, in the sources (src/cli/), the
+ * compiled modules (dist/cli/) and the bundled command (dist/bin/) alike.
+ */
+export const PACKAGE_ROOT: URL = new URL("../../", import.meta.url);
+
+/** A path in the package, from its root (`sample-site`, `package.json`). */
+export function packagePath(relative: string): string {
+  return fileURLToPath(new URL(relative, PACKAGE_ROOT));
+}
+
+/** The package version, read once from its package.json. */
 export const VERSION: string = (
-  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
+  JSON.parse(readFileSync(packagePath("package.json"), "utf8")) as { version: string }
 ).version;

@@ -52,10 +52,14 @@ export function statAt(data: FolderData, i: number): FolderStat | undefined {
 
 type Reply = Array<[folder: string, data: FolderData | null]>;
 
-/** The thread's code (a worker's script, so that it needs no built file beside this one). */
-function folderThread(): void {
-  const { parentPort, workerData } = require("node:worker_threads") as typeof import("node:worker_threads");
-  const fs = require("node:fs") as typeof import("node:fs");
+/**
+ * The thread's code (a worker's script, so that it needs no built file beside this one).
+ * `load` is the worker's own `require`, given by name in the script: a bundler renames a
+ * `require` here.
+ */
+function folderThread(load: NodeJS.Require): void {
+  const { parentPort, workerData } = load("node:worker_threads") as typeof import("node:worker_threads");
+  const fs = load("node:fs") as typeof import("node:fs");
   const { root, batches, slots, kind } = workerData as Work;
   for (const folders of batches) {
     const reply: Array<[string, { names: string[]; stats: Float64Array } | null]> = [];
@@ -115,7 +119,7 @@ export function readFoldersOnThread(root: string, batches: ReadonlyArray<readonl
   };
   let worker: Worker | undefined;
   try {
-    worker = new Worker(`(${folderThread.toString()})()`, {
+    worker = new Worker(`(${folderThread.toString()})(require)`, {
       eval: true,
       workerData: { root, batches, slots: STAT_SLOTS, kind: KIND } satisfies Work,
     });

@@ -8,7 +8,7 @@ import { parseChapterFile } from "../../src/tree/chapter-file.js";
 import { markdownCodec } from "../../src/tree/codecs.js";
 import { equivalentHtml } from "../../src/tree/markdown/index.js";
 import { cliEnv } from "../helpers/site.js";
-import { runBin, startBinEmulator } from "../helpers/subprocess.js";
+import { BIN, runBin, startBinEmulator } from "../helpers/subprocess.js";
 import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
 
 afterEach(cleanupTestdirs);
@@ -36,6 +36,10 @@ describe("the built CLI", () => {
       version: string;
     };
     expect(version.stdout.trim()).toBe(pkg.version);
+    // What npm links as the command: the bundled one these tests run, a script for node.
+    const bin = (pkg as unknown as { bin: Record<string, string> }).bin.coursesync!;
+    expect(path.resolve(SAMPLE, "..", bin)).toBe(BIN);
+    expect(await readFile(BIN, "utf8")).toMatch(/^#!\/usr\/bin\/env node\n/);
     const bad = await runBin(["pul"], { cwd: dir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/unknown command 'pul'/);

@@ -3,14 +3,14 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
-/** The built CLI entry point (npm test builds before it tests). */
+/** The built command, as the package ships it (npm test builds before it tests). */
 export const BIN = path.join(
   path.dirname(fileURLToPath(import.meta.url)),
   "..",
   "..",
   "dist",
-  "cli",
-  "bin.js",
+  "bin",
+  "coursesync.js",
 );
 
 /** What a finished subprocess printed and returned. */

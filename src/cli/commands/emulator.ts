@@ -1,5 +1,4 @@
 import { resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../../emulator/server.js";
 import { UserError, usageError } from "../../errors.js";
@@ -7,6 +6,7 @@ import { FileProblem } from "../../tree/yaml-text.js";
 import { watchParent } from "../../util/process.js";
 import { type Example, examplesText } from "../help.js";
 import type { CliIO } from "../io.js";
+import { packagePath } from "../version.js";
 
 /** The flags of `coursesync emulator`, as commander hands them over (all text). */
 export interface EmulatorFlags {
@@ -33,9 +33,9 @@ export interface EmulatorFlags {
 const DEFAULT_EMAIL = "demo@example.com";
 const DEFAULT_PASSWORD = "coursesync";
 
-/** The package's sample-site folder: this module sits three levels below the package root. */
+/** The package's sample-site folder. */
 export function defaultSeedDir(): string {
-  return fileURLToPath(new URL("../../../sample-site", import.meta.url));
+  return packagePath("sample-site");
 }
 
 function number(flag: string, raw: string, expected: string, ok: (n: number) => boolean): number {

@@ -51,12 +51,13 @@ interface Shared {
 /**
  * The thread's code (run as a worker's script, so that it needs no built file beside this
  * one): each message is a batch of files to write whole; the reply names those written, and
- * says whether one failed (that one removed, the rest of the batch skipped).
+ * says whether one failed (that one removed, the rest of the batch skipped). `load` is the
+ * worker's own `require`, given by name in the script: a bundler renames a `require` here.
  */
-function writerThread(): void {
-  const { parentPort, workerData } = require("node:worker_threads") as typeof import("node:worker_threads");
-  const fs = require("node:fs") as typeof import("node:fs");
-  const path = require("node:path") as typeof import("node:path");
+function writerThread(load: NodeJS.Require): void {
+  const { parentPort, workerData } = load("node:worker_threads") as typeof import("node:worker_threads");
+  const fs = load("node:fs") as typeof import("node:fs");
+  const path = load("node:path") as typeof import("node:path");
   const { shared, busy, stop } = workerData as Shared;
   const state = new Int32Array(shared);
   parentPort?.on("message", (message: Message) => {
@@ -213,7 +214,7 @@ export class StageWriter {
     if (this.#worker) return this.#worker;
     let worker: Worker;
     try {
-      worker = new Worker(`(${writerThread.toString()})()`, {
+      worker = new Worker(`(${writerThread.toString()})(require)`, {
         eval: true,
         workerData: {
           shared: this.#state.buffer as SharedArrayBuffer,
