@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
  * The package's root folder: two levels above this module, in the sources (src/cli/), the
  * compiled modules (dist/cli/) and the bundled command (dist/bin/) alike.
  */
-export const PACKAGE_ROOT: URL = new URL("../../", import.meta.url);
+const PACKAGE_ROOT: URL = new URL("../../", import.meta.url);
 
 /** A path in the package, from its root (`sample-site`, `package.json`). */
 export function packagePath(relative: string): string {

@@ -4,7 +4,6 @@ import envPaths from "env-paths";
 import writeFileAtomic from "write-file-atomic";
 import { siteKey } from "../api/login-url.js";
 import { UserError } from "../errors.js";
-import { byCodeUnits } from "../util/words.js";
 
 /** A token saved by `coursesync login`, keyed by site URL. */
 export interface StoredToken {
@@ -55,7 +54,11 @@ export class CredentialStore {
 
   private async write(store: StoreFile): Promise<void> {
     await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
-    const sorted = Object.fromEntries(Object.entries(store.tokens).sort(([a], [b]) => byCodeUnits(a, b)));
+    const sorted = Object.fromEntries(
+      Object.keys(store.tokens)
+        .sort()
+        .map((site) => [site, store.tokens[site]]),
+    );
     await writeFileAtomic(this.file, `${JSON.stringify({ tokens: sorted }, null, 2)}\n`, { mode: 0o600 });
     // write-file-atomic keeps an existing file's mode; make sure it is private either way.
     await chmod(this.file, 0o600);

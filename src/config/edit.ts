@@ -3,7 +3,7 @@ import path from "node:path";
 import { type Document, isMap, isScalar, type Node, type Pair, parseDocument, stringify } from "yaml";
 import { usageError } from "../errors.js";
 import { atomicWrite } from "../tree/fs-ops.js";
-import { byCodeUnits } from "../util/words.js";
+import { sortKeys } from "../util/stable-json.js";
 import { CONFIG_FILE, type Config, parseConfig } from "./config.js";
 
 /** One change `coursesync site ...` makes to coursesync.yaml. */
@@ -165,7 +165,7 @@ function expected(config: Config, edit: ConfigEdit): Pick<Config, "site" | "site
 }
 
 function sortedJson(sites: Config["sites"]): string {
-  return JSON.stringify(Object.entries(sites).sort(([a], [b]) => byCodeUnits(a, b)));
+  return JSON.stringify(sortKeys(sites));
 }
 
 /**

@@ -14,8 +14,3 @@ export function counted(n: number, singular: string, plural = `${singular}s`): s
 export function grouped(n: number): string {
   return Number.isSafeInteger(n) ? String(n).replace(/\B(?=(\d{3})+$)/g, ",") : n.toLocaleString("en-US");
 }
-
-/** Strings in the order of their UTF-16 code units (as `sort()` puts them, without a locale). */
-export function byCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}

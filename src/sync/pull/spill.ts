@@ -140,9 +140,7 @@ export function sharingContent<T extends { content?: unknown }>(
   if (!values || !record || !spilled(record) || typeof values.content !== "string") return values;
   const copy: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(values)) if (key !== "content") copy[key] = value;
-  Object.defineProperty(copy, SOURCE, { value: record });
-  Object.defineProperty(copy, "content", { get: readSource, enumerable: true, configurable: true });
-  return copy as T;
+  return readingContentOf(copy, record) as T;
 }
 
 /**
@@ -152,7 +150,11 @@ export function sharingContent<T extends { content?: unknown }>(
  */
 export function chapterValuesSharing(record: WireRecord): ChapterValues {
   if (!spilled(record)) return chapterValuesOfRecord(record);
-  const values = chapterFieldsOfRecord(record) as ChapterValues;
+  return readingContentOf(chapterFieldsOfRecord(record) as ChapterValues, record);
+}
+
+/** These values, given a `content` that reads the spilled record's text back when asked. */
+function readingContentOf<T extends object>(values: T, record: WireRecord): T {
   Object.defineProperty(values, SOURCE, { value: record });
   Object.defineProperty(values, "content", { get: readSource, enumerable: true, configurable: true });
   return values;
