@@ -86,6 +86,11 @@ export interface PullResult {
    * how many the tree has; undefined when the whole tree was read.
    */
   foldersRead?: { read: number; of: number } | undefined;
+  /**
+   * Why files stopped being written while the listing arrived (see pull/stage.ts), when they
+   * did: they were written after it, as the plan wrote the rest.
+   */
+  stagingStopped?: string | undefined;
 }
 
 /** How many files a first mapping of a site names one by one as not on it. */
@@ -147,6 +152,7 @@ async function pullTree(
   if (applied.status === "rejected") throw applied.reason;
   if (cached.status === "rejected") throw cached.reason;
   result.filesWritten = applied.value;
+  result.stagingStopped = run.staged?.failure;
   written.record(statCache);
   // The files are written and the texts cached: the listing and the file operations are not
   // read again. Let them go before the snapshot and the stat cache are written.

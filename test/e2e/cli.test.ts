@@ -112,6 +112,23 @@ describe("the built CLI", () => {
     }
   });
 
+  it("writes a first pull's files on its threads while the listing arrives, as bundled", async () => {
+    // A thread's script that the bundle broke would not stop the pull: its files would be
+    // written after the listing, and -v says so (see the integration test of that line).
+    const emulator = await startBinEmulator();
+    try {
+      const dir = await testdir();
+      const env = cliEnv(dir);
+      expect((await runBin(["init", "school", "--url", emulator.url], { cwd: dir, env })).code).toBe(0);
+      const pull = await runBin(["pull", "-v"], { cwd: path.join(dir, "school"), env });
+      expect(pull.code, pull.stderr).toBe(0);
+      expect(pull.stdout).toMatch(/16 created; wrote 16 files/);
+      expect(pull.stderr).not.toMatch(/^staging:/m);
+    } finally {
+      await emulator.stop();
+    }
+  });
+
   it("stops the emulator cleanly on SIGINT", async () => {
     const emulator = await startBinEmulator(["--empty"]);
     expect(emulator.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);

@@ -1,9 +1,9 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { manualClock, useEmulators } from "../helpers/emulator.js";
-import { addChapter, addCourse, edit, pullNewTree } from "../helpers/site.js";
+import { addChapter, addCourse, edit, initTree, pullNewTree } from "../helpers/site.js";
 import { cleanupTestdirs, readTree } from "../helpers/testdir.js";
 
 const start = useEmulators();
@@ -84,5 +84,28 @@ describe("pull: long chapter contents wait outside memory", () => {
     const again = await pull();
     expect(again.code, again.stderr).toBe(0);
     expect(await readFile(chapterFile(root, 0), "utf8")).toContain(long(0, "edited"));
+  });
+});
+
+describe("pull: files written while the listing arrives", () => {
+  it("goes on without them when they cannot be written there, writes the same tree, and -v says why", async () => {
+    const emulator = await start({ seedDir: null, pageSize: 2 });
+    const course = addCourse(emulator, { title: "Course" });
+    for (let i = 0; i < 5; i++)
+      addChapter(emulator, { course_id: course, title: `Chapter ${i}`, ordinal: i + 1, content: long(i) });
+    const hindered = await initTree(emulator);
+    // The staging folder's place is held by a file: no staged file can be written.
+    await mkdir(path.join(hindered.root, ".coursesync/cache/production"), { recursive: true });
+    await writeFile(path.join(hindered.root, ".coursesync/cache/production/incoming"), "not a folder");
+    const pulled = await runCli(["pull", "-v"], { cwd: hindered.root, env: hindered.env });
+    expect(pulled.code, pulled.stderr).toBe(0);
+    expect(pulled.stderr).toMatch(
+      /^staging: stopped while the listing arrived \(a file could not be written: E[A-Z]+: .*\); the rest of the files were written after it$/m,
+    );
+    const plain = await pullNewTree(emulator, "markdown");
+    const files = (root: string) => readTree(path.join(root, "courses"));
+    expect(await files(hindered.root)).toEqual(await files(plain.root));
+    const again = await runCli(["pull", "-v"], { cwd: plain.root, env: plain.env });
+    expect(again.stderr).not.toMatch(/^staging:/m);
   });
 });

@@ -70,6 +70,7 @@ describe("files staged while the listing arrives", () => {
     // The plan takes the file's hash and body key from here instead of rendering it again.
     const { hash, body } = renderChapter(two.id, chapterValuesOfRecord(two), markdownCodec);
     expect(staged.renderedOf(two)).toEqual({ hash, body });
+    expect(staged.failure).toBeUndefined();
     // The claimant moves its file into place; at the end every staged file still there goes
     // (what no write took, and a claimed one a failed write left).
     expect(incoming(cache)).toHaveLength(2);
@@ -123,6 +124,8 @@ describe("files staged while the listing arrives", () => {
     await staged.stop();
     expect(staged.claim(hashOf(textOf(one)))).toBeUndefined();
     expect(staged.claim(hashOf(textOf(two)))).toBeUndefined();
+    // Said once, with the OS's reason, for pull -v.
+    expect(staged.failure).toMatch(/^a file could not be written: E[A-Z]+: /);
     await staged.clear();
   });
 

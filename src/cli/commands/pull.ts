@@ -160,6 +160,11 @@ whose files changed since and those the site's changes touch (-v says how many);
             })
           : undefined;
         progress.stop();
+        if (globals.verbose && result.stagingStopped) {
+          out.info(
+            `staging: stopped while the listing arrived (${result.stagingStopped}); the rest of the files were written after it`,
+          );
+        }
         if (globals.verbose && result.foldersRead) {
           const { read, of } = result.foldersRead;
           out.info(

@@ -39,7 +39,8 @@ export type WrittenAs = readonly [ino: number, size: number, mtimeMs: number] | 
 export type Placed = readonly [size: number, mtimeMs: number, ctimeMs: number, ino: number] | null | false;
 
 type Message = { write: Batch } | { place: Array<readonly [from: string, to: string]> };
-type Reply = { written: Array<[file: string, as: WrittenAs]>; failed: boolean } | { placed: Placed[] };
+/** `failed`: why a file could not be written (the rest of its batch was skipped), else false. */
+type Reply = { written: Array<[file: string, as: WrittenAs]>; failed: string | false } | { placed: Placed[] };
 
 /** What the thread is told (it sees nothing of this module but this): the state and its slots. */
 interface Shared {
@@ -66,7 +67,7 @@ function writerThread(load: NodeJS.Require): void {
       return;
     }
     const written: Array<[string, readonly [number, number, number] | undefined]> = [];
-    let failed = false;
+    let failed: string | false = false;
     for (const [file, text] of message.write) {
       Atomics.store(state, busy, 1);
       if (Atomics.load(state, stop) === 1) break;
@@ -76,8 +77,8 @@ function writerThread(load: NodeJS.Require): void {
         // in place and still the same (the tree is not read again for it).
         const stat = text.isWellFormed() ? fs.statSync(file, { throwIfNoEntry: false }) : undefined;
         written.push([file, stat ? [stat.ino, stat.size, stat.mtimeMs] : undefined]);
-      } catch {
-        failed = true;
+      } catch (error) {
+        failed = (error as Error).message;
         try {
           fs.rmSync(file, { force: true });
         } catch {}
@@ -131,7 +132,8 @@ export class StageWriter {
   #backlog = 0;
   #sizes = new Map<string, number>();
   #idle: Array<() => void> = [];
-  #failed = false;
+  /** Why staging stopped, once it did: a thread failed, or could not write a file. */
+  #failure: string | undefined;
   /** Told the outcome of the placing under way (see place). */
   #placing: ((placed: Placed[] | undefined) => void) | undefined;
   readonly #onWritten: (files: ReadonlyArray<readonly [string, WrittenAs]>) => void;
@@ -141,14 +143,28 @@ export class StageWriter {
     this.#onWritten = onWritten;
   }
 
+  /** Why staging stopped before the end (the plan then wrote the files itself); undefined when it did not. */
+  get failure(): string | undefined {
+    return this.#failure;
+  }
+
+  #failed(): boolean {
+    return this.#failure !== undefined;
+  }
+
+  /** The first failure is the one told. */
+  #fail(why: string): void {
+    this.#failure ??= why;
+  }
+
   /** Whether the thread can take more now (no failure, the backlog under its bound). */
   get open(): boolean {
-    return !this.#failed && this.#backlog < BACKLOG_BYTES && Atomics.load(this.#state, STOP) === 0;
+    return !this.#failed() && this.#backlog < BACKLOG_BYTES && Atomics.load(this.#state, STOP) === 0;
   }
 
   /** Whether the thread runs and has not failed: it can place files. */
   get started(): boolean {
-    return this.#worker !== undefined && !this.#failed;
+    return this.#worker !== undefined && !this.#failed();
   }
 
   /** Send files to be written; false when it takes none (a failure, a full backlog, stopped). */
@@ -174,7 +190,7 @@ export class StageWriter {
   async place(moves: Array<readonly [from: string, to: string]>): Promise<Placed[] | undefined> {
     await this.settled();
     const worker = this.#worker;
-    if (!worker || this.#failed || moves.length === 0) return undefined;
+    if (!worker || this.#failed() || moves.length === 0) return undefined;
     return new Promise((resolve) => {
       this.#placing = resolve;
       this.#pending++;
@@ -223,15 +239,15 @@ export class StageWriter {
         } satisfies Shared,
         resourceLimits: THREAD_LIMITS,
       });
-    } catch {
+    } catch (error) {
       // No thread to be had: staging ends, and the plan writes the files.
-      this.#failed = true;
+      this.#fail(`no thread could start: ${(error as Error).message}`);
       return undefined;
     }
     worker.on("message", (reply: Reply) => this.#answered(reply));
     // A thread that cannot run (no memory for it) only ends staging: the plan writes the files.
-    worker.on("error", () => {
-      this.#failed = true;
+    worker.on("error", (error) => {
+      this.#fail(`its thread stopped: ${error.message}`);
       this.#answerAll();
     });
     this.#worker = worker;
@@ -247,7 +263,7 @@ export class StageWriter {
       if (this.#pending === 0) this.#answerAll();
       return;
     }
-    if (reply.failed) this.#failed = true;
+    if (reply.failed) this.#fail(`a file could not be written: ${reply.failed}`);
     for (const [file] of reply.written) {
       this.#backlog -= this.#sizes.get(file) ?? 0;
       this.#sizes.delete(file);

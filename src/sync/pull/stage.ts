@@ -187,6 +187,14 @@ export class StagedFiles {
     return this.#placeOnThread ? this.#writer.place(moves) : Promise.resolve(undefined);
   }
 
+  /**
+   * Why staging stopped before the listing was whole (its thread failed, or a file could not be
+   * written): the files it did not stage were written by the plan. Undefined when it did not.
+   */
+  get failure(): string | undefined {
+    return this.#writer.failure;
+  }
+
   /** Whether place moves files (else every staged file is moved by the caller). */
   get placesOnThread(): boolean {
     return this.#placeOnThread && this.#writer.started;
