@@ -7,7 +7,7 @@ import { buildProgram } from "../../src/cli/main.js";
 import { parseChapterFile } from "../../src/tree/chapter-file.js";
 import { markdownCodec } from "../../src/tree/codecs.js";
 import { equivalentHtml } from "../../src/tree/markdown/index.js";
-import { cliEnv } from "../helpers/site.js";
+import { type CliEnv, cliEnv } from "../helpers/site.js";
 import { BIN, runBin, startBinEmulator } from "../helpers/subprocess.js";
 import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
 
@@ -23,6 +23,14 @@ const GLOBAL_OPTIONS = [
 ];
 
 const SAMPLE = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "..", "sample-site");
+
+/** A tree the built CLI made for the site at this URL, and the environment to run it in. */
+async function binTree(url: string): Promise<{ tree: string; env: CliEnv }> {
+  const dir = await testdir();
+  const env = cliEnv(dir);
+  expect((await runBin(["init", "school", "--url", url], { cwd: dir, env })).code).toBe(0);
+  return { tree: path.join(dir, "school"), env };
+}
 
 describe("the built CLI", () => {
   it("prints help and its version, and rejects an unknown command with exit 2", async () => {
@@ -65,10 +73,7 @@ describe("the built CLI", () => {
   it("runs the main job against its own emulator: init, login, pull, and a pull that writes nothing", async () => {
     const emulator = await startBinEmulator();
     try {
-      const dir = await testdir();
-      const env = cliEnv(dir);
-      expect((await runBin(["init", "school", "--url", emulator.url], { cwd: dir, env })).code).toBe(0);
-      const tree = path.join(dir, "school");
+      const { tree, env } = await binTree(emulator.url);
       expect((await runBin(["login"], { cwd: tree, env })).code).toBe(0);
       const pull = await runBin(["pull", "--json"], {
         cwd: tree,
@@ -117,10 +122,8 @@ describe("the built CLI", () => {
     // written after the listing, and -v says so (see the integration test of that line).
     const emulator = await startBinEmulator();
     try {
-      const dir = await testdir();
-      const env = cliEnv(dir);
-      expect((await runBin(["init", "school", "--url", emulator.url], { cwd: dir, env })).code).toBe(0);
-      const pull = await runBin(["pull", "-v"], { cwd: path.join(dir, "school"), env });
+      const { tree, env } = await binTree(emulator.url);
+      const pull = await runBin(["pull", "-v"], { cwd: tree, env });
       expect(pull.code, pull.stderr).toBe(0);
       expect(pull.stdout).toMatch(/16 created; wrote 16 files/);
       expect(pull.stderr).not.toMatch(/^staging:/m);
