@@ -3,6 +3,7 @@ import { CREDENTIALS_HINT } from "../api/errors.js";
 import { type Config, type ResolvedSite, resolveSite } from "../config/config.js";
 import { CredentialStore, configDir } from "../config/credentials.js";
 import { InterruptedError, UserError, usageError } from "../errors.js";
+import { guardIdsSite } from "../sync/state/ids-owner.js";
 import type { SyncTarget } from "../sync/target.js";
 import type { CliRun, GlobalOptions } from "./io.js";
 import { promptLogin } from "./login-prompt.js";
@@ -79,7 +80,7 @@ export async function syncTarget(run: CliRun, tree: TreeContext, site: ResolvedS
     root: tree.root,
     site: site.name,
     siteUrl: site.url,
-    defaultSite: tree.config.site,
+    idsSite: tree.config.ids,
     ignore: tree.config.ignore,
     bodies: bodyCodec(tree.config.body),
     limits: tree.config.limits,
@@ -93,6 +94,8 @@ export async function connect(
   config: Config | undefined,
 ): Promise<Connection> {
   const site = resolveSite(config, globals);
+  // Before any request: a tree whose snapshots disagree with `ids:` is read by no site.
+  if (config) await guardIdsSite(config.root, Object.keys(config.sites), config.ids);
   const store = new CredentialStore(configDir(run.env));
   const credentials = await resolveCredentials(run, site, store);
   const out = new Output(run, globals.quiet);

@@ -3,6 +3,7 @@ import { resolveSite } from "../config/config.js";
 import { UserError } from "../errors.js";
 import { guardSnapshotSite } from "../sync/guards.js";
 import type { SiteNames } from "../sync/push/restore.js";
+import { guardIdsSite } from "../sync/state/ids-owner.js";
 import { loadSnapshot, STATE_DIR } from "../sync/state/snapshot.js";
 import type { GlobalOptions } from "./io.js";
 import type { TreeContext } from "./tree-root.js";
@@ -14,10 +15,11 @@ import type { TreeContext } from "./tree-root.js";
  */
 export async function siteSnapshot(tree: TreeContext, globals: GlobalOptions) {
   const site = resolveSite(tree.config, globals);
-  const names: SiteNames = { site: site.name, siteUrl: site.url, defaultSite: tree.config.site };
+  await guardIdsSite(tree.root, Object.keys(tree.config.sites), tree.config.ids);
+  const names: SiteNames = { site: site.name, siteUrl: site.url, idsSite: tree.config.ids };
   const snapshot = await loadSnapshot(tree.root, site.name);
   if (!snapshot) {
-    const other = site.name !== tree.config.site;
+    const other = site.name !== tree.config.ids;
     throw new UserError(
       `site "${site.name}" (${site.url}) has never been synced from this tree: no snapshot in ${path.join(tree.root, STATE_DIR)}`,
       {
@@ -34,5 +36,5 @@ export async function siteSnapshot(tree: TreeContext, globals: GlobalOptions) {
     "Add the site to coursesync.yaml's `sites:` under its own name and use --site <name>.",
     `: this tree has never synced ${site.url}`,
   );
-  return { site, snapshot, names, other: site.name !== tree.config.site };
+  return { site, snapshot, names, other: site.name !== tree.config.ids };
 }

@@ -19,8 +19,15 @@ export interface SiteConfig {
 export interface Config {
   /** Absolute path of the tree's root folder (where coursesync.yaml is). */
   root: string;
-  /** The default site's name. */
+  /** The default site's name: the one commands talk to without --site. */
   site: string;
+  /**
+   * The site whose ids the files carry (`ids:`; the default site when unset). Changing the
+   * default site never changes it: moving the ids is `coursesync site move-ids`.
+   */
+  ids: string;
+  /** Whether coursesync.yaml names the ids' site itself (`ids:`), rather than by default. */
+  idsSet: boolean;
   sites: Record<string, SiteConfig>;
   /** How chapter bodies are kept: Markdown (default) or the site's HTML verbatim. */
   body: "markdown" | "html";
@@ -134,6 +141,15 @@ export function parseConfig(text: string, root: string, displayPath = CONFIG_FIL
       `Set \`site:\` to one of ${names.join(", ")}.`,
     );
   }
+  const ids = raw.ids ?? site;
+  if (typeof ids !== "string" || !(ids in sites)) {
+    throw problem(
+      displayPath,
+      lineOf(["ids"]) ?? 1,
+      `\`ids\` names the site whose ids the files carry; "${String(ids)}" is not under sites`,
+      `Set \`ids:\` to the site the tree was pulled from (one of ${names.join(", ")}), or remove the line if that is the default site.`,
+    );
+  }
   const body = raw.body ?? "markdown";
   if (body !== "markdown" && body !== "html") {
     throw problem(
@@ -173,6 +189,8 @@ export function parseConfig(text: string, root: string, displayPath = CONFIG_FIL
   return {
     root,
     site,
+    ids,
+    idsSet: raw.ids !== undefined,
     sites,
     body,
     concurrency: concurrency as number,

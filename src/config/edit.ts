@@ -11,6 +11,7 @@ export type ConfigEdit =
   | { op: "add-site"; name: string; url: string }
   | { op: "remove-site"; name: string }
   | { op: "set-default"; name: string }
+  | { op: "set-ids"; name: string }
   | { op: "set-url"; name: string; url: string };
 
 /** A span of the file's text to replace: everything outside it stays byte for byte. */
@@ -92,22 +93,34 @@ function blockIndent(text: string, sites: Node): { column: number; step: number 
 }
 
 /** The edit as a splice of the text, when the file's layout allows one (block style). */
-function spliceFor(text: string, doc: Document, edit: ConfigEdit, defaultSite: string): Splice[] | undefined {
+function spliceFor(text: string, doc: Document, edit: ConfigEdit, config: Config): Splice[] | undefined {
+  const defaultSite = config.site;
   const sites = doc.get("sites", true) as Node | undefined;
   const sitePair = pairOf(doc.contents, "site");
+  const idsPair = pairOf(doc.contents, "ids");
+  const topFlow = Boolean((doc.contents as { flow?: boolean }).flow);
   const entry = pairOf(sites, edit.name);
   const inFlow = isFlow(sites);
   switch (edit.op) {
     case "set-default": {
+      // The files' ids stay the old default's: named before the default changes (`ids:`).
       if (sitePair) {
-        const splice = replaceScalar(
-          sitePair.value,
-          edit.name,
-          Boolean((doc.contents as { flow?: boolean }).flow),
-        );
+        const splice = replaceScalar(sitePair.value, edit.name, topFlow);
+        const keepIds = config.idsSet
+          ? []
+          : !topFlow && lineAfter(text, sitePair, `ids: ${scalarText(config.ids, false)}\n`);
+        return splice && keepIds ? [splice, ...keepIds] : undefined;
+      }
+      const first = insertTop(text, doc, "site", edit.name);
+      const keepIds = config.idsSet ? [] : insertTop(text, doc, "ids", config.ids);
+      return first && keepIds && [...keepIds, ...first];
+    }
+    case "set-ids": {
+      if (idsPair) {
+        const splice = replaceScalar(idsPair.value, edit.name, topFlow);
         return splice && [splice];
       }
-      return insertDefault(text, doc, edit.name);
+      return insertTop(text, doc, "ids", edit.name);
     }
     case "set-url": {
       const url = pairOf(entry?.value, "url");
@@ -131,19 +144,28 @@ function spliceFor(text: string, doc: Document, edit: ConfigEdit, defaultSite: s
       const splices = [{ start: at, end: at, text: `${text[at - 1] === "\n" ? "" : "\n"}${body}` }];
       // A lone site needs no `site:`; two do. The one there was stays the default.
       if (sitePair) return splices;
-      const first = insertDefault(text, doc, defaultSite);
+      const first = insertTop(text, doc, "site", defaultSite);
       return first && [...first, ...splices];
     }
   }
 }
 
-/** A `site: <name>` line before the first key, below the comments that head the file. */
-function insertDefault(text: string, doc: Document, name: string): Splice[] | undefined {
+/** A line right after a top-level block entry (and the comment lines that belong to it). */
+function lineAfter(text: string, pair: Pair<Node, Node>, line: string): Splice[] | undefined {
+  const key = rangeOf(pair.key);
+  const value = rangeOf(pair.value);
+  if (!key || !value || isFlow(pair.value)) return undefined;
+  const at = entryEnd(text, value[1], key[0] - lineStart(text, key[0]));
+  return [{ start: at, end: at, text: `${text[at - 1] === "\n" || at === 0 ? "" : "\n"}${line}` }];
+}
+
+/** A `<key>: <name>` line before the first key, below the comments that head the file. */
+function insertTop(text: string, doc: Document, key: "site" | "ids", name: string): Splice[] | undefined {
   if (!isMap(doc.contents) || isFlow(doc.contents)) return undefined;
   const firstKey = rangeOf(doc.contents.items[0]?.key as Node | undefined)?.[0];
   if (firstKey === undefined) return undefined;
   const at = lineStart(text, firstKey);
-  return [{ start: at, end: at, text: `site: ${scalarText(name, false)}\n` }];
+  return [{ start: at, end: at, text: `${key}: ${scalarText(name, false)}\n` }];
 }
 
 /** The same edit through the yaml Document API, for files in flow style. */
@@ -152,16 +174,21 @@ function documentEdit(doc: Document, config: Config, edit: ConfigEdit): string {
     if (edit.op === "add-site" && !doc.has("site")) doc.set("site", config.site);
     doc.setIn(["sites", edit.name, "url"], edit.url);
   } else if (edit.op === "remove-site") doc.deleteIn(["sites", edit.name]);
-  else doc.set("site", edit.name);
+  else if (edit.op === "set-ids") doc.set("ids", edit.name);
+  else {
+    if (!doc.has("ids")) doc.set("ids", config.ids);
+    doc.set("site", edit.name);
+  }
   return doc.toString({ lineWidth: 0 });
 }
 
 /** What the config says once the edit is made: the check the new text must pass. */
-function expected(config: Config, edit: ConfigEdit): Pick<Config, "site" | "sites"> {
+function expected(config: Config, edit: ConfigEdit): Pick<Config, "site" | "sites" | "ids"> {
   const sites = { ...config.sites };
   if (edit.op === "add-site" || edit.op === "set-url") sites[edit.name] = { url: edit.url };
   if (edit.op === "remove-site") delete sites[edit.name];
-  return { site: edit.op === "set-default" ? edit.name : config.site, sites };
+  const ids = edit.op === "set-ids" ? edit.name : config.ids;
+  return { site: edit.op === "set-default" ? edit.name : config.site, sites, ids };
 }
 
 function sortedJson(sites: Config["sites"]): string {
@@ -176,7 +203,7 @@ function sortedJson(sites: Config["sites"]): string {
  */
 export function editConfigText(text: string, config: Config, edit: ConfigEdit, displayPath = CONFIG_FILE) {
   const doc = parseDocument(text, { keepSourceTokens: true });
-  const splices = spliceFor(text, doc, edit, config.site);
+  const splices = spliceFor(text, doc, edit, config);
   let next: string;
   if (splices) {
     next = text;
@@ -188,7 +215,11 @@ export function editConfigText(text: string, config: Config, edit: ConfigEdit, d
   }
   const result = parseConfig(next, config.root, displayPath);
   const want = expected(config, edit);
-  if (result.site !== want.site || sortedJson(result.sites) !== sortedJson(want.sites)) {
+  if (
+    result.site !== want.site ||
+    result.ids !== want.ids ||
+    sortedJson(result.sites) !== sortedJson(want.sites)
+  ) {
     throw new Error(`editing ${displayPath} (${edit.op} ${edit.name}) did not give the expected sites`);
   }
   return { text: next, config: result };

@@ -101,7 +101,7 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
   // The default site's chapter contents wait in a temp file while the pull works, not in memory
   // (another site's records are translated to tree ids, copies that would read them all back).
   const spill =
-    options.dryRun || (options.defaultSite ?? options.site) !== options.site
+    options.dryRun || (options.idsSite ?? options.site) !== options.site
       ? undefined
       : new ContentSpill(statePaths(options.root, options.site).cache);
   // Files staged while the listing arrived (see pull/stage.ts): what the plan did not take goes.

@@ -103,7 +103,7 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
   const names = {
     site: options.site,
     siteUrl: options.siteUrl,
-    defaultSite: options.defaultSite ?? options.site,
+    idsSite: options.idsSite ?? options.site,
     body: bodies.mode,
   };
   const opened = await openSnapshot(root, names, siteClient);

@@ -14,7 +14,7 @@ export interface SyncTarget {
    * The tree's default site, whose ids the files carry; another site is read and written
    * through its id map. @default site
    */
-  defaultSite?: string | undefined;
+  idsSite?: string | undefined;
   /** coursesync.yaml's `ignore:` patterns, on top of editor junk. */
   ignore: readonly string[];
   /** How chapter bodies are written and read (coursesync.yaml's `body`). */

@@ -95,7 +95,7 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
           root,
           site: options.site,
           siteUrl: options.siteUrl,
-          defaultSite: options.defaultSite,
+          idsSite: options.idsSite,
           ignore: options.ignore,
           bodies: options.bodies,
           fs: options.fs,

@@ -111,6 +111,11 @@ export const CHAPTER_FIELDS = {
 /** The fields of coursesync.yaml. */
 export const CONFIG_FIELDS = {
   site: { type: "text", description: "The default site: one of the names under sites." },
+  ids: {
+    type: "text",
+    description:
+      "The site whose ids the files carry (default: the default site). Changing the default site never changes it; coursesync site move-ids does.",
+  },
   sites: {
     type: "sites",
     description: "The sites this tree syncs with, by name, each with the url of its API.",

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { configText } from "../../src/cli/commands/init.js";
@@ -193,6 +193,7 @@ describe("site list", () => {
     expect(parsed).toEqual({
       command: "site list",
       default: "production",
+      ids: "production",
       env_token: true,
       sites: [
         {
@@ -309,14 +310,28 @@ describe("site remove", () => {
 });
 
 describe("site default and set-url", () => {
-  it("makes another site the default, which then can be removed the other way round", async () => {
+  it("makes another site the default, keeping the files' ids the old default's, which then cannot be removed", async () => {
     const s = await setup({ staging: true });
     const before = await s.config();
     const result = await s.cli(["site", "default", "staging"]);
     expect(result.code, result.stderr).toBe(0);
-    expect(await s.config()).toBe(before.replace("site: production\n", "site: staging\n"));
-    expect((await s.cli(["site", "remove", "production", "--yes"])).code).toBe(0);
+    expect(await s.config()).toBe(before.replace("site: production\n", "site: staging\nids: production\n"));
+    expect(result.stderr).toContain('The ids in the files stay those of "production"');
+    const files = await readTree(s.root);
+    const removed = await s.cli(["site", "remove", "production", "--yes"]);
+    expect(removed.code).toBe(2);
+    expect(removed.stderr).toContain("coursesync site move-ids staging");
+    expect(await readTree(s.root)).toEqual(files);
+  });
+
+  it("removes the old default when it was never synced: the files' ids follow the default", async () => {
+    const s = await setup({ staging: true });
+    await rm(path.join(s.root, ".coursesync/production.json"));
+    expect((await s.cli(["site", "default", "staging"])).code).toBe(0);
+    const removed = await s.cli(["site", "remove", "production", "--yes"]);
+    expect(removed.code, removed.stderr).toBe(0);
     expect(JSON.parse((await s.cli(["site", "list", "--json"])).stdout).sites).toHaveLength(1);
+    expect(await s.config()).toMatch(/^ids: staging$/m);
   });
 
   it("refuses to point a synced site at a new URL unless --moved, which carries its snapshot over", async () => {

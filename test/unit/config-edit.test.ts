@@ -68,9 +68,9 @@ describe("editing coursesync.yaml", () => {
   it("removes a site's lines and nothing else", () => {
     const two = edit(HAND, { op: "add-site", name: "staging", url: STAGING });
     expect(edit(two, { op: "remove-site", name: "staging" })).toBe(HAND);
-    const first = edit(two, { op: "set-default", name: "staging" });
+    const first = edit(edit(two, { op: "set-default", name: "staging" }), { op: "set-ids", name: "staging" });
     expect(edit(first, { op: "remove-site", name: "production" })).toBe(
-      HAND.replace("site: production", "site: staging").replace(
+      HAND.replace(/^site: production(.*)\n/m, "site: staging$1\nids: staging\n").replace(
         `  production:\n    url: "${PROD}"   # keep quoted\n    # nothing else here yet\n`,
         `  staging:\n    url: ${STAGING}\n`,
       ),
@@ -80,7 +80,8 @@ describe("editing coursesync.yaml", () => {
   it("changes the default and a URL in place, keeping the quotes and comments", () => {
     const two = edit(HAND, { op: "add-site", name: "staging", url: STAGING });
     const next = edit(two, { op: "set-default", name: "staging" });
-    expect(next).toBe(two.replace("site: production", "site: staging"));
+    // The files' ids stay production's: said in the file before the default changes.
+    expect(next).toBe(two.replace(/^site: production(.*)\n/m, "site: staging$1\nids: production\n"));
     const moved = "https://new.example.com/api/v1";
     expect(edit(next, { op: "set-url", name: "production", url: moved })).toBe(
       next.replace(`"${PROD}"`, `"${moved}"`),

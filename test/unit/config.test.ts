@@ -24,6 +24,8 @@ describe("coursesync.yaml", () => {
     expect(config).toEqual({
       root: "/tree",
       site: "production",
+      ids: "production",
+      idsSet: false,
       sites: { production: { url: "https://academy.example.com/api/v1" } },
       body: "markdown",
       concurrency: 4,

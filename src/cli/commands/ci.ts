@@ -112,6 +112,13 @@ function registerRecipes(ci: Command, run: CliRun): void {
         `Drop --site, or make "${site}" the default first: coursesync site default ${site}`,
       );
     }
+    // They commit the ids a publish gives new files back: that site must own the files' ids.
+    if (site !== tree.config.ids) {
+      throw usageError(
+        `the CI recipes publish to the default site "${site}", but the files carry the ids of "${tree.config.ids}" (\`ids:\` in coursesync.yaml); a publish there could give no new file its id`,
+        `Make "${tree.config.ids}" the default again (coursesync site default ${tree.config.ids}), or move the files' ids to "${site}" first: coursesync site move-ids ${site}`,
+      );
+    }
     const options: RecipeOptions = {
       version: VERSION,
       tree: rel,

@@ -144,7 +144,7 @@ whose files changed since and those the site's changes touch (-v says how many);
             onNote: (line) => out.info(line),
             onWarning: (message) => out.warn(message),
             // Another site's verdict would rest on the default site's snapshot too: none.
-            stamp: site.name === tree.config.site ? () => cleanStamp(tree, site) : undefined,
+            stamp: site.name === tree.config.ids ? () => cleanStamp(tree, site) : undefined,
             now: run.now,
           },
           client,

@@ -178,7 +178,7 @@ every course and chapter (journaled: run it again to finish one that was cut sho
             writeConcurrency: tree.config.concurrency,
             sleep: run.sleep,
             // Another site's verdict would rest on the default site's snapshot too: none.
-            stamp: site.name === tree.config.site ? () => cleanStamp(tree, site) : undefined,
+            stamp: site.name === tree.config.ids ? () => cleanStamp(tree, site) : undefined,
             paths: scope,
             select: fileSelection(flags.only ?? [], flags.ignore ?? []),
             dryRun: flags.dryRun,

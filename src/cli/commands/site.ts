@@ -14,6 +14,7 @@ import type { CliRun, GlobalOptions } from "../io.js";
 import { Output } from "../output.js";
 import { siteLines, siteRecord } from "../render/sites.js";
 import { openTree } from "../tree-root.js";
+import { registerMoveIds } from "./site-move-ids.js";
 
 const EXAMPLE_URL = "https://staging.academy.example.com/api/v1";
 
@@ -25,6 +26,7 @@ const HELP = {
   add: "\n--url is the site's API root, ending in /api/v1.",
   remove:
     "\nThe default site cannot be removed: make another the default first (coursesync site default <name>).\n" +
+    "Nor can the site whose ids the files carry (ids: in coursesync.yaml): coursesync site move-ids <name> first.\n" +
     "A stored token is kept: coursesync logout --url <api-base-url> forgets it.",
   setUrl:
     "\nA snapshot made for the old URL is not read for the new one: pull and push refuse it. If the\n" +
@@ -164,8 +166,14 @@ async function listSites(run: CliRun, globals: GlobalOptions, json: boolean): Pr
   }
   const envToken = Boolean(run.env.COURSESYNC_TOKEN);
   if (json)
-    out.json({ command: "site list", default: tree.config.site, env_token: envToken, sites: records });
-  else for (const line of siteLines(records, envToken)) out.result(line);
+    out.json({
+      command: "site list",
+      default: tree.config.site,
+      ids: tree.config.ids,
+      env_token: envToken,
+      sites: records,
+    });
+  else for (const line of siteLines(records, envToken, tree.config.ids)) out.result(line);
 }
 
 /** Ask before a removal: on a terminal; elsewhere --yes is needed (exit 3, as push's plan). */
@@ -193,6 +201,14 @@ async function removeSite(
   const out = new Output(run, globals.quiet);
   const tree = await openTree(run, globals);
   const url = knownSite(tree.config, name);
+  // A site never synced gave the files no ids: `ids:` then simply follows the default.
+  const owner = name === tree.config.ids && name !== tree.config.site;
+  if (owner && (await snapshotInfo(tree.root, name)).snapshot) {
+    throw usageError(
+      `the ids in the files are those of site "${name}" (\`ids:\` in ${CONFIG_FILE}); removing it would leave them meaning nothing. Nothing was changed`,
+      `Move the files' ids to the site that stays first, then remove this one: coursesync site move-ids ${tree.config.site} && coursesync site remove ${name}`,
+    );
+  }
   if (name === tree.config.site) {
     const others = Object.keys(tree.config.sites).filter((other) => other !== name);
     throw usageError(
@@ -215,7 +231,10 @@ async function removeSite(
       );
     }
     await confirmRemoval(run, name, url, flags.yes === true);
-    const config = await writeConfigEdit(tree.config, { op: "remove-site", name });
+    const current = owner
+      ? await writeConfigEdit(tree.config, { op: "set-ids", name: tree.config.site })
+      : tree.config;
+    const config = await writeConfigEdit(current, { op: "remove-site", name });
     const removed = await removeSiteState(tree.root, name);
     out.result(`Removed site "${name}" (${url}) from ${CONFIG_FILE}.`);
     out.info(
@@ -243,8 +262,13 @@ async function setDefault(run: CliRun, globals: GlobalOptions, name: string): Pr
     out.result(`Site "${name}" is already the default; nothing to do.`);
     return;
   }
-  await writeConfigEdit(tree.config, { op: "set-default", name });
+  const config = await writeConfigEdit(tree.config, { op: "set-default", name });
   out.result(`Site "${name}" (${url}) is now the default: commands without --site talk to it.`);
+  if (config.ids !== name) {
+    out.info(
+      `The ids in the files stay those of "${config.ids}" (\`ids:\` in ${CONFIG_FILE}); "${name}" is read and written through its own snapshot's id map.${tree.config.idsSet ? "" : ` ${CONFIG_FILE} now says so.`}`,
+    );
+  }
 }
 
 /**
@@ -308,7 +332,9 @@ async function setUrl(
 export function registerSite(program: Command, run: CliRun): void {
   const site = program
     .command("site")
-    .description("the sites this tree syncs with, like git remotes: add, list, remove, default, set-url")
+    .description(
+      "the sites this tree syncs with, like git remotes: add, list, remove, default, set-url, move-ids",
+    )
     .addHelpText("after", examplesText(EXAMPLES.site));
   site
     .command("list")
@@ -359,4 +385,5 @@ export function registerSite(program: Command, run: CliRun): void {
     .action(async (name: string, url: string | undefined, flags: { moved?: boolean }, command: Command) =>
       setUrl(run, siteGlobals(command, "allowed"), name, url, flags.moved === true),
     );
+  registerMoveIds(site, run);
 }

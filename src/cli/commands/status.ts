@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { resolveSite } from "../../config/config.js";
 import { ExitCode, usageError } from "../../errors.js";
 import { changedSinceClean, prereadFolders } from "../../sync/local/unchanged.js";
+import { guardIdsSite } from "../../sync/state/ids-owner.js";
 import { snapshotCoursesFolder, statCacheOf, statCachePath, statePaths } from "../../sync/state/snapshot.js";
 import type { StatusEntry } from "../../sync/status.js";
 import { guardedFs } from "../../tree/tree-fs.js";
@@ -113,8 +114,9 @@ A path holding a quote, backslash, control character or " -> " is printed as a J
       const out = new Output(run, globals.quiet || flags.json || flags.short);
       const tree = await openTree(run, globals);
       const site = resolveSite(tree.config, globals);
-      // Another site's status also reads the default site's snapshot: it always takes the long way.
-      const fast = site.name === tree.config.site;
+      await guardIdsSite(tree.root, Object.keys(tree.config.sites), tree.config.ids);
+      // Another site's status also reads the ids' site's snapshot: it always takes the long way.
+      const fast = site.name === tree.config.ids;
       // A walk of the whole tree starts its second thread now, so that its start-up overlaps
       // loading the stat cache; that thread also stats the snapshot's files for the stamp.
       const snapshotCourses = snapshotCoursesFolder(site.name);

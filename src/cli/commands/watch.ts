@@ -90,7 +90,7 @@ export async function runWatch(run: CliRun, command: Command, flags: WatchFlags)
         ...(await syncTarget(run, tree, site)),
         writeConcurrency: tree.config.concurrency,
         // Another site's verdict would rest on the default site's snapshot too: none.
-        stamp: site.name === tree.config.site ? () => cleanStamp(tree, site) : undefined,
+        stamp: site.name === tree.config.ids ? () => cleanStamp(tree, site) : undefined,
         deletes,
         stop: run.interrupted,
         sleep: run.sleep,

@@ -40,9 +40,15 @@ function syncText(site: SiteRecord): string {
   return `last sync ${snapshot.written_at} (${records}${other})`;
 }
 
-/** `site list` for people: one line a site, in columns, then how credentials are found. */
-export function siteLines(sites: readonly SiteRecord[], envToken: boolean): string[] {
-  const names = sites.map((site) => `${site.name}${site.default ? " (default)" : ""}`);
+/**
+ * `site list` for people: one line a site, in columns, then how credentials are found. The site
+ * whose ids the files carry is marked when it is not the default one.
+ */
+export function siteLines(sites: readonly SiteRecord[], envToken: boolean, ids?: string): string[] {
+  const owner = sites.find((site) => site.default)?.name === ids ? undefined : ids;
+  const names = sites.map(
+    (site) => `${site.name}${site.default ? " (default)" : ""}${site.name === owner ? " (ids)" : ""}`,
+  );
   const nameWidth = Math.max(...names.map((name) => name.length));
   const urlWidth = Math.max(...sites.map((site) => site.url.length));
   const lines = sites.map((site, i) =>
@@ -53,6 +59,8 @@ export function siteLines(sites: readonly SiteRecord[], envToken: boolean): stri
       site.token_stored ? "token stored" : "no token stored",
     ].join("  "),
   );
+  if (owner !== undefined)
+    lines.push(`The ids in the files are those of "${owner}" (ids: in coursesync.yaml).`);
   if (envToken) lines.push("COURSESYNC_TOKEN is set: every site is sent that token, before any stored one.");
   return lines;
 }

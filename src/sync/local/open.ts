@@ -154,7 +154,7 @@ export async function rekeyed<S extends Snapshot | undefined>(
   other: SiteNames | undefined,
 ): Promise<S> {
   if (!other || !snapshot) return snapshot;
-  const defaultSnapshot = await loadSnapshot(root, other.defaultSite);
+  const defaultSnapshot = await loadSnapshot(root, other.idsSite);
   return { ...snapshot, ...rekeyProvisional(snapshot, scan, defaultSnapshot).snapshot };
 }
 

@@ -39,7 +39,7 @@ export function otherSite(
   options: {
     site: string;
     siteUrl: string;
-    defaultSite?: string | undefined;
+    idsSite?: string | undefined;
     onNote?: ((line: string) => void) | undefined;
   },
   snapshot: Snapshot | undefined,
@@ -47,9 +47,9 @@ export function otherSite(
   const names = {
     site: options.site,
     siteUrl: options.siteUrl,
-    defaultSite: options.defaultSite ?? options.site,
+    idsSite: options.idsSite ?? options.site,
   };
-  if (names.site === names.defaultSite) return undefined;
+  if (names.site === names.idsSite) return undefined;
   if (!snapshot) {
     // Matched to the tree by content once the tree is read; an empty site maps to nothing.
     const ids = new SiteIds(emptyIdMap());
@@ -65,7 +65,7 @@ export function otherSite(
   }
   if (!snapshot.ids) {
     throw new UserError(
-      `the snapshot of site "${names.site}" has no id map: its ids are not the files' ids (those of "${names.defaultSite}"); nothing was changed`,
+      `the snapshot of site "${names.site}" has no id map: its ids are not the files' ids (those of "${names.idsSite}"); nothing was changed`,
       {
         hint: `The snapshot was made before sites shared one tree. Move .coursesync/${names.site}.json away; then \`coursesync pull --site ${names.site}\` maps the site's records to the files by content.`,
         exitCode: ExitCode.usage,
@@ -89,7 +89,7 @@ export function otherSite(
       const made = mapped.filter((r) => r.id < 0).length;
       if (made > 0)
         options.onNote?.(
-          `${made} ${resource} on "${names.site}" are not in the default site "${names.defaultSite}" yet (made on "${names.site}", or first pushed there): pulled as files without an id, which a push to "${names.defaultSite}" creates there`,
+          `${made} ${resource} on "${names.site}" are not in the default site "${names.idsSite}" yet (made on "${names.site}", or first pushed there): pulled as files without an id, which a push to "${names.idsSite}" creates there`,
         );
       return { ...listing, records: mapped };
     },

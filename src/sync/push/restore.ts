@@ -19,7 +19,7 @@ export const NOT_RESTORED =
 export interface SiteNames {
   site: string;
   siteUrl: string;
-  defaultSite: string;
+  idsSite: string;
   /** How the tree writes chapter bodies (a new snapshot records it, as a pull would). */
   body?: "markdown" | "html" | undefined;
 }
@@ -34,7 +34,7 @@ export async function openSnapshot(
   client: { listAll(path: string): Promise<Listing> },
 ): Promise<{ snapshot: Snapshot; restore: boolean; other: boolean }> {
   const loaded = await loadSnapshot(root, names.site);
-  const other = names.site !== names.defaultSite;
+  const other = names.site !== names.idsSite;
   if (loaded) {
     guardSnapshotSite(
       "the snapshot",

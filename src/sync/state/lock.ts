@@ -41,13 +41,13 @@ export async function acquireLock(
   const options = { lockfilePath: paths.lock, realpath: false, stale: 10_000, update: 2_000, retries: 0 };
   let release: () => Promise<void>;
   try {
-    release = await lockfile.lock(paths.dir, options);
+    release = await lockfile.lock(paths.lock, options);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw error;
     const holder = await readHolder(infoFile);
     if (!(await abandoned(paths.lock, holder, now))) throw lockedError(paths.lock, holder, error);
     await rm(paths.lock, { recursive: true, force: true });
-    release = await lockfile.lock(paths.dir, options).catch((again: unknown) => {
+    release = await lockfile.lock(paths.lock, options).catch((again: unknown) => {
       throw lockedError(paths.lock, holder, again);
     });
   }
