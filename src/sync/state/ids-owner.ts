@@ -12,24 +12,27 @@ import { loadSnapshot, snapshotIsLegacy, statePaths } from "./snapshot.js";
 // snapshot copied from another tree) would read one site's ids as another's: refused here,
 // before anything is read from the site or written.
 
-/** How a site's snapshot holds ids: none at all, the files' ids directly, or through an id map. */
-export type SnapshotIds = "none" | "direct" | "mapped";
+/**
+ * How a site's snapshot holds ids: none at all, the files' ids directly, or through an id map;
+ * or it cannot be read (the command that loads it says why).
+ */
+export type SnapshotIds = "none" | "direct" | "mapped" | "unreadable";
 
 /** Whether a site's snapshot holds the files' ids directly or through an id map (read cheaply). */
 export async function snapshotIds(root: string, site: string): Promise<SnapshotIds> {
   const paths = statePaths(root, site);
-  if (snapshotIsLegacy(root, site) || existsSync(paths.pending)) {
-    const loaded = await loadSnapshot(root, site);
-    return loaded === undefined ? "none" : loaded.ids ? "mapped" : "direct";
-  }
-  let text: string;
   try {
-    text = await readFile(path.join(paths.snapshot, SITE_FILE), "utf8");
+    if (snapshotIsLegacy(root, site) || existsSync(paths.pending)) {
+      const loaded = await loadSnapshot(root, site);
+      return loaded === undefined ? "none" : loaded.ids ? "mapped" : "direct";
+    }
+    const text = await readFile(path.join(paths.snapshot, SITE_FILE), "utf8").catch(() => undefined);
+    if (text === undefined) return "none";
+    const head = JSON.parse(text) as { id_map?: unknown } | null;
+    return head?.id_map === true ? "mapped" : "direct";
   } catch {
-    return "none";
+    return "unreadable";
   }
-  const head = JSON.parse(text) as { id_map?: unknown };
-  return head.id_map === true ? "mapped" : "direct";
 }
 
 /**
@@ -47,7 +50,7 @@ export async function guardIdsSite(root: string, sites: readonly string[], idsSi
   }
   const kinds = await Promise.all(sites.map(async (site) => [site, await snapshotIds(root, site)] as const));
   const own = kinds.find(([site]) => site === idsSite)?.[1] ?? "none";
-  if (own === "direct") return;
+  if (own === "direct" || own === "unreadable") return;
   const direct = kinds.filter(([site, kind]) => site !== idsSite && kind === "direct").map(([site]) => site);
   if (own === "none" && direct.length === 0) return;
   const owner = direct.length === 1 ? direct[0] : undefined;
