@@ -1,6 +1,6 @@
 import type { BodyCodec } from "../tree/bodies.js";
 import { courseFolderOf, fileOfConflictCopy, recordFilePath } from "../tree/layout.js";
-import { ConflictMarkers } from "../tree/scan.js";
+import { ConflictMarkers } from "../tree/marker-problem.js";
 import { DEFAULT_LIMITS, type Limits } from "../tree/schema.js";
 import type { StatCache } from "../tree/stat-cache.js";
 import { openLocal, openLocalIn } from "./local/open.js";
