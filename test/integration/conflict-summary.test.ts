@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { manualClock, useEmulators } from "../helpers/emulator.js";
-import { edit, type PulledSite, pulledSite } from "../helpers/site.js";
+import { useEmulators } from "../helpers/emulator.js";
+import { edit, type PulledSite, pulledSite, webSite } from "../helpers/site.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
 
 const start = useEmulators();
@@ -10,18 +10,11 @@ const INTRO = "courses/web/01-intro.md";
 const TAGS = "courses/web/02-tags.md";
 const EXTRA = "courses/web/03-extra.md";
 
-/** Course "Web" with three raw-HTML chapters, pulled. */
+/** The small web site (Intro, Tags) with a third chapter, Extra, pulled. */
 function site(): Promise<PulledSite> {
-  return pulledSite(start, {
-    body: "html",
-    options: { now: manualClock().now },
-    courses: [{ title: "Web" }],
-    chapters: [
-      { course_id: 1, title: "Intro", ordinal: 1, content: "<p>one</p>" },
-      { course_id: 1, title: "Tags", ordinal: 2, content: "<p>tags</p>" },
-      { course_id: 1, title: "Extra", ordinal: 3, content: "<p>extra</p>" },
-    ],
-  });
+  const web = webSite();
+  const extra = { course_id: 1, title: "Extra", ordinal: 3, content: "<p>extra</p>" };
+  return pulledSite(start, { ...web, chapters: [...(web.chapters ?? []), extra] });
 }
 
 /** The same line of Intro's body edited on both sides: pull writes markers into the file. */
