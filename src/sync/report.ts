@@ -11,6 +11,13 @@ export type Outcome =
   | "failed"
   | "skipped";
 
+/**
+ * What a run did about a conflict, so that what it says follows from it: both sides written
+ * into the file between conflict markers, the site's version written beside the file (a
+ * conflict copy), or nothing written (a delete against an edit; push and watch write no file).
+ */
+export type ConflictResolution = "markers" | "beside" | "none";
+
 /** One entity's outcome in a run. */
 export interface Change {
   kind: "course" | "chapter";
@@ -26,6 +33,8 @@ export interface Change {
   reason?: string;
   /** A conflict copy written beside the file. */
   copy?: string;
+  /** For a conflict: what the run wrote to show it. */
+  resolution?: ConflictResolution;
   /** Fields another writer changed on the site between this run's re-read and its write. */
   raced?: string[];
 }

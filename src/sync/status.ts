@@ -1,12 +1,13 @@
 import type { BodyCodec } from "../tree/bodies.js";
 import { courseFolderOf, fileOfConflictCopy, recordFilePath } from "../tree/layout.js";
-import { ConflictMarkers } from "../tree/scan.js";
+import { ConflictMarkers } from "../tree/marker-problem.js";
 import { DEFAULT_LIMITS, type Limits } from "../tree/schema.js";
 import type { StatCache } from "../tree/stat-cache.js";
 import { openLocal, openLocalIn } from "./local/open.js";
 import { copyBeside, inPaths, planLocalChanges } from "./local-plan.js";
 import type { LocalView } from "./local-view.js";
 import type { SiteNames } from "./push/restore.js";
+import type { ConflictResolution } from "./report.js";
 import type { ContentCache } from "./state/content-cache.js";
 import type { Snapshot } from "./state/snapshot.js";
 import { valueProblems } from "./value-checks.js";
@@ -32,6 +33,8 @@ export interface StatusEntry {
   from?: string;
   /** The site's version of a conflicted record, written beside it by pull. */
   copy?: string;
+  /** For a conflict: where it is shown (markers in the file, or the site's version beside it). */
+  resolution?: ConflictResolution;
   message?: string;
 }
 
@@ -84,6 +87,7 @@ export async function treeStatus(options: {
       kind: "file",
       id: undefined,
       path: problem.file,
+      ...(markers ? { resolution: "markers" as const } : {}),
       message: `${problem.line === undefined ? "" : `line ${problem.line}: `}${
         markers ? "conflict markers: keep what you want, remove the markers, then push" : problem.problem
       }`,
@@ -135,6 +139,7 @@ export async function treeStatus(options: {
       id,
       path: courseFolderOf(file),
       copy: copyBeside(file, copies),
+      resolution: "beside",
       message:
         "the site changed it too: merge by hand and `coursesync push --force`, or `coursesync pull --theirs`",
     });

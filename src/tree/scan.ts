@@ -1,13 +1,13 @@
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { sha256 } from "../util/hash.js";
-import { conflictMarkerLine } from "./bodies/merge.js";
 import { type ChapterFile, readChapterFile } from "./chapter-file.js";
 import { type CourseFile, readCourseFile } from "./course-file.js";
 import { readFolder } from "./folder-entries.js";
 import { tempFileOwner } from "./fs-ops.js";
 import { ignoreMatcher } from "./ignore-rules.js";
 import { COURSE_FILE, COURSES_DIR, inCourseFolders, isConflictCopy } from "./layout.js";
+import { markerProblem } from "./marker-problem.js";
 import type { StatCache } from "./stat-cache.js";
 import { type FieldLines, type FieldProblem, FileProblem } from "./yaml-text.js";
 
@@ -63,24 +63,6 @@ export interface ScanResult {
   isIgnored?: (relPath: string) => boolean;
 }
 
-/** A file holding conflict markers: a merge (pull's, or git's) waiting for its author. */
-export class ConflictMarkers extends FileProblem {
-  constructor(file: string, line: number) {
-    super(
-      file,
-      line,
-      "holds conflict markers (<<<<<<< ... >>>>>>>)",
-      "Finish the merge: keep the lines you want and remove the markers.",
-      { rule: "conflict-markers", column: 1 },
-    );
-  }
-}
-
-function markerProblem(file: string, text: string): FileProblem | undefined {
-  const line = conflictMarkerLine(text);
-  return line === undefined ? undefined : new ConflictMarkers(file, line);
-}
-
 /**
  * Every problem of one record file: its encoding, leftover conflict markers, and all its parse
  * found. Markers break the YAML they stand in, so its syntax errors are theirs, not more.
@@ -90,8 +72,9 @@ function fileProblems(
   text: string,
   encoding: FileProblem | undefined,
   parsed: readonly FileProblem[],
+  chapter: ChapterFile | "course" | undefined,
 ): FileProblem[] {
-  const marker = markerProblem(file, text);
+  const marker = markerProblem(file, text, chapter);
   const broken = parsed.some((p) => p.rule === "yaml-syntax" || p.rule === "front-matter");
   const rest = marker && broken ? [] : parsed;
   return [encoding, marker, ...rest].filter((problem): problem is FileProblem => problem !== undefined);
@@ -360,7 +343,13 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
         course.hash = hash;
         if (parse) {
           const read = readCourseFile(text, file);
-          keepRead(course, read, read.course, fileProblems(file, text, encoding, read.problems), result);
+          keepRead(
+            course,
+            read,
+            read.course,
+            fileProblems(file, text, encoding, read.problems, "course"),
+            result,
+          );
         }
       }
       result.courses.push(course);
@@ -382,7 +371,13 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
         const chapter: ScannedChapter = { file, folder, hash, parsed: undefined };
         if (parse) {
           const read = readChapterFile(text, file);
-          keepRead(chapter, read, read.chapter, fileProblems(file, text, encoding, read.problems), result);
+          keepRead(
+            chapter,
+            read,
+            read.chapter,
+            fileProblems(file, text, encoding, read.problems, read.chapter),
+            result,
+          );
         }
         result.chapters.push(chapter);
       }

@@ -239,6 +239,7 @@ describe("pull --json", () => {
         outcome: "conflict",
         fields: ["free"],
         copy: "courses/beta/course.remote.yaml",
+        resolution: "beside",
       }),
     ]);
   });

@@ -104,6 +104,7 @@ describe("status", () => {
         id: 2,
         path: TAGS,
         copy: "courses/web/02-tags.remote.md",
+        resolution: "beside",
         message: expect.stringContaining("coursesync push --force"),
       },
       { state: "new", kind: "chapter", path: "courses/web/03-new.md" },

@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  conflictMarkerLine,
-  hasConflictMarkers,
-  type MergeResult,
-  mergeBody,
-  mergeLines,
-} from "../../src/tree/bodies/merge.js";
+import { conflictMarkerLine, hasConflictMarkers } from "../../src/tree/bodies/conflict-markers.js";
+import { type MergeResult, mergeBody, mergeLines } from "../../src/tree/bodies/merge.js";
 import { seededRandom } from "../helpers/random.js";
 
 /** The text with every conflict resolved to one side, as an author deleting markers would. */
@@ -19,6 +14,12 @@ function takeSide(text: string, side: "local" | "site"): string {
     else if (section === "both" || section === side) out.push(line);
   }
   return out.join("\n");
+}
+
+/** The merged text, marked or clean; a merge that could not place its markers has none. */
+function textOf(result: MergeResult): string {
+  if (result.kind === "unmarked") throw new Error("the merge placed no markers where they are seen");
+  return result.text;
 }
 
 function clean(text: string): MergeResult {
@@ -324,8 +325,8 @@ describe("mergeBody", () => {
     }
     expect(result.kind).toBe("conflict");
     // Each side resolves back to itself: the markers hold all of both sides' change.
-    expect(takeSide(result.text, "local")).toBe(local);
-    expect(takeSide(result.text, "site")).toBe(remote);
+    expect(takeSide(textOf(result), "local")).toBe(local);
+    expect(takeSide(textOf(result), "site")).toBe(remote);
   });
 
   it("writes markers around just the overlapping lines, the rest merged around them", () => {
@@ -389,7 +390,7 @@ describe("mergeBody", () => {
 
   it("keeps CRLF on marker lines in a CRLF body", () => {
     const result = mergeBody("a\r\nb\r\n", "A\r\nb\r\n", "Z\r\nb\r\n");
-    expect(result.text).toBe("<<<<<<< local\r\nA\r\n=======\r\nZ\r\n>>>>>>> site\r\nb\r\n");
+    expect(textOf(result)).toBe("<<<<<<< local\r\nA\r\n=======\r\nZ\r\n>>>>>>> site\r\nb\r\n");
   });
 
   it("merges by lines only when words are off (raw-HTML bodies)", () => {
@@ -406,8 +407,8 @@ describe("mergeBody", () => {
     const remote = base.map((line, i) => (i % 50 === 2 ? `${line} theirs` : line));
     const result = mergeBody(lines(...base), lines(...local), lines(...remote));
     expect(result.kind === "conflict" && result.conflicts).toBe(1);
-    expect(takeSide(result.text, "local")).toBe(lines(...local));
-    expect(takeSide(result.text, "site")).toBe(lines(...remote));
+    expect(takeSide(textOf(result), "local")).toBe(lines(...local));
+    expect(takeSide(textOf(result), "site")).toBe(lines(...remote));
   });
 });
 
@@ -434,7 +435,7 @@ describe("conflict markers", () => {
 
   it("finds the markers mergeBody writes", () => {
     const result = mergeBody("a\n", "b\n", "c\n");
-    expect(hasConflictMarkers(result.text)).toBe(true);
+    expect(hasConflictMarkers(textOf(result))).toBe(true);
   });
 });
 
@@ -517,8 +518,8 @@ function apart(a: Span, b: Span): boolean {
 }
 
 function expectResolvesToSides(result: MergeResult, local: string, remote: string): void {
-  expect(takeSide(result.text, "local")).toBe(local);
-  expect(takeSide(result.text, "site")).toBe(remote);
+  expect(takeSide(textOf(result), "local")).toBe(local);
+  expect(takeSide(textOf(result), "site")).toBe(remote);
 }
 
 describe("mergeBody on generated documents", () => {
@@ -537,7 +538,7 @@ describe("mergeBody on generated documents", () => {
       const local = render(doc, [mine], trailing);
       const remote = render(doc, [theirs], trailing);
       const result = mergeBody(base, local, remote);
-      const context = { base, local, remote, text: result.text };
+      const context = { base, local, remote, text: result.kind === "unmarked" ? undefined : result.text };
       if (apart(a.lines, b.lines) || apart(a.words, b.words)) {
         merged++;
         expect(result, JSON.stringify(context)).toEqual(clean(render(doc, [mine, theirs], trailing)));

@@ -18,6 +18,7 @@ import type { CliRun } from "../io.js";
 import { Output } from "../output.js";
 import { ignoreOption, maxDeleteFlag, onlyOption, type SelectionFlags, treePaths } from "../paths.js";
 import { listingProgress } from "../progress.js";
+import { conflictSummaryLines } from "../render/conflicts.js";
 import { changeJson, changeLines, countsLine, problemJson } from "../summary.js";
 import { cleanStamp, openTree } from "../tree-root.js";
 
@@ -207,12 +208,7 @@ whose files changed since and those the site's changes touch (-v says how many);
               `events: ${events.added} new ${result.dryRun ? "to archive" : "archived"} in ${EVENTS_FILE} (${events.known} already there; ${counted(events.pages, "page")} read)`,
             );
           }
-          if (conflicts.length) {
-            out.result(
-              `${counted(conflicts.length, "conflict")}: your files were left as they are and the site's versions written beside them. ` +
-                "Merge by hand and `coursesync push --force`, or take the site's side with `coursesync pull --theirs`.",
-            );
-          }
+          for (const line of conflictSummaryLines(conflicts, !result.dryRun)) out.result(line);
         }
         if (result.invalid.length) {
           // Said like an error (also with --quiet or --json): a scheduled pull must not hide it.

@@ -82,7 +82,7 @@ export function emitCourses(p: Planned, placement: Placement, out: PlanOutput): 
         outcome: "conflict",
         reason: plan.conflict ? conflictReason(plan.conflict) : "",
         fields: plan.conflict.fields,
-        ...(remote ? { copy: copyPath } : {}),
+        ...(remote ? { copy: copyPath, resolution: "beside" } : { resolution: "none" }),
       });
       if (entry && folder) next.courses[id] = { ...entry, path: folder };
       continue;
@@ -174,6 +174,7 @@ export function emitChapters(
         outcome: "conflict",
         reason: `${conflictReason({ reason: "both-changed", fields: ["content"] })}; both sides are in the file between conflict markers: keep what you want, remove the markers, then push`,
         fields: ["content"],
+        resolution: "markers",
       });
       continue;
     }
@@ -191,7 +192,7 @@ export function emitChapters(
         outcome: "conflict",
         reason: plan.conflict ? conflictReason(plan.conflict) : "its course has no folder here",
         fields: plan.conflict?.fields ?? [],
-        ...(remote && copyPath ? { copy: copyPath } : {}),
+        ...(remote && copyPath ? { copy: copyPath, resolution: "beside" } : { resolution: "none" }),
       });
       if (entry && current) next.chapters[id] = { ...entry, path: current };
       continue;

@@ -49,6 +49,8 @@ function conflictChange(op: TargetOp, conflict: Conflict): Change {
     outcome: "conflict",
     fields: conflict.fields,
     reason: conflictReason(conflict),
+    // Push writes no file: the site's side comes in with a pull.
+    resolution: "none",
   };
 }
 

@@ -1,15 +1,19 @@
+import { type CodeSyntax, markerBlockLines } from "./conflict-markers.js";
+import { append, type MergeLabels, markConflicts, type Piece } from "./hunks.js";
 import { mergeSequences, type Region } from "./three-way.js";
 
-/** What a body merge gives: the merged text, or the text with git-style markers at each conflict. */
+export type { MergeLabels } from "./hunks.js";
+
+/**
+ * What a body merge gives: the merged text, or the text with git-style markers at each
+ * conflict, or (`unmarked`) conflicts whose markers could not be placed where a reader of the
+ * text sees them (a code fence one side leaves open swallows what follows it): those must be
+ * shown another way.
+ */
 export type MergeResult =
   | { kind: "clean"; text: string }
-  | { kind: "conflict"; text: string; conflicts: number };
-
-/** The names written after `<<<<<<<` and `>>>>>>>`. */
-export interface MergeLabels {
-  local: string;
-  remote: string;
-}
+  | { kind: "conflict"; text: string; conflicts: number }
+  | { kind: "unmarked"; conflicts: number };
 
 /** How to merge a body. */
 export interface MergeOptions {
@@ -20,6 +24,11 @@ export interface MergeOptions {
   words?: boolean;
   /** Marker labels; default `local` and `site`. */
   labels?: MergeLabels;
+  /**
+   * How the body's code is told, so that no marker is written inside it (default: Markdown
+   * for a word merge, HTML for a merge by lines).
+   */
+  code?: CodeSyntax;
 }
 
 const DEFAULT_LABELS: MergeLabels = { local: "local", remote: "site" };
@@ -104,38 +113,6 @@ function wordMerger(base: string[], local: string[], remote: string[]) {
       : mergeWords(hunk.base, hunk.local, hunk.remote);
 }
 
-function sharedHead(a: readonly string[], b: readonly string[]): number {
-  let n = 0;
-  while (n < a.length && n < b.length && a[n] === b[n]) n++;
-  return n;
-}
-
-function sharedTail(a: readonly string[], b: readonly string[], head: number): number {
-  let n = 0;
-  while (n < a.length - head && n < b.length - head && a[a.length - 1 - n] === b[b.length - 1 - n]) n++;
-  return n;
-}
-
-/** A conflict's lines with markers around just the lines the sides disagree on (no base section). */
-function marked(local: string[], remote: string[], labels: MergeLabels, eol: string): string[] {
-  const head = sharedHead(local, remote);
-  const tail = sharedTail(local, remote, head);
-  return [
-    ...local.slice(0, head),
-    `<<<<<<< ${labels.local}${eol}`,
-    ...local.slice(head, local.length - tail),
-    `=======${eol}`,
-    ...remote.slice(head, remote.length - tail),
-    `>>>>>>> ${labels.remote}${eol}`,
-    ...local.slice(local.length - tail),
-  ];
-}
-
-function append(out: string[], lines: readonly string[]): void {
-  // Not push(...lines): a body's lines can outnumber the arguments a call may take.
-  for (const line of lines) out.push(line);
-}
-
 /** When one side did not change (or both changed alike), its other side; else undefined. */
 function oneSided(base: string, local: string, remote: string): string | undefined {
   if (local === remote || remote === base) return local;
@@ -154,38 +131,32 @@ export function mergeBody(
   // Split on "\n" alone: a trailing newline is a last empty line, and "\r" stays in its line.
   const [b, l, r] = [base.split("\n"), local.split("\n"), remote.split("\n")] as const;
   const byWords = options.words === false ? undefined : wordMerger(b, l, r);
-  const labels = options.labels ?? DEFAULT_LABELS;
-  const eol = local.includes("\r\n") ? "\r" : "";
-  const out: string[] = [];
-  let conflicts = 0;
+  const pieces: Piece[] = [];
+  let conflicted = false;
   for (const region of mergeSequences(b, l, r)) {
     if (region.kind === "ok") {
-      append(out, region.items);
+      append(pieces, region.items);
       continue;
     }
     const merged = byWords?.(region);
-    if (merged === undefined) conflicts++;
-    append(out, merged ?? marked(region.local, region.remote, labels, eol));
+    if (merged) append(pieces, merged);
+    else {
+      pieces.push({ local: region.local, remote: region.remote });
+      conflicted = true;
+    }
   }
-  const text = out.join("\n");
-  return conflicts === 0 ? { kind: "clean", text } : { kind: "conflict", text, conflicts };
+  if (!conflicted) return { kind: "clean", text: (pieces as string[]).join("\n") };
+  const syntax = options.code ?? (options.words === false ? "html" : "markdown");
+  const write = { labels: options.labels ?? DEFAULT_LABELS, eol: local.includes("\r\n") ? "\r" : "" };
+  const { lines, conflicts } = markConflicts(pieces, syntax, write);
+  const text = lines.join("\n");
+  // Every marker block written must be seen as one, or the conflict could be pushed unseen.
+  if (markerBlockLines(text, syntax).length !== conflicts) return { kind: "unmarked", conflicts };
+  return { kind: "conflict", text, conflicts };
 }
 
 /** Three-way merge by lines only: the merged text, or undefined when the sides overlap. */
 export function mergeLines(base: string, local: string, remote: string): string | undefined {
   const result = mergeBody(base, local, remote, { words: false });
   return result.kind === "clean" ? result.text : undefined;
-}
-
-/** The first line (1-based) of leftover conflict markers (<<<<<<< ... >>>>>>>), if any. */
-export function conflictMarkerLine(text: string): number | undefined {
-  const lines = text.split("\n");
-  const start = lines.findIndex((line) => /^<{7}(?: |\r?$)/.test(line));
-  if (start < 0) return undefined;
-  return lines.slice(start).some((line) => /^>{7}(?: |\r?$)/.test(line)) ? start + 1 : undefined;
-}
-
-/** Whether a text holds leftover conflict markers. */
-export function hasConflictMarkers(text: string): boolean {
-  return conflictMarkerLine(text) !== undefined;
 }
