@@ -20,7 +20,7 @@ import {
 import { Faults } from "./faults.js";
 import { formatTimestamp, type StateDump } from "./records.js";
 import { loadSeed } from "./seed.js";
-import { EmulatorState, type FaultKind, type RequestLogEntry } from "./state.js";
+import { EmulatorState, type FaultKind, type Normalise, type RequestLogEntry } from "./state.js";
 
 export type { PagingHeaders, ResponseShape } from "./api-routes.js";
 export type { FaultPatch, FaultSettings, PendingOneShots, RequestMatch } from "./faults.js";
@@ -68,6 +68,12 @@ export interface EmulatorOptions {
    * "empty" no body: create 201 (with Location), update 204; show stays bare.
    */
   responseShape?: ResponseShape;
+  /**
+   * How the site normalises what it stores, as real ones do: `{ ordinals: "place" }` puts a new
+   * chapter at the end of its course whatever ordinal it was sent (acts_as_list);
+   * `{ titles: "trim" }` stores titles trimmed, white space collapsed. @default none
+   */
+  normalise?: Normalise;
   /** List paging headers: "none" (default); "link" RFC 8288 rel=next/last; "total" X-Total-Count + X-Total-Pages. */
   pagingHeaders?: PagingHeaders;
   /** A list page past the last one: "empty" (default) an empty array; "404" Not Found, as some frameworks answer. */
@@ -225,6 +231,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     password: options.password ?? "coursesync",
     tokenTtlMs: options.tokenTtlMs,
     tokenUses: options.tokenUses,
+    normalise: options.normalise,
   });
   const faults = new Faults(
     {

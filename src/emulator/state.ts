@@ -59,6 +59,16 @@ export interface StateOptions {
   password: string;
   tokenTtlMs?: number | undefined;
   tokenUses?: number | undefined;
+  /** How the site normalises what it stores (see EmulatorOptions.normalise). */
+  normalise?: Normalise | undefined;
+}
+
+/** What a site may store otherwise than it was sent, as real ones do. */
+export interface Normalise {
+  /** `place`: a new chapter goes at the end of its course whatever ordinal it was sent (acts_as_list). */
+  ordinals?: "place";
+  /** `trim`: titles are stored trimmed, runs of white space collapsed to one space. */
+  titles?: "trim";
 }
 
 type AnyRecord = CourseRecord | ChapterRecord;
@@ -160,7 +170,7 @@ export class EmulatorState {
     const checked = checkCourseInput(body, "create");
     if (!checked.ok) return invalid(checked);
     const stamp = formatTimestamp(this.nowMs());
-    const { title, ...rest } = checked.value;
+    const { title, ...rest } = this.normalised(checked.value);
     const course: CourseRecord = {
       id: this.nextId.courses++,
       title: title!,
@@ -186,7 +196,7 @@ export class EmulatorState {
     if (course === undefined) return { kind: "not-found" };
     const checked = checkCourseInput(body, "update");
     if (!checked.ok) return invalid(checked);
-    Object.assign(course, checked.value);
+    Object.assign(course, this.normalised(checked.value));
     this.touch("courses", course);
     return { kind: "ok", value: structuredClone(course) };
   }
@@ -195,8 +205,9 @@ export class EmulatorState {
   createChapter(body: unknown): Outcome<ChapterRecord> {
     const checked = checkChapterInput(body, "create", (id) => this.tables.courses.has(id));
     if (!checked.ok) return invalid(checked);
-    const { course_id, title, content, ordinal } = checked.value;
+    const { course_id, title, content, ordinal: sent } = this.normalised(checked.value);
     const stamp = formatTimestamp(this.nowMs());
+    const ordinal = this.options.normalise?.ordinals === "place" ? undefined : sent;
     const chapter: ChapterRecord = {
       id: this.nextId.chapters++,
       course_id: course_id!,
@@ -217,9 +228,15 @@ export class EmulatorState {
     if (chapter === undefined) return { kind: "not-found" };
     const checked = checkChapterInput(body, "update", (courseId) => this.tables.courses.has(courseId));
     if (!checked.ok) return invalid(checked);
-    Object.assign(chapter, checked.value);
+    Object.assign(chapter, this.normalised(checked.value));
     this.touch("chapters", chapter);
     return { kind: "ok", value: structuredClone(chapter) };
+  }
+
+  /** Fields as this site stores them: a title trimmed when it normalises titles. */
+  private normalised<T extends { title?: string | undefined }>(fields: T): T {
+    if (this.options.normalise?.titles !== "trim" || typeof fields.title !== "string") return fields;
+    return { ...fields, title: fields.title.trim().replace(/\s+/g, " ") };
   }
 
   /** DELETE: a course takes its chapters with it; one event per record deleted. */

@@ -28,6 +28,8 @@ export interface EmulatorFlags {
   rateHeaders?: string;
   tokenUses?: string;
   randomSeed?: string;
+  placeOrdinals?: boolean;
+  trimTitles?: boolean;
 }
 
 const DEFAULT_EMAIL = "demo@example.com";
@@ -126,6 +128,12 @@ export function emulatorOptions(flags: EmulatorFlags, cwd = "."): EmulatorOption
   ] as const) {
     if (value !== undefined && value.trim() === "") throw usageError(`${flag} must not be empty`);
   }
+  if (flags.placeOrdinals || flags.trimTitles) {
+    options.normalise = {
+      ...(flags.placeOrdinals ? { ordinals: "place" as const } : {}),
+      ...(flags.trimTitles ? { titles: "trim" as const } : {}),
+    };
+  }
   if (flags.email !== undefined) options.email = flags.email;
   if (flags.password !== undefined) options.password = flags.password;
   return options;
@@ -216,6 +224,11 @@ export function registerEmulator(program: Command, io: CliIO): void {
     .option("--response-shape <s>", "show/create/update bodies: bare, wrapped or empty (default: bare)")
     .option("--paging-headers <s>", "list paging headers: none, link or total (default: none)")
     .option("--random-seed <n>", "seed for the random faults, for reproducible runs")
+    .option(
+      "--place-ordinals",
+      "put a new chapter at the end of its course, whatever ordinal it was sent (acts_as_list)",
+    )
+    .option("--trim-titles", "store titles trimmed, runs of white space collapsed to one space")
     .addHelpText("after", examplesText(EXAMPLES))
     .action(async (flags: EmulatorFlags, command: Command) => {
       const options = emulatorOptions(flags, io.cwd);
