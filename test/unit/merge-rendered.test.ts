@@ -38,6 +38,29 @@ describe("a merge is judged by what it renders, not by its Markdown spelling", (
   });
 });
 
+describe("a block the author only respelled takes the site's edit of it", () => {
+  it.each([
+    [
+      "emphasis respelled in a heading the site edited",
+      "# Intro *here*\n\n## Then *there*\n",
+      "Intro, mine _here_\n===\n\n## Then _there_\n",
+      "# Intro *here*\n\n## Then *there, theirs*\n",
+      "Intro, mine _here_\n===\n\n## Then *there, theirs*\n",
+    ],
+    [
+      "bullets respelled in a list the site edited",
+      "First *word* here.\n\n- a\n- b\n",
+      "First _words_ here.\n\n* a\n* b\n",
+      "First *word* here.\n\n- a\n- bee\n",
+      "First _words_ here.\n\n- a\n- bee\n",
+    ],
+  ])("%s", (_name, base, local, remote, merged) => {
+    // Line by line the two sides touch: the respelled line is the one the site edited.
+    expect(mergeBody(base, local, remote).kind).toBe("conflict");
+    expect(mergeMarkdown(base, local, remote)).toEqual({ kind: "clean", text: merged });
+  });
+});
+
 describe("a merge that interleaves inline markup from both sides is a conflict", () => {
   it("starts from a line both sides can edit", () => {
     expect(htmlToBody(LINE).body).toBe(LINE_MD);

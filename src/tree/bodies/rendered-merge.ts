@@ -1,6 +1,7 @@
 import { type DefaultTreeAdapterTypes, html } from "parse5";
 import { contentOf, EXACT_ELEMENTS, isBlockElement, parseRendered, significant } from "../markdown/gate.js";
 import { conflictOfWhole, isWord, type MergeLabels, type MergeResult, mergeBody, tokens } from "./merge.js";
+import { inAuthorsSpelling } from "./respell.js";
 import { type Alignment, alignment, mergeSequences } from "./three-way.js";
 
 type ChildNode = DefaultTreeAdapterTypes.ChildNode;
@@ -131,11 +132,21 @@ export function rendersAsMerged(base: string, local: string, remote: string, mer
   }
 }
 
+type Judge = (merged: string) => boolean;
+
+/** A word merge of three Markdown texts; undefined when it is clean but the judge refuses it. */
+function judgedMerge(texts: readonly [string, string, string], judge: Judge, labels?: MergeLabels) {
+  const merged = mergeBody(...texts, labels ? { labels } : {});
+  return merged.kind === "conflict" || judge(merged.text) ? merged : undefined;
+}
+
 /**
  * Three-way merge of Markdown bodies: by lines, then words (`mergeBody`), and clean only when
  * the merge renders to what the sides' changes make of the base's rendering (`rendersAsMerged`).
- * A merge refused so is a conflict with markers around the lines both sides changed, or, when
- * no line was, around the whole of what differs.
+ * When that fails, once more with the blocks the author only spelled differently spelled their
+ * way in the base and the site's side too (`inAuthorsSpelling`). A merge refused is a conflict
+ * with markers around the lines both sides changed, or, when no line was, around the whole of
+ * what differs.
  */
 export function mergeMarkdown(
   base: string,
@@ -143,11 +154,17 @@ export function mergeMarkdown(
   remote: string,
   labels?: MergeLabels,
 ): MergeResult {
-  const merged = mergeBody(base, local, remote, labels ? { labels } : {});
-  if (merged.kind === "conflict") return merged;
   // One side's body as it is, unchanged: nothing to judge.
-  if (local === base || remote === base || local === remote) return merged;
-  if (rendersAsMerged(base, local, remote, merged.text)) return merged;
+  if (local === base || remote === base || local === remote) return mergeBody(base, local, remote);
+  const judge: Judge = (merged) => rendersAsMerged(base, local, remote, merged);
+  const plain = judgedMerge([base, local, remote], judge, labels);
+  if (plain?.kind === "clean") return plain;
+  const spelled = inAuthorsSpelling(base, local, remote);
+  if (spelled !== undefined) {
+    const again = judgedMerge([spelled.base, local, spelled.remote], judge, labels);
+    if (again?.kind === "clean") return again;
+  }
+  if (plain !== undefined) return plain;
   const byLines = mergeBody(base, local, remote, { words: false, ...(labels ? { labels } : {}) });
   return byLines.kind === "conflict" ? byLines : conflictOfWhole(local, remote, labels);
 }
