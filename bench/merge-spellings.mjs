@@ -53,15 +53,19 @@ function mergeAfter(base, local, remote) {
   return result.kind === "clean" ? result.text : undefined;
 }
 
-/** One chapter's outcome, or undefined when it has no Markdown, two words or spelling to try. */
-function measure(html) {
+/**
+ * One chapter's outcome, or undefined when it has no Markdown, two words or (`spell`) spelling
+ * to try; without `spell` the local edit keeps the converter's spelling.
+ */
+function measure(html, spell) {
   const chapter = { html, ...htmlToBody(html) };
   if (chapter.format !== "markdown") return undefined;
   const all = words(chapter.body);
   if (all.length < 2) return undefined;
   const [mine, theirs] = [all[0], all.at(-1)];
   const remote = siteSide(chapter, theirs);
-  const { text: local, used } = respelled(edit(chapter.body, mine, "Mine"));
+  const edited = edit(chapter.body, mine, "Mine");
+  const { text: local, used } = spell ? respelled(edited) : { text: edited, used: ["none"] };
   if (remote === undefined || used.length === 0) return undefined;
   const expected = markdownToHtml(edit(edit(chapter.body, theirs, "Theirs"), mine, "Mine"));
   const judge = (merged) => ({
@@ -76,27 +80,37 @@ function measure(html) {
 }
 
 const percent = (part, whole) => `${((100 * part) / Math.max(whole, 1)).toFixed(1)}%`;
-const results = [
-  ["spec", specCorpus],
-  ["editor", editorCorpus],
-].map(([name, corpus]) => ({ name, all: corpus.length, outcomes: corpus.map(measure).filter(Boolean) }));
-const tried = results.flatMap((r) => r.outcomes);
 const count = (list, when, key) => list.filter((o) => o[when][key]).length;
-console.log(
-  `merge (c) hand spellings here, an edit at the bottom on the site: ${tried.length} chapters with a spelling to substitute, of ${results.reduce((n, r) => n + r.all, 0)}`,
-);
-for (const when of ["before", "after"]) {
-  const each = results
-    .map((r) => `${r.name} ${count(r.outcomes, when, "merged")}/${r.outcomes.length}`)
-    .join(", ");
-  console.log(
-    `  ${when === "before" ? "before (converts back to itself)" : "after (judged by what it renders)"}: ` +
-      `${percent(count(tried, when, "merged"), tried.length)} merge (${each}); ` +
-      `${count(tried, when, "right")} of ${count(tried, when, "merged")} merges render right`,
-  );
+
+function report(title, spell) {
+  const results = [
+    ["spec", specCorpus],
+    ["editor", editorCorpus],
+  ].map(([name, corpus]) => ({
+    name,
+    all: corpus.length,
+    outcomes: corpus.map((html) => measure(html, spell)).filter(Boolean),
+  }));
+  const tried = results.flatMap((r) => r.outcomes);
+  const all = results.reduce((n, r) => n + r.all, 0);
+  console.log(`${title}: ${tried.length} chapters it applies to, of ${all}`);
+  for (const when of ["before", "after"]) {
+    const each = results
+      .map((r) => `${r.name} ${count(r.outcomes, when, "merged")}/${r.outcomes.length}`)
+      .join(", ");
+    console.log(
+      `  ${when === "before" ? "before (converts back to itself)" : "after (judged by what it renders)"}: ` +
+        `${percent(count(tried, when, "merged"), tried.length)} merge (${each}); ` +
+        `${count(tried, when, "right")} of ${count(tried, when, "merged")} merges render right`,
+    );
+  }
+  return tried;
 }
+
+const tried = report("merge (c) hand spellings here, an edit at the bottom on the site", true);
 const bySpelling = SPELLINGS.map(([name]) => {
   const using = tried.filter((o) => o.used.includes(name));
   return `${name} ${count(using, "before", "merged")}→${count(using, "after", "merged")}/${using.length}`;
 });
 console.log(`  by spelling (before→after, of chapters using it): ${bySpelling.join(", ")}`);
+report("merge (d) the same edits in the converter's own spelling", false);

@@ -94,4 +94,11 @@ export const composing: Composing[] = [
     '<p>The <a href="/wolf">quick red fox</a> jumps over the lazy dog.</p>',
     '<p>The <a href="/fox">quick brown fox</a> jumps over the lazy dog.</p>',
   ],
+  [
+    "a link's target changed here, the first word of its text edited on the site",
+    "The [quick brown fox](/wolf) jumps over the lazy dog.",
+    '<p>The <a href="/fox">slow brown fox</a> jumps over the lazy dog.</p>',
+    '<p>The <a href="/wolf">slow brown fox</a> jumps over the lazy dog.</p>',
+    '<p>The <a href="/fox">quick brown fox</a> jumps over the lazy dog.</p>',
+  ],
 ];

@@ -9,22 +9,26 @@ type Element = DefaultTreeAdapterTypes.Element;
 
 // A Markdown merge is judged by what it renders (README, "Edited on both sides"): the sides'
 // renderings are merged as token sequences, and the Markdown merge counts only when it renders
-// to that. A token's first character says what it is: a text piece (#), a comment (!), the
-// opening and closing of an inline element (< /) or of a block element ([ ]).
+// to that. A token's first character says what it is: a text piece (#), a comment (!), an
+// element's opening (<name, an @attribute each, then >) and its closing (/name).
 
-/** A rendering as the gate reads it, in tokens, with each element's opening and closing token. */
+/** An element's tokens: its opening's first and last (the `>`), and its closing. */
+type ElementTokens = readonly [open: number, opened: number, close: number];
+
+/** A rendering as the gate reads it, in tokens, with where each element's tokens are. */
 interface Flat {
   tokens: string[];
-  elements: Array<readonly [open: number, close: number]>;
+  elements: ElementTokens[];
 }
 
-function openToken(element: Element, block: boolean): string {
-  const attrs = element.attrs
-    .map((attr) => `${attr.namespace ?? ""}:${attr.name}=${JSON.stringify(attr.value)}`)
-    .sort()
-    .join(" ");
+function pushOpening(element: Element, out: Flat): void {
   const ns = element.namespaceURI === html.NS.HTML ? "" : `${element.namespaceURI} `;
-  return `${block ? "[" : "<"}${ns}${element.tagName} ${attrs}`;
+  out.tokens.push(`<${ns}${element.tagName}`);
+  const attrs = element.attrs.map(
+    (attr) => `@${attr.namespace ?? ""}:${attr.name}=${JSON.stringify(attr.value)}`,
+  );
+  for (const attr of attrs.sort()) out.tokens.push(attr);
+  out.tokens.push(">");
 }
 
 /**
@@ -40,13 +44,13 @@ function flatten(nodes: readonly ChildNode[], inBlock: boolean, exact: boolean, 
       out.tokens.push(`!${(item as DefaultTreeAdapterTypes.CommentNode).data}`);
     } else {
       const element = item as Element;
-      const block = isBlockElement(element);
       const open = out.tokens.length;
-      out.tokens.push(openToken(element, block));
+      pushOpening(element, out);
+      const opened = out.tokens.length - 1;
       const inner = exact || element.namespaceURI !== html.NS.HTML || EXACT_ELEMENTS.has(element.tagName);
-      flatten(contentOf(element), block, inner, out);
-      out.tokens.push(`${block ? "]" : "/"}${element.tagName}`);
-      out.elements.push([open, out.tokens.length - 1]);
+      flatten(contentOf(element), isBlockElement(element), inner, out);
+      out.tokens.push(`/${element.tagName}`);
+      out.elements.push([open, opened, out.tokens.length - 1]);
     }
   }
 }
@@ -57,9 +61,14 @@ function rendering(markdown: string): Flat {
   return flat;
 }
 
-/** Changes are independent with a word or a block boundary of the base between them. */
+/**
+ * Changes are independent with a word, a line end or a tag of the base between them (the
+ * Markdown merge keeps changes on different lines apart, code included); a change of markup
+ * is judged on its own (`markupSpans`).
+ */
 function isAnchor(token: string): boolean {
-  return token[0] === "[" || token[0] === "]" || (token[0] === "#" && isWord(token));
+  if (token[0] === "#") return isWord(token) || token.endsWith("\n");
+  return token[0] === "<" || token[0] === "/" || token[0] === ">";
 }
 
 /** Runs of text joined: how a tree's texts read, however they were cut. */
@@ -75,16 +84,21 @@ function joined(list: readonly string[]): string[] {
 
 /**
  * The stretches of the base (first and last base index) whose markup a side changed: each
- * element of the side whose opening or closing is not the base's, and each element of the base
- * whose opening or closing the side took out.
+ * element of the side whose opening (name or attributes) or closing is not the base's, and each
+ * element of the base whose opening or closing the side changed or took out.
  */
 function markupSpans(side: Flat, base: Flat, aligned: Alignment): Array<readonly [number, number]> {
   const spans: Array<readonly [number, number]> = [];
-  for (const [open, close] of side.elements) {
-    if (!aligned.kept[open] || !aligned.kept[close]) spans.push([aligned.at[open]!, aligned.at[close]!]);
+  const changed = (test: (i: number) => boolean, [open, opened, close]: ElementTokens) => {
+    for (let i = open; i <= opened; i++) if (test(i)) return true;
+    return test(close);
+  };
+  for (const element of side.elements) {
+    if (changed((i) => !aligned.kept[i], element))
+      spans.push([aligned.at[element[0]]!, aligned.at[element[2]]!]);
   }
-  for (const [open, close] of base.elements) {
-    if (aligned.deleted[open] || aligned.deleted[close]) spans.push([open, close]);
+  for (const element of base.elements) {
+    if (changed((i) => aligned.deleted[i]!, element)) spans.push([element[0], element[2]]);
   }
   return spans;
 }
