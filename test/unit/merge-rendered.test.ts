@@ -38,6 +38,25 @@ describe("a merge is judged by what it renders, not by its Markdown spelling", (
   });
 });
 
+describe("a merge clean line by line that renders to what neither side wrote", () => {
+  it("is one conflict over the whole of what differs, each side whole in it", () => {
+    // Each side adds a literal asterisk on its own line; merged, the two pair into emphasis.
+    const base = "Stars are a b c\nand d e f.\n";
+    const local = "Stars are *a b c\nand d e f.\n";
+    const remote = "Stars are a b c\nand d e f*.\n";
+    expect(mergeBody(base, local, remote)).toEqual({
+      kind: "clean",
+      text: "Stars are *a b c\nand d e f*.\n",
+    });
+    const result = mergeMarkdown(base, local, remote);
+    expect(result).toEqual({
+      kind: "conflict",
+      text: `<<<<<<< local\n${local}=======\n${remote}>>>>>>> site\n`,
+      conflicts: 1,
+    });
+  });
+});
+
 describe("a block the author only respelled takes the site's edit of it", () => {
   it.each([
     [
