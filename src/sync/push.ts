@@ -3,6 +3,7 @@ import { isTransient } from "../api/errors.js";
 import { realSleep } from "../api/gate.js";
 import type { WireRecord } from "../api/wire.js";
 import { InterruptedError, UserError } from "../errors.js";
+import { keepingMerges } from "../tree/codecs.js";
 import { removeLeftoverTemps, removeTreeFile } from "../tree/fs-ops.js";
 import { conflictCopyPath, courseFolderOf, recordFilePath } from "../tree/layout.js";
 import { DEFAULT_LIMITS } from "../tree/schema.js";
@@ -96,7 +97,9 @@ export interface PushResult {
 
 /** Push local changes to the site: validate, plan, confirm; per write re-read, write, journal; snapshot. */
 export async function push(options: PushOptions, siteClient: PushClient): Promise<PushResult> {
-  const { root, bodies } = options;
+  const { root } = options;
+  // A body merged here is written back in its author's spelling (see contentMerger).
+  const bodies = keepingMerges(options.bodies);
   // Every write of this run goes through it: a full disk or a permission names the path.
   const fs = guardedFs(root, options.fs);
   const state = statePaths(root, options.site);
