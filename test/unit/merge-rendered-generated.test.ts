@@ -93,6 +93,8 @@ describe("mergeMarkdown on generated chapters", () => {
       const theirs = randomEdit(doc, random, "REMOTE");
       const [base, local, remote] = [render(doc, []), render(doc, [mine]), render(doc, [theirs])];
       const result = mergeMarkdown(base, local, remote);
+      // Markers that a reader would not see as a block are never written.
+      if (result.kind === "unmarked") throw new Error(`unmarked: ${JSON.stringify({ base, local, remote })}`);
       const context = JSON.stringify({ base, local, remote, text: result.text });
       if (result.kind === "conflict") {
         expect(takeSide(result.text, "local"), context).toBe(local);

@@ -92,6 +92,7 @@ describe("a merge that interleaves inline markup from both sides is a conflict",
     // As pull shows it: markers around the line, each side whole between them.
     const result = mergeMarkdown(htmlToBody(base).body, `${local}\n`, `${htmlToBody(site).body}\n`);
     expect(result.kind).toBe("conflict");
+    if (result.kind !== "conflict") return;
     expect(result.text).toContain(`<<<<<<< local\n${local}\n=======\n${htmlToBody(site).body}\n>>>>>>> site`);
   });
 

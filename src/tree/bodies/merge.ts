@@ -149,7 +149,17 @@ export function mergeBody(
   }
   if (!conflicted) return { kind: "clean", text: (pieces as string[]).join("\n") };
   const syntax = options.code ?? (options.words === false ? "html" : "markdown");
-  const write = { labels: options.labels ?? DEFAULT_LABELS, eol: local.includes("\r\n") ? "\r" : "" };
+  return markedResult(pieces, syntax, options.labels ?? DEFAULT_LABELS, local);
+}
+
+/** Pieces with their conflicts marked; `unmarked` when a marker block written would not be seen as one. */
+function markedResult(
+  pieces: readonly Piece[],
+  syntax: CodeSyntax,
+  labels: MergeLabels,
+  local: string,
+): MergeResult {
+  const write = { labels, eol: local.includes("\r\n") ? "\r" : "" };
   const { lines, conflicts } = markConflicts(pieces, syntax, write);
   const text = lines.join("\n");
   // Every marker block written must be seen as one, or the conflict could be pushed unseen.
@@ -163,9 +173,7 @@ export function conflictOfWhole(
   remote: string,
   labels: MergeLabels = DEFAULT_LABELS,
 ): MergeResult {
-  const eol = local.includes("\r\n") ? "\r" : "";
-  const text = marked(local.split("\n"), remote.split("\n"), labels, eol).join("\n");
-  return { kind: "conflict", text, conflicts: 1 };
+  return markedResult([{ local: local.split("\n"), remote: remote.split("\n") }], "markdown", labels, local);
 }
 
 /** Three-way merge by lines only: the merged text, or undefined when the sides overlap. */

@@ -151,7 +151,7 @@ type Judge = (merged: string) => boolean;
 /** A word merge of three Markdown texts; undefined when it is clean but the judge refuses it. */
 function judgedMerge(texts: readonly [string, string, string], judge: Judge, labels?: MergeLabels) {
   const merged = mergeBody(...texts, labels ? { labels } : {});
-  return merged.kind === "conflict" || judge(merged.text) ? merged : undefined;
+  return merged.kind !== "clean" || judge(merged.text) ? merged : undefined;
 }
 
 /**
@@ -180,5 +180,5 @@ export function mergeMarkdown(
   }
   if (plain !== undefined) return plain;
   const byLines = mergeBody(base, local, remote, { words: false, ...(labels ? { labels } : {}) });
-  return byLines.kind === "conflict" ? byLines : conflictOfWhole(local, remote, labels);
+  return byLines.kind !== "clean" ? byLines : conflictOfWhole(local, remote, labels);
 }
