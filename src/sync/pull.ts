@@ -26,6 +26,7 @@ import {
 import { contentHashes, saveIfChanged } from "./pull/save.js";
 import { ContentSpill } from "./pull/spill.js";
 import { StagedFiles } from "./pull/stage.js";
+import { checkUnlisted, heldByListing, type ListingMoved, unlistedRecords } from "./pull/unlisted.js";
 import { WrittenFiles } from "./pull/written.js";
 import type { SiteNames } from "./push/restore.js";
 import type { Change } from "./report.js";
@@ -91,6 +92,11 @@ export interface PullResult {
    * did: they were written after it, as the plan wrote the rest.
    */
   stagingStopped?: string | undefined;
+  /**
+   * The listing left out records the site still has (it moved while pull paged through it):
+   * nothing was deleted from it, and the records it left out were kept as they are.
+   */
+  listingMoved?: ListingMoved | undefined;
 }
 
 /** How many files a first mapping of a site names one by one as not on it. */
@@ -358,29 +364,54 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
     remoteChapters,
     bodies,
   });
-  const plan = planPullWithin(options.select, {
-    snapshot: other && planBase ? withoutConflicts(planBase) : planBase,
-    site: options.siteUrl,
-    local: hold.local,
-    held: hold.held,
-    remoteCourses: courses.records,
-    remoteChapters,
-    baseTexts,
-    bodies,
-    winner: options.theirs ? "remote" : undefined,
-    existingCopies: new Set(scan.copies),
-    rendered: staged ? (record) => staged.renderedOf(record) : undefined,
-    courseHash: staged ? (record) => staged.courseHashOf(record) : undefined,
-    inScope: scope ? ({ folders }) => folders.some(inScope) : undefined,
-  });
-  if (narrow && snapshot) plan.snapshot = widened(snapshot, narrow.folders, plan.snapshot);
-  if (other && snapshot) keepConflicts(snapshot, plan);
-  if (other) plan.snapshot.ids = other.idsOf(plan.snapshot);
   // Invalid files outside the paths or the --only/--ignore selection are left unsaid and unwritten.
   const selected = (file: string) => inScope(file) && (options.select?.(file) ?? true);
-  plan.ops.push(...hold.ops.filter((op) => op.op === "copy" && selected(op.path)));
-  plan.changes.push(...hold.changes.filter((change) => selected(change.path)));
+  const planWith = (moved?: ListingMoved) => {
+    const byListing = moved && heldByListing(moved);
+    const held = byListing
+      ? {
+          courses: new Set([...hold.held.courses, ...byListing.held.courses]),
+          chapters: new Set([...hold.held.chapters, ...byListing.held.chapters]),
+        }
+      : hold.held;
+    const select = byListing
+      ? (file: string) => !byListing.files.has(file) && (options.select?.(file) ?? true)
+      : options.select;
+    const plan = planPullWithin(select, {
+      snapshot: other && planBase ? withoutConflicts(planBase) : planBase,
+      site: options.siteUrl,
+      local: hold.local,
+      held,
+      remoteCourses: courses.records,
+      remoteChapters,
+      baseTexts,
+      bodies,
+      winner: options.theirs ? "remote" : undefined,
+      existingCopies: new Set(scan.copies),
+      rendered: staged ? (record) => staged.renderedOf(record) : undefined,
+      courseHash: staged ? (record) => staged.courseHashOf(record) : undefined,
+      inScope: scope ? ({ folders }) => folders.some(inScope) : undefined,
+    });
+    if (narrow && snapshot) plan.snapshot = widened(snapshot, narrow.folders, plan.snapshot);
+    if (other && snapshot) keepConflicts(snapshot, plan);
+    if (other) plan.snapshot.ids = other.idsOf(plan.snapshot);
+    plan.ops.push(...hold.ops.filter((op) => op.op === "copy" && selected(op.path)));
+    plan.changes.push(...hold.changes.filter((change) => selected(change.path)));
+    return plan;
+  };
+  let plan = planWith();
 
+  // What the listing left out is deleted only once a direct read says it is gone; a record that
+  // reads back fine means the listing moved: nothing is deleted from it (before the guard, which
+  // would take the records it missed for deletes).
+  const reader = other ? mappedClient(client as RecordClient, other.ids) : client;
+  const listedNow = { courses: courses.records, chapters: chapters.records };
+  const check = await checkUnlisted(unlistedRecords(planBase, listedNow, plan), reader, {
+    base: planBase,
+    local,
+    onNote: options.onNote,
+  });
+  if (check.moved) plan = planWith(check.moved);
   const siteSize = courses.records.length + chapters.records.length;
   const maxDelete = options.maxDelete ?? defaultMaxDelete(Math.max(siteSize, known));
   guardDeleteLimit("pull", plan.deletes, maxDelete);
@@ -392,10 +423,11 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
     snapshotWritten: false,
     snapshotMissing: snapshot === undefined,
     dryRun: options.dryRun === true,
-    requests: courses.requests + chapters.requests,
+    requests: courses.requests + chapters.requests + check.reads,
     pages: { courses: courses.pages, chapters: chapters.pages },
     counts: { courses: courses.records.length, chapters: chapters.records.length },
     foldersRead: narrow && foldersRead(local, narrow.folders),
+    listingMoved: check.moved,
   };
   const existing = existingFiles(scan, plan.ops);
   const wholeSite = !scope && !other;

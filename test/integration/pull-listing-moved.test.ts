@@ -1,0 +1,199 @@
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { AnsweredRequest, EmulatorOptions } from "../../src/emulator/server.js";
+import { runCli } from "../helpers/cli.js";
+import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";
+import { addChapter, addCourse, cliEnv, edit, writeConfig } from "../helpers/site.js";
+import { snapshotIn } from "../helpers/snapshot.js";
+import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
+
+const start = useEmulators();
+afterEach(cleanupTestdirs);
+
+/**
+ * An emulator that lists by updated_at on pages of two, a tree that reads it one request at a
+ * time (so the pages come in order), and a hook: `between(list, page, act)` runs `act` once,
+ * right after that page of that list is served, as another user deleting and editing records
+ * while pull pages through.
+ */
+async function setup(options: EmulatorOptions = {}) {
+  let hook: ((request: AnsweredRequest) => void) | undefined;
+  const emulator = await start({
+    seedDir: null,
+    now: manualClock().now,
+    pageSize: 2,
+    listOrder: "updated_at",
+    onAnswered: (request) => hook?.(request),
+    ...options,
+  });
+  const dir = await testdir();
+  const env = cliEnv(dir);
+  const root = path.join(dir, "tree");
+  await writeConfig(root, emulator.baseUrl);
+  const config = path.join(root, "coursesync.yaml");
+  await writeFile(config, (await readFile(config, "utf8")).replace("concurrency: 4", "concurrency: 1"));
+  const pull = (...args: string[]) => runCli(["pull", ...args], { cwd: root, env });
+  const between = (list: "courses" | "chapters", page: number, act: () => void) => {
+    hook = (request) => {
+      if (request.method !== "GET" || request.path !== `/api/v1/${list}` || request.page !== page) return;
+      hook = undefined;
+      act();
+    };
+  };
+  return { emulator, root, pull, between };
+}
+
+/** The single-record reads (GET /<list>/<id>) the emulator answered since `from`. */
+function reads(emulator: TestEmulator, from: number): string[] {
+  return emulator.state.requests
+    .slice(from)
+    .filter((r) => r.method === "GET" && /^\/api\/v1\/(courses|chapters)\/\d+$/.test(r.path))
+    .map((r) => r.path.slice("/api/v1/".length))
+    .sort();
+}
+
+/** One course of eight chapters, ids 1 to 8; pulled once. */
+async function pulledCourse(options: EmulatorOptions = {}) {
+  const site = await setup(options);
+  const course = addCourse(site.emulator, { title: "Course" });
+  for (let i = 1; i <= 8; i++)
+    addChapter(site.emulator, { course_id: course, title: `Chapter ${i}`, content: `<p>${i}</p>` });
+  const first = await site.pull();
+  expect(first.code, first.stderr).toBe(0);
+  return { ...site, course };
+}
+
+/**
+ * After chapters page 2 (ids 3 and 4) is served: chapter 1 (already listed) and chapter 7 are
+ * deleted, and chapter 2 is edited (it moves to the end). The later pages shift: page 3 holds
+ * 8 and 2, and chapters 5 and 6 are never listed.
+ */
+function shiftChapters(site: {
+  emulator: TestEmulator;
+  between: Awaited<ReturnType<typeof setup>>["between"];
+}) {
+  site.between("chapters", 2, () => {
+    site.emulator.state.remove("chapters", 1);
+    site.emulator.state.remove("chapters", 7);
+    edit(site.emulator, "chapters", 2, { title: "Chapter 2, edited" });
+  });
+}
+
+const chapterFiles = (tree: Record<string, string>) =>
+  Object.keys(tree)
+    .filter((file) => file.startsWith("courses/") && file.endsWith(".md"))
+    .sort();
+
+describe("pull: absent from a listing is not deleted", () => {
+  it("keeps the files of records a shifting listing missed, says so, exits 1; the next pull deletes what was deleted", async () => {
+    const site = await pulledCourse();
+    const { emulator, root, pull } = site;
+    const before = await readTree(root);
+    expect(chapterFiles(before)).toHaveLength(8);
+    shiftChapters(site);
+    const from = emulator.state.requests.length;
+
+    // A delete limit that would let the three apparent deletes through: the reads stop them.
+    const moved = await pull("--max-delete", "5");
+    expect(moved.code).toBe(1);
+    expect(moved.stderr).toContain(
+      "the site's listing moved while pull paged through it (records were deleted or edited there meanwhile): it left out 2 records the site still has (courses/course/05-chapter-5.md, courses/course/06-chapter-6.md); they were kept as they are and nothing was deleted from this listing; 1 record the site did delete waits for the next pull (courses/course/07-chapter-7.md)",
+    );
+    expect(moved.stderr).toContain("Run `coursesync pull` again");
+    // One direct read per record the listing left out, no more.
+    expect(reads(emulator, from)).toEqual(["chapters/5", "chapters/6", "chapters/7"]);
+    // No file removed: the live ones the listing missed, and the deleted one not listed either.
+    const after = await readTree(root);
+    expect(chapterFiles(after)).toEqual(chapterFiles(before));
+    for (const file of chapterFiles(before).filter((f) => /0[567]-/.test(f)))
+      expect(after[file]).toBe(before[file]);
+    // Their snapshot entries are kept as they were.
+    const [was, now] = [snapshotIn(before), snapshotIn(after)];
+    for (const id of [5, 6, 7]) expect(now.chapters[id]).toEqual(was.chapters[id]);
+
+    // The site holds still now: the next pull lists it whole, confirms the two deletes, exits 0.
+    const settled = await pull();
+    expect(settled.code, settled.stderr).toBe(0);
+    expect(settled.stderr).not.toContain("listing moved");
+    const final = await readTree(root);
+    expect(chapterFiles(final)).toEqual([
+      "courses/course/02-chapter-2-edited.md",
+      "courses/course/03-chapter-3.md",
+      "courses/course/04-chapter-4.md",
+      "courses/course/05-chapter-5.md",
+      "courses/course/06-chapter-6.md",
+      "courses/course/08-chapter-8.md",
+    ]);
+    expect(final["courses/course/05-chapter-5.md"]).toBe(before["courses/course/05-chapter-5.md"]);
+    // And one after that has nothing left to confirm: no read at all.
+    const quiet = emulator.state.requests.length;
+    expect((await pull()).code).toBe(0);
+    expect(reads(emulator, quiet)).toEqual([]);
+  });
+
+  it("--dry-run --json reports the records the listing missed and the deletes that wait, writing nothing", async () => {
+    const site = await pulledCourse();
+    const before = await readTree(site.root);
+    shiftChapters(site);
+    const result = await site.pull("--dry-run", "--json", "--max-delete", "5");
+    expect(result.code).toBe(1);
+    const json = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(json.listing_moved).toEqual({
+      missed: [
+        { kind: "chapter", id: 5, path: "courses/course/05-chapter-5.md" },
+        { kind: "chapter", id: 6, path: "courses/course/06-chapter-6.md" },
+      ],
+      deletes_waiting: [{ kind: "chapter", id: 7, path: "courses/course/07-chapter-7.md" }],
+    });
+    expect(json.changes).not.toContainEqual(expect.objectContaining({ outcome: "deleted" }));
+    expect(result.stderr).toContain(
+      "they would be kept as they are and nothing would be deleted from this listing",
+    );
+    expect(await readTree(site.root)).toEqual(before);
+  });
+
+  it("a whole listing answers listing_moved: null and deletes what the reads confirm", async () => {
+    const site = await pulledCourse({ listOrder: "id" });
+    site.emulator.state.remove("chapters", 3);
+    const result = await site.pull("--json");
+    expect(result.code, result.stderr).toBe(0);
+    const json = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(json.listing_moved).toBeNull();
+    expect(json.changes).toEqual([
+      { kind: "chapter", id: 3, path: "courses/course/03-chapter-3.md", outcome: "deleted" },
+    ]);
+  });
+
+  it("a course missed by the courses listing keeps everything; a course confirmed gone takes its chapters without reading them", async () => {
+    const site = await setup();
+    const { emulator, root, pull } = site;
+    const courses: number[] = [];
+    for (let c = 1; c <= 5; c++) {
+      const course = addCourse(emulator, { title: `Course ${c}` });
+      courses.push(course);
+      for (let i = 1; i <= 2; i++)
+        addChapter(emulator, { course_id: course, title: `Chapter ${c}.${i}`, content: `<p>${c}.${i}</p>` });
+    }
+    expect((await pull()).code).toBe(0);
+    const before = await readTree(root);
+    // After courses page 1 (courses 1 and 2): course 2 goes with its chapters; course 3 slides
+    // onto page 1, and the courses listing never sees it.
+    site.between("courses", 1, () => emulator.state.remove("courses", courses[1]!));
+
+    const moved = await pull("--max-delete", "5");
+    expect(moved.code).toBe(1);
+    expect(moved.stderr).toContain("it left out 1 record the site still has (courses/course-3)");
+    const after = await readTree(root);
+    expect(Object.keys(after).sort()).toEqual(Object.keys(before).sort());
+
+    const from = emulator.state.requests.length;
+    const settled = await pull("--max-delete", "3");
+    expect(settled.code, settled.stderr).toBe(0);
+    // The course reads 404: its two chapters count as gone without a read of their own.
+    expect(reads(emulator, from)).toEqual(["courses/2"]);
+    const final = await readTree(root);
+    expect(Object.keys(final).filter((file) => file.startsWith("courses/course-2/"))).toEqual([]);
+    expect(final["courses/course-3/course.yaml"]).toBe(before["courses/course-3/course.yaml"]);
+  });
+});
