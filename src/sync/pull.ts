@@ -6,13 +6,13 @@ import { removeLeftoverTemps } from "../tree/fs-ops.js";
 import type { ScanResult } from "../tree/scan.js";
 import { guardedFs } from "../tree/tree-fs.js";
 import type { FileProblem } from "../tree/yaml-text.js";
-import { defaultMaxDelete, guardDeleteLimit, guardEmptyListing } from "./guards.js";
+import { defaultMaxDelete, guardDeleteLimit, guardPullListing } from "./guards.js";
 import { openLocal, rekeyed } from "./local/open.js";
 import { pendingFolders } from "./local/pending.js";
 import { applyOps, effectiveOps, existingFiles } from "./pull/apply.js";
 import { completeSummaries, type RecordReader } from "./pull/complete.js";
 import { convertAhead } from "./pull/convert.js";
-import { holdInvalid } from "./pull/held.js";
+import { type Held, holdInvalid } from "./pull/held.js";
 import { type ListClient, type ListingCallbacks, type StartedListing, startListing } from "./pull/listing.js";
 import { mapSite } from "./pull/map-site.js";
 import { foldersRead, openNarrowly, widened } from "./pull/narrow.js";
@@ -26,7 +26,7 @@ import {
 import { contentHashes, saveIfChanged } from "./pull/save.js";
 import { ContentSpill } from "./pull/spill.js";
 import { StagedFiles } from "./pull/stage.js";
-import { checkUnlisted, heldByListing, type ListingMoved, unlistedRecords } from "./pull/unlisted.js";
+import { type ListingMoved, planConfirmingDeletes } from "./pull/unlisted.js";
 import { WrittenFiles } from "./pull/written.js";
 import type { SiteNames } from "./push/restore.js";
 import type { Change } from "./report.js";
@@ -326,22 +326,7 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
   // the plan is made.
   staged?.flush();
   const known = Object.keys(snapshot?.courses ?? {}).length + Object.keys(snapshot?.chapters ?? {}).length;
-  guardEmptyListing(
-    "courses",
-    courses.records.length,
-    { count: Object.keys(snapshot?.courses ?? {}).length, said: `${known} records` },
-    "nothing was changed",
-    "An empty listing is not taken as 'everything was deleted'. Check the site and the account. If the site really is empty now, remove the courses folder and the snapshot by hand.",
-  );
-  // The same for chapters alone: courses listed but no chapter is as likely a failure as a fact.
-  const knownChapters = Object.keys(snapshot?.chapters ?? {}).length;
-  guardEmptyListing(
-    "chapters",
-    chapters.records.length,
-    { count: knownChapters, said: `${knownChapters}` },
-    "nothing was changed",
-    "An empty listing is not taken as 'every chapter was deleted'. Check the site and the account. If the site really has no chapters now, remove the chapter files and their snapshot entries by hand.",
-  );
+  guardPullListing(snapshot, courses.records.length, chapters.records.length);
 
   // A narrowed plan takes only the chapters filed in the folders it read (and new ones): the
   // rest are as the last sync has them.
@@ -366,17 +351,7 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
   });
   // Invalid files outside the paths or the --only/--ignore selection are left unsaid and unwritten.
   const selected = (file: string) => inScope(file) && (options.select?.(file) ?? true);
-  const planWith = (moved?: ListingMoved) => {
-    const byListing = moved && heldByListing(moved);
-    const held = byListing
-      ? {
-          courses: new Set([...hold.held.courses, ...byListing.held.courses]),
-          chapters: new Set([...hold.held.chapters, ...byListing.held.chapters]),
-        }
-      : hold.held;
-    const select = byListing
-      ? (file: string) => !byListing.files.has(file) && (options.select?.(file) ?? true)
-      : options.select;
+  const planWith = (held: Held, select: Selection | undefined) => {
     const plan = planPullWithin(select, {
       snapshot: other && planBase ? withoutConflicts(planBase) : planBase,
       site: options.siteUrl,
@@ -399,19 +374,15 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
     plan.changes.push(...hold.changes.filter((change) => selected(change.path)));
     return plan;
   };
-  let plan = planWith();
-
-  // What the listing left out is deleted only once a direct read says it is gone; a record that
-  // reads back fine means the listing moved: nothing is deleted from it (before the guard, which
-  // would take the records it missed for deletes).
-  const reader = other ? mappedClient(client as RecordClient, other.ids) : client;
-  const listedNow = { courses: courses.records, chapters: chapters.records };
-  const check = await checkUnlisted(unlistedRecords(planBase, listedNow, plan), reader, {
+  // What the listing left out is deleted only once a direct read says it is gone (before the
+  // delete guard, which would count the records a moved listing missed as deletes).
+  const { plan, check } = await planConfirmingDeletes(planWith, hold.held, options.select, {
     base: planBase,
+    listed: { courses: courses.records, chapters: chapters.records },
+    reader: other ? mappedClient(client as RecordClient, other.ids) : client,
     local,
     onNote: options.onNote,
   });
-  if (check.moved) plan = planWith(check.moved);
   const siteSize = courses.records.length + chapters.records.length;
   const maxDelete = options.maxDelete ?? defaultMaxDelete(Math.max(siteSize, known));
   guardDeleteLimit("pull", plan.deletes, maxDelete);

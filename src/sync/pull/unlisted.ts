@@ -3,8 +3,10 @@ import type { WireRecord } from "../../api/wire.js";
 import { courseFilePath } from "../../tree/layout.js";
 import type { LocalView } from "../local-view.js";
 import type { Change } from "../report.js";
+import type { Selection } from "../selection.js";
 import type { Snapshot } from "../state/snapshot.js";
 import type { RecordReader } from "./complete.js";
+import type { Held } from "./held.js";
 
 // "Cannot see it" is never "deleted" (DESIGN section 4). Lists are paged by offset: when someone
 // deletes records while pull pages through (or edits them, on a site that orders its lists by
@@ -139,7 +141,7 @@ export function recordPath(
  * The records a moved listing holds back (every record it left out, live or gone) and the
  * files a plan must not touch for others (a course folder that would move carries them).
  */
-export function heldByListing(moved: ListingMoved): {
+function heldByListing(moved: ListingMoved): {
   held: { courses: Set<number>; chapters: Set<number> };
   files: Set<string>;
 } {
@@ -164,11 +166,7 @@ export interface ListingCheck {
 export async function checkUnlisted(
   unlisted: RecordIds,
   reader: RecordReader,
-  where: {
-    base: Pick<Snapshot, "courses" | "chapters"> | undefined;
-    local: LocalView;
-    onNote?: ((line: string) => void) | undefined;
-  },
+  where: Pick<ConfirmOptions, "base" | "local" | "onNote">,
 ): Promise<ListingCheck> {
   const count = unlisted.courses.length + unlisted.chapters.length;
   if (count === 0) return { moved: undefined, reads: 0 };
@@ -181,4 +179,41 @@ export async function checkUnlisted(
   };
   const confirmed = await confirmUnlisted(unlisted, reader, courseOf);
   return { moved: listingMoved(confirmed, recordPath(where.local, where.base)), reads: confirmed.reads };
+}
+
+/** What planning with a confirmed listing needs besides the plan: the reads, and where records are. */
+export interface ConfirmOptions {
+  base: Pick<Snapshot, "courses" | "chapters"> | undefined;
+  listed: { courses: readonly WireRecord[]; chapters: readonly WireRecord[] };
+  reader: RecordReader;
+  local: LocalView;
+  onNote?: ((line: string) => void) | undefined;
+}
+
+/**
+ * Plan, then confirm the records the listing left out that the plan would delete: all gone,
+ * the plan stands; any still on the site, the listing moved, and the plan is made again with
+ * every record it left out held as it is (its file and snapshot entry untouched, and no
+ * course folder moved that carries its file), so nothing is deleted from that listing.
+ */
+export async function planConfirmingDeletes<P extends { snapshot: Snapshot; changes: Change[] }>(
+  plan: (held: Held, select: Selection | undefined) => P,
+  held: Held,
+  select: Selection | undefined,
+  options: ConfirmOptions,
+): Promise<{ plan: P; check: ListingCheck }> {
+  const first = plan(held, select);
+  const check = await checkUnlisted(
+    unlistedRecords(options.base, options.listed, first),
+    options.reader,
+    options,
+  );
+  if (!check.moved) return { plan: first, check };
+  const byListing = heldByListing(check.moved);
+  const more: Held = {
+    courses: new Set([...held.courses, ...byListing.held.courses]),
+    chapters: new Set([...held.chapters, ...byListing.held.chapters]),
+  };
+  const around = (file: string) => !byListing.files.has(file) && (select?.(file) ?? true);
+  return { plan: plan(more, around), check };
 }
