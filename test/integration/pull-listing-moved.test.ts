@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AnsweredRequest, EmulatorOptions } from "../../src/emulator/server.js";
 import { runCli } from "../helpers/cli.js";
 import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";
+import { git, isolatedGit } from "../helpers/git.js";
 import { addChapter, addCourse, cliEnv, edit, writeConfig } from "../helpers/site.js";
 import { snapshotIn } from "../helpers/snapshot.js";
 import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
@@ -53,11 +54,11 @@ function reads(emulator: TestEmulator, from: number): string[] {
     .sort();
 }
 
-/** One course of eight chapters, ids 1 to 8; pulled once. */
-async function pulledCourse(options: EmulatorOptions = {}) {
+/** One course of `count` chapters (default eight), ids 1 to `count`; pulled once. */
+async function pulledCourse(options: EmulatorOptions = {}, count = 8) {
   const site = await setup(options);
   const course = addCourse(site.emulator, { title: "Course" });
-  for (let i = 1; i <= 8; i++)
+  for (let i = 1; i <= count; i++)
     addChapter(site.emulator, { course_id: course, title: `Chapter ${i}`, content: `<p>${i}</p>` });
   const first = await site.pull();
   expect(first.code, first.stderr).toBe(0);
@@ -195,5 +196,77 @@ describe("pull: absent from a listing is not deleted", () => {
     const final = await readTree(root);
     expect(Object.keys(final).filter((file) => file.startsWith("courses/course-2/"))).toEqual([]);
     expect(final["courses/course-3/course.yaml"]).toBe(before["courses/course-3/course.yaml"]);
+  });
+});
+
+describe("ci backup: a listing that moved", () => {
+  it("commits no backup that lost a live record; the next backup completes it", async () => {
+    // Twelve chapters: the delete guard (a quarter of the site) would let three deletes through.
+    const site = await pulledCourse({}, 12);
+    const { emulator, root } = site;
+    // The tree is the top of a repository whose origin is a bare one, as on a CI runner.
+    const dir = path.dirname(root);
+    const machine = await isolatedGit(dir);
+    const origin = path.join(dir, "origin.git");
+    await git(machine, dir, "init", "--quiet", "--bare", origin);
+    await git(machine, root, "init", "--quiet");
+    await git(machine, root, "add", "--all");
+    const maintainer = { ...machine, GIT_AUTHOR_NAME: "M", GIT_AUTHOR_EMAIL: "m@example.com" };
+    await git(
+      { ...maintainer, GIT_COMMITTER_NAME: "M", GIT_COMMITTER_EMAIL: "m@example.com" },
+      root,
+      "commit",
+      "--quiet",
+      "-m",
+      "tree",
+    );
+    await git(machine, root, "remote", "add", "origin", origin);
+    await git(machine, root, "push", "--quiet", "origin", "HEAD:main");
+    const ci = { ...machine, ...cliEnv(dir), CI: "true" };
+    const backup = () => runCli(["ci", "backup", "--branch", "main", "--no-events"], { cwd: root, env: ci });
+    const onMain = async () =>
+      (await git(machine, origin, "ls-tree", "-r", "--name-only", "main"))
+        .split("\n")
+        .filter((f) => f.endsWith(".md"));
+
+    // An edit the listing does bring in, and another user at work while it pages.
+    edit(emulator, "chapters", 12, { title: "Chapter 12, edited" });
+    shiftChapters(site);
+    const moved = await backup();
+    expect(moved.code).toBe(1);
+    expect(moved.stderr).toContain("the site's listing moved while pull paged through it");
+    // Whatever it committed, every live chapter is still on the branch, and so is the one the
+    // site deleted that the listing did not show (it waits for a whole listing).
+    expect(await onMain()).toEqual(
+      expect.arrayContaining([
+        "courses/course/05-chapter-5.md",
+        "courses/course/06-chapter-6.md",
+        "courses/course/07-chapter-7.md",
+      ]),
+    );
+    // It committed what it did pull (chapter 12's new title), and failed.
+    expect(moved.stderr).toContain(
+      "backup incomplete: pull left some records out (see above); what it pulled is committed",
+    );
+    expect(moved.stderr).toContain("A listing that moved");
+    expect(await git(machine, origin, "log", "-1", "--format=%s", "main")).toBe(
+      "coursesync: backup of production [skip ci]\n",
+    );
+    expect(await onMain()).toContain("courses/course/12-chapter-12-edited.md");
+
+    const settled = await backup();
+    expect(settled.code, settled.stderr).toBe(0);
+    expect((await onMain()).sort()).toEqual([
+      "courses/course/02-chapter-2-edited.md",
+      "courses/course/03-chapter-3.md",
+      "courses/course/04-chapter-4.md",
+      "courses/course/05-chapter-5.md",
+      "courses/course/06-chapter-6.md",
+      "courses/course/08-chapter-8.md",
+      "courses/course/09-chapter-9.md",
+      "courses/course/10-chapter-10.md",
+      "courses/course/11-chapter-11.md",
+      "courses/course/12-chapter-12-edited.md",
+    ]);
   });
 });
