@@ -85,7 +85,10 @@ function pathsOf(refs: readonly RecordRef[]): string {
  */
 export function listingMovedMessage(moved: ListingMoved, dryRun: boolean): { message: string; hint: string } {
   const n = moved.missed.length;
-  const kept = dryRun ? "they would be kept" : "they were kept";
+  const kept =
+    n === 1
+      ? `${dryRun ? "it would be kept" : "it was kept"} as it is`
+      : `${dryRun ? "they would be kept" : "they were kept"} as they are`;
   const deleted = dryRun ? "nothing would be deleted" : "nothing was deleted";
   const waiting = moved.waiting.length;
   const waits =
@@ -95,7 +98,7 @@ export function listingMovedMessage(moved: ListingMoved, dryRun: boolean): { mes
   return {
     message:
       `the site's listing moved while pull paged through it (records were deleted or edited there meanwhile): ` +
-      `it left out ${counted(n, "record")} the site still has (${pathsOf(moved.missed)}); ${kept} as they are and ${deleted} from this listing${waits}`,
+      `it left out ${counted(n, "record")} the site still has (${pathsOf(moved.missed)}); ${kept} and ${deleted} from this listing${waits}`,
     hint: "Run `coursesync pull` again: a listing that holds still brings every record in and deletes what the site deleted.",
   };
 }

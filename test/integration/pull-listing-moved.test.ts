@@ -5,7 +5,8 @@ import type { AnsweredRequest, EmulatorOptions } from "../../src/emulator/server
 import { runCli } from "../helpers/cli.js";
 import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";
 import { git, isolatedGit } from "../helpers/git.js";
-import { addChapter, addCourse, cliEnv, edit, writeConfig } from "../helpers/site.js";
+import { addChapter, addCourse, cliEnv, edit, pulledSite, writeConfig } from "../helpers/site.js";
+import { addSite } from "../helpers/sites.js";
 import { snapshotIn } from "../helpers/snapshot.js";
 import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";
 
@@ -267,6 +268,67 @@ describe("ci backup: a listing that moved", () => {
       "courses/course/10-chapter-10.md",
       "courses/course/11-chapter-11.md",
       "courses/course/12-chapter-12-edited.md",
+    ]);
+  });
+});
+
+describe("pull --site <other>: a listing that moved", () => {
+  it("reads each record the listing left out by that site's own id", async () => {
+    const s = await pulledSite(start, {
+      body: "html",
+      options: { now: manualClock().now },
+      courses: [{ title: "Web" }],
+      chapters: [
+        { course_id: 1, title: "Intro", ordinal: 1, content: "<p>one</p>" },
+        { course_id: 1, title: "Tags", ordinal: 2, content: "<p>tags</p>" },
+        { course_id: 1, title: "Tour", ordinal: 3, content: "<p>tour</p>" },
+      ],
+    });
+    // Staging numbers its records one above production: chapter 1 here (Intro) is 2 there.
+    let hook: ((request: AnsweredRequest) => void) | undefined;
+    const staging = await start({
+      seedDir: null,
+      now: manualClock("2026-04-01T08:00:00.000Z").now,
+      pageSize: 1,
+      onAnswered: (request) => hook?.(request),
+    });
+    staging.state.createCourse({ course: { title: "scratch" } });
+    staging.state.createChapter({ chapter: { course_id: 1, title: "scratch" } });
+    staging.state.remove("courses", 1);
+    await addSite(s.root, "staging", staging.baseUrl);
+    const config = path.join(s.root, "coursesync.yaml");
+    await writeFile(config, (await readFile(config, "utf8")).replace(/concurrency: \d+/, "concurrency: 1"));
+    const restored = await s.cli("push", "--site", "staging", "--yes");
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(staging.state.dump().chapters.map((c) => [c.id, c.title])).toEqual([
+      [2, "Intro"],
+      [3, "Tags"],
+      [4, "Tour"],
+    ]);
+    const before = await readTree(s.root);
+
+    // After chapters page 1 (Intro) is served, Intro is deleted: Tags slides onto page 1.
+    hook = (request) => {
+      if (request.path !== "/api/v1/chapters" || request.page !== 1) return;
+      hook = undefined;
+      staging.state.remove("chapters", 2);
+    };
+    const from = staging.state.requests.length;
+    const moved = await s.cli("pull", "--site", "staging");
+    expect(moved.code).toBe(1);
+    expect(moved.stderr).toContain(
+      "it left out 1 record the site still has (courses/web/02-tags.md); it was kept as it is",
+    );
+    // Tags is chapter 2 in the tree and 3 on staging: read as 3 (chapter 2 there is Intro, deleted).
+    expect(reads(staging, from)).toEqual(["chapters/3"]);
+    expect(await readTree(s.root)).toEqual(before);
+
+    const settled = await s.cli("pull", "--site", "staging");
+    expect(settled.code, settled.stderr).toBe(0);
+    const after = await readTree(s.root);
+    expect(Object.keys(after).filter((file) => file.startsWith("courses/web/0"))).toEqual([
+      "courses/web/02-tags.md",
+      "courses/web/03-tour.md",
     ]);
   });
 });
