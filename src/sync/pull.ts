@@ -381,7 +381,6 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
     listed: { courses: courses.records, chapters: chapters.records },
     reader: other ? mappedClient(client as RecordClient, other.ids) : client,
     local,
-    onNote: options.onNote,
   });
   const siteSize = courses.records.length + chapters.records.length;
   const maxDelete = options.maxDelete ?? defaultMaxDelete(Math.max(siteSize, known));

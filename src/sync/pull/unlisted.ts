@@ -166,13 +166,10 @@ export interface ListingCheck {
 export async function checkUnlisted(
   unlisted: RecordIds,
   reader: RecordReader,
-  where: Pick<ConfirmOptions, "base" | "local" | "onNote">,
+  where: Pick<ConfirmOptions, "base" | "local">,
 ): Promise<ListingCheck> {
-  const count = unlisted.courses.length + unlisted.chapters.length;
-  if (count === 0) return { moved: undefined, reads: 0 };
-  where.onNote?.(
-    `the site's listing left out ${count === 1 ? "1 record" : `${count} records`} of the last sync: reading ${count === 1 ? "it" : "them"} to confirm ${count === 1 ? "it is" : "they are"} gone`,
-  );
+  // No line tells of these reads (-v logs them): every pull that meets a delete makes a few.
+  if (unlisted.courses.length + unlisted.chapters.length === 0) return { moved: undefined, reads: 0 };
   const courseOf = (chapter: number) => {
     const course = where.base?.chapters[chapter]?.record.course_id;
     return course === undefined || course === null ? undefined : Number(course);
@@ -187,7 +184,6 @@ export interface ConfirmOptions {
   listed: { courses: readonly WireRecord[]; chapters: readonly WireRecord[] };
   reader: RecordReader;
   local: LocalView;
-  onNote?: ((line: string) => void) | undefined;
 }
 
 /**
