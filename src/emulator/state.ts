@@ -54,6 +54,7 @@ export type TokenCheck = "ok" | "unknown" | "expired";
 export interface StateOptions {
   initial: StateDump;
   pageSize: number;
+  listOrder?: ListOrder | undefined;
   now: () => Date;
   email: string;
   password: string;
@@ -72,6 +73,9 @@ export interface Normalise {
 }
 
 type AnyRecord = CourseRecord | ChapterRecord;
+
+/** How lists are ordered: by id, or by updated_at (oldest first, then id), as some sites list. */
+export type ListOrder = "id" | "updated_at";
 
 const singular = { courses: "course", chapters: "chapter" } as const;
 
@@ -136,7 +140,7 @@ export class EmulatorState {
 
   // --- reads ----------------------------------------------------------------------------
 
-  /** Page `page` (from 1) of a resource, ordered by id ascending; empty past the end. */
+  /** Page `page` (from 1) of a resource, in the list order (id ascending by default); empty past the end. */
   list(resource: "courses", page: number): Page<CourseRecord>;
   list(resource: "chapters", page: number): Page<ChapterRecord>;
   list(resource: ResourceName, page: number): Page<AnyRecord>;
@@ -279,6 +283,7 @@ export class EmulatorState {
     const previous = record.updated_at;
     Object.assign(record, structuredClone(changes));
     if (!("updated_at" in changes)) record.updated_at = nextTimestamp(this.nowMs(), previous);
+    if (this.options.listOrder === "updated_at") this.sortedIds[resource] = undefined;
     this.record(`${singular[resource]}.updated`, id, formatTimestamp(this.nowMs()));
     return { kind: "ok", value: structuredClone(record) };
   }
@@ -352,8 +357,16 @@ export class EmulatorState {
   }
 
   private idsInOrder(resource: ResourceName): number[] {
-    this.sortedIds[resource] ??= [...this.tables[resource].keys()].sort((a, b) => a - b);
-    return this.sortedIds[resource];
+    if (this.sortedIds[resource]) return this.sortedIds[resource];
+    const ids = [...this.tables[resource].keys()].sort((a, b) => a - b);
+    if (this.options.listOrder === "updated_at") {
+      const table = this.tables[resource] as Map<number, AnyRecord>;
+      const at = new Map(ids.map((id) => [id, Date.parse(String(table.get(id)!.updated_at))]));
+      // A stable sort: equal (or unreadable) times stay in id order.
+      ids.sort((a, b) => (at.get(a)! || 0) - (at.get(b)! || 0));
+    }
+    this.sortedIds[resource] = ids;
+    return ids;
   }
 
   private pageSlice<T>(all: T[], page: number): Page<T> {
@@ -372,6 +385,7 @@ export class EmulatorState {
 
   private touch(resource: ResourceName, record: AnyRecord): void {
     record.updated_at = nextTimestamp(this.nowMs(), record.updated_at);
+    if (this.options.listOrder === "updated_at") this.sortedIds[resource] = undefined;
     this.record(`${singular[resource]}.updated`, record.id, record.updated_at);
   }
 

@@ -25,6 +25,7 @@ export interface EmulatorFlags {
   tokenTtl?: string;
   responseShape?: string;
   pagingHeaders?: string;
+  listOrder?: string;
   rateHeaders?: string;
   tokenUses?: string;
   randomSeed?: string;
@@ -101,6 +102,9 @@ export function emulatorOptions(flags: EmulatorFlags, cwd = "."): EmulatorOption
   }
   if (flags.tokenUses !== undefined) {
     options.tokenUses = number("--token-uses", flags.tokenUses, "a whole number, 1 or more", whole(1));
+  }
+  if (flags.listOrder !== undefined) {
+    options.listOrder = choice("--list-order", flags.listOrder, ["id", "updated_at"] as const);
   }
   if (flags.rateHeaders !== undefined) {
     options.rateHeaders = choice("--rate-headers", flags.rateHeaders, ["none", "ietf", "x"] as const);
@@ -223,6 +227,10 @@ export function registerEmulator(program: Command, io: CliIO): void {
     .option("--token-uses <n>", "tokens expire after this many API requests (default: never)")
     .option("--response-shape <s>", "show/create/update bodies: bare, wrapped or empty (default: bare)")
     .option("--paging-headers <s>", "list paging headers: none, link or total (default: none)")
+    .option(
+      "--list-order <s>",
+      "lists ordered by id, or by updated_at (an edit moves a record last) (default: id)",
+    )
     .option("--random-seed <n>", "seed for the random faults, for reproducible runs")
     .option(
       "--place-ordinals",
