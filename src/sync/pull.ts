@@ -6,6 +6,7 @@ import { removeLeftoverTemps } from "../tree/fs-ops.js";
 import type { ScanResult } from "../tree/scan.js";
 import { guardedFs } from "../tree/tree-fs.js";
 import type { FileProblem } from "../tree/yaml-text.js";
+import { likelyDuplicates } from "./duplicates.js";
 import { defaultMaxDelete, guardDeleteLimit, guardPullListing } from "./guards.js";
 import { openLocal, rekeyed } from "./local/open.js";
 import { pendingFolders } from "./local/pending.js";
@@ -385,6 +386,7 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
   const siteSize = courses.records.length + chapters.records.length;
   const maxDelete = options.maxDelete ?? defaultMaxDelete(Math.max(siteSize, known));
   guardDeleteLimit("pull", plan.deletes, maxDelete);
+  for (const line of likelyDuplicates(plan.snapshot)) options.onWarning?.(line);
 
   const result: PullResult = {
     changes: plan.changes,
