@@ -41,6 +41,8 @@ export interface PushPlan {
   kept?: Array<{ kind: "course" | "chapter"; path: string; reason: string; conflict?: true }>;
   /** A restore: every record is created on a site that was empty and had no snapshot. */
   restore?: boolean;
+  /** `coursesync restore`: records of the last sync the site lost, and records only it has. */
+  restored?: { lost: number; extra: number };
 }
 
 const STATUS_INPUT = Object.fromEntries(STATUS_VALUES.map((status, code) => [status, code])) as Record<
