@@ -35,7 +35,7 @@ import { planPullWithin, type Selection } from "./selection.js";
 import { ContentCache } from "./state/content-cache.js";
 import { mappedClient, type RecordClient } from "./state/id-map.js";
 import { Journal, unconfirmedIntents } from "./state/journal.js";
-import { adoptIntents, foldJournal, restoreIds } from "./state/recovery.js";
+import { adoptIntents, foldJournal, newestTime, restoreIds } from "./state/recovery.js";
 import { type Snapshot, snapshotBase, statCacheOf, statePaths, stateTemps } from "./state/snapshot.js";
 import type { SyncTarget } from "./target.js";
 
@@ -386,6 +386,10 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
   const siteSize = courses.records.length + chapters.records.length;
   const maxDelete = options.maxDelete ?? defaultMaxDelete(Math.max(siteSize, known));
   guardDeleteLimit("pull", plan.deletes, maxDelete);
+  // What this listing saw, whole: a record made before it that no sync knows is not this tree's.
+  const seen = check.moved ? undefined : newestTime([...courses.records, ...chapters.records]);
+  if (seen !== undefined) plan.snapshot.listed = seen;
+  else if (snapshot?.listed !== undefined) plan.snapshot.listed = snapshot.listed;
   for (const line of likelyDuplicates(plan.snapshot)) options.onWarning?.(line);
 
   const result: PullResult = {

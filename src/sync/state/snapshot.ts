@@ -72,6 +72,12 @@ export interface Snapshot {
    * files), and this maps each tree id to the site's own. Absent for the default site.
    */
   ids?: IdMap;
+  /**
+   * The newest time (the site's own clock, as it sent it) of any record the last full listing
+   * of the site held: a record made before it that no sync knows was seen by that pull, so it
+   * is not one a run of this tree made (see recovery.ts, createdCandidates).
+   */
+  listed?: string;
 }
 
 /** A snapshot that knows nothing yet. */
