@@ -8,6 +8,7 @@ import {
   chapterValuesOfRecord,
   courseValuesOfRecord,
   fieldsEqual,
+  type Rendered,
 } from "../entities.js";
 import { chapterValuesAgainst, type LocalView } from "../local-view.js";
 import { type EntityInput, reconcileEntity, type Winner } from "../reconcile.js";
@@ -38,7 +39,7 @@ export interface PullInput {
   /** Records an invalid file holds back: not planned, their files and snapshot entries kept. */
   held?: Held | undefined;
   /** A chapter record's file as already rendered this run (its hash and body key), if it was. */
-  rendered?: ((record: WireRecord) => { hash: string; body: string } | undefined) | undefined;
+  rendered?: ((record: WireRecord) => Rendered | undefined) | undefined;
   /** The hash of a course record's file as already rendered this run, if it was. */
   courseHash?: ((record: WireRecord) => string | undefined) | undefined;
 }

@@ -162,6 +162,7 @@ export async function apply(
       record,
       hash: settled.hash,
       ...(settled.body === undefined ? {} : { body: settled.body }),
+      ...(settled.blob === undefined ? {} : { blob: settled.blob }),
       from: settled.from,
       ...(settled.text === undefined || settled.byId ? {} : { text: settled.text }),
       ...(siteId === undefined ? {} : { site_id: siteId }),
@@ -234,6 +235,7 @@ export async function apply(
     record,
     hash: settled.hash,
     ...(settled.body === undefined ? {} : { body: settled.body }),
+    ...(settled.blob === undefined ? {} : { blob: settled.blob }),
   };
   await journal.append(line);
   return line;
