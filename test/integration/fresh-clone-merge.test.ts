@@ -87,6 +87,28 @@ describe("a fresh clone merges a body edited in git and on the site as the tree 
   });
 });
 
+describe("the snapshot records the blob id of the text each sync wrote", () => {
+  it("pull's files, and a file push created and gave its id: as git hashes them, committed", async () => {
+    const w = await teamWorld(start);
+    const blobOf = async (repo: string, id: string) => {
+      const files = await w.snapshot(repo);
+      return (JSON.parse(files["courses/1.json"]!) as { chapters: Record<string, { blob: string }> })
+        .chapters[id]?.blob;
+    };
+    expect(await blobOf(w.author, "1")).toBe(
+      (await git(w.person, w.author, "rev-parse", `HEAD:content/${GUIDE}`)).trim(),
+    );
+    const added = "courses/web/02-added.md";
+    await writeFile(w.file(w.author, added), "---\ntitle: Added\nordinal: 2\n---\nNew words.\n");
+    expect((await w.cli(w.author, "push", "--yes")).code).toBe(0);
+    expect(await w.read(w.author, added)).toMatch(/^---\nid: 2\n/);
+    await w.commitAndPush(w.author, "Ids after push");
+    expect(await blobOf(w.author, "2")).toBe(
+      (await git(w.person, w.author, "rev-parse", `HEAD:content/${added}`)).trim(),
+    );
+  });
+});
+
 describe("after a true overlap, the recovery works from fresh clones", () => {
   it("ci publish stops; pull marks only the overlap; the resolution, committed, is what the next publish sends", async () => {
     const w = await teamWorld(start);
@@ -120,7 +142,7 @@ describe("after a true overlap, the recovery works from fresh clones", () => {
     expect(marked.match(/<<<<<<</g)).toHaveLength(1);
     expect(marked).toContain(`\n${SITES}\n`);
 
-    const resolved = marked.replace(/<<<<<<< local\n[^]*?>>>>>>> site\n/, "Third paragraph, resolved.\n");
+    const resolved = marked.replace(/<<<<<<< local\n[\s\S]*?>>>>>>> site\n/, "Third paragraph, resolved.\n");
     await writeFile(w.file(fixer), resolved);
     await w.commitAndPush(fixer, "Resolve the guide");
     const publish = await w.cli(await w.clone(), "ci", "publish", "--branch", "main");
