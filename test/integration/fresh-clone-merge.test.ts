@@ -187,6 +187,22 @@ describe("where git cannot give the base, the merge falls back and says why", ()
     await expectNoMerge(w, fresh, "the snapshot records no git blob id for it");
   });
 
+  it("an older version's snapshot gains its blob ids at the next pull; fresh clones merge after that", async () => {
+    const w = await teamWorld(start);
+    const shard = path.join(w.author, "content", ".coursesync", "production", "courses", "1.json");
+    const withBlobs = await readFile(shard, "utf8");
+    await writeFile(shard, withBlobs.replace(/\n\s*"blob": "[0-9a-f]{40}",/g, ""));
+    await w.commitAndPush(w.author, "As an older version left it");
+    const pull = await w.cli(w.author, "pull");
+    expect(pull.code, pull.stderr).toBe(0);
+    expect(await readFile(shard, "utf8")).toBe(withBlobs);
+    await w.commitAndPush(w.author, "Blob ids");
+    await disjointEdits(w);
+    const fresh = await w.clone();
+    expect((await w.cli(fresh, "pull")).code).toBe(0);
+    expect(await w.read(fresh)).toContain(SITES);
+  });
+
   it("a blob pruned from the history", async () => {
     const w = await teamWorld(start);
     await disjointEdits(w);

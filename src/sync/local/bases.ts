@@ -114,7 +114,7 @@ async function fromGit(
     if (entry.blob === undefined) {
       texts.missing.set(
         hash,
-        "the snapshot records no git blob id for it (written by an older coursesync; the next sync of it records one) and this clone's cache lacks it",
+        "the snapshot records no git blob id for it (an older coursesync wrote it: a pull in a tree holding the file as synced records it) and this clone's cache lacks it",
       );
     } else if (!sources?.blobs) {
       texts.missing.set(hash, "this clone's cache lacks it and git is not asked here");

@@ -72,6 +72,11 @@ export interface PullPlan {
   cacheTexts: string[];
   /** Chapters whose content the cache keeps too, read (from the spill) only as it is kept. */
   cacheRecords: WireRecord[];
+  /**
+   * Chapters whose entry has no git blob id (an older version wrote it) and whose file is the
+   * one the last sync wrote: their blob ids are taken from the files (see pull/blob-ids.ts).
+   */
+  blobless: number[];
 }
 
 /** Plan a pull: reconcile every entity, then lay out files and the next snapshot. Pure. */
@@ -189,7 +194,12 @@ export function planPull(input: PullInput): PullPlan {
   emitChapters(planned, placement, folderMoves, out);
   // Course folders that end up empty go (after their files).
   ops.sort((a, b) => OP_ORDER[a.op] - OP_ORDER[b.op]);
-  return { ops, changes, snapshot: next, deletes: out.deletes, cacheTexts, cacheRecords };
+  const blobless = Object.entries(next.chapters).flatMap(([id, entry]) => {
+    const mine = local.chapters.get(`chapter:${id}`);
+    const asWritten = mine?.unchanged && mine.file === entry.path && mine.hash === entry.hash;
+    return entry.blob === undefined && asWritten ? [Number(id)] : [];
+  });
+  return { ops, changes, snapshot: next, deletes: out.deletes, cacheTexts, cacheRecords, blobless };
 }
 
 const OP_ORDER: Record<FileOp["op"], number> = {
