@@ -8,29 +8,10 @@
 import { mergeBody } from "../dist/tree/bodies/merge.js";
 import { htmlToBody, markdownToHtml } from "../dist/tree/markdown/index.js";
 import { editorCorpus, specCorpus } from "./corpora.mjs";
+import { edit, inHtml, words } from "./edits.mjs";
 
-const NOT_TEXT = /<[^>]*>|&#?\w+;|\]\([^)]*\)/g;
-const WORD = /\p{L}[\p{L}\p{N}]*/gu;
 const SENTENCE_END = /[.!?]["'”’)\]*_]*\s+(?=\S)/g;
 const BLOCK_PREFIX = /^(?:\s*(?:[>*+-]|\d+[.)])\s+)*/;
-
-/** The words an author could edit in text[from, to), with their offsets. */
-function words(text, from = 0, to = text.length) {
-  const blanked = text.replace(NOT_TEXT, (match) => " ".repeat(match.length));
-  return [...blanked.slice(from, to).matchAll(WORD)].map((m) => ({ at: from + m.index, word: m[0] }));
-}
-
-function edit(text, { at, word }, tag) {
-  return text.slice(0, at) + word + tag + text.slice(at + word.length);
-}
-
-/** The same word in the HTML: the same occurrence among the text words, when both count alike. */
-function inHtml(chapter, target) {
-  const same = (text) => words(text).filter((w) => w.word === target.word);
-  const inBody = same(chapter.body);
-  const inSite = same(chapter.html);
-  return inBody.length === inSite.length ? inSite[inBody.findIndex((w) => w.at === target.at)] : undefined;
-}
 
 /** The site's side after its edit, as a pull converts it; undefined when its format flipped. */
 function siteSide(chapter, target) {
