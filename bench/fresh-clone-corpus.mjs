@@ -81,7 +81,8 @@ try {
   git(work, "init", "--quiet", "--bare", origin);
   const author = path.join(work, "author");
   git(work, "clone", "--quiet", origin, author);
-  if ((await cli(author, "init", "tree", "--url", emulator.baseUrl, "--no-check")) !== 0) throw new Error("init");
+  if ((await cli(author, "init", "tree", "--url", emulator.baseUrl, "--no-check")) !== 0)
+    throw new Error("init");
   const pulled = path.join(author, "tree");
   if ((await cli(pulled, "pull")) !== 0) throw new Error("first pull");
   git(author, "add", "--all");
@@ -113,7 +114,8 @@ try {
     const site = spot ? edit(html, spot, "Theirs") : markdownToHtml(edit(body, theirs, "Theirs"));
     emulator.state.edit("chapters", id, { content: site });
     const local = edit(text, { at: start + mine.at, word: mine.word }, "Mine");
-    for (const tree of [pulled, cloned, olderTree]) writeFileSync(path.join(tree, path.relative(pulled, file)), local);
+    for (const tree of [pulled, cloned, olderTree])
+      writeFileSync(path.join(tree, path.relative(pulled, file)), local);
     tried.set(id, { rel: path.relative(pulled, file), want: [`${mine.word}Mine`, `${theirs.word}Theirs`] });
   }
 
