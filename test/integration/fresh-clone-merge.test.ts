@@ -46,6 +46,17 @@ describe("a fresh clone merges a body edited in git and on the site as the tree 
     expect(await w.snapshot(fresh)).toEqual(await w.snapshot(w.author));
   });
 
+  it("diff and status: the edit against the file as the last sync wrote it, read from git", async () => {
+    const w = await teamWorld(start);
+    await disjointEdits(w);
+    const fresh = await w.clone();
+    const diff = await w.cli(fresh, "diff");
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stdout).toContain("-First paragraph about setup.\n+First paragraph about setup, edited in git.\n");
+    expect(diff.stdout).toBe((await w.cli(w.author, "diff")).stdout);
+    expect((await w.cli(fresh, "status", "-s")).stdout).toBe((await w.cli(w.author, "status", "-s")).stdout);
+  });
+
   it("push: sends the merge of both edits", async () => {
     const w = await teamWorld(start);
     await disjointEdits(w);
