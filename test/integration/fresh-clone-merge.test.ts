@@ -52,7 +52,9 @@ describe("a fresh clone merges a body edited in git and on the site as the tree 
     const fresh = await w.clone();
     const diff = await w.cli(fresh, "diff");
     expect(diff.code, diff.stderr).toBe(0);
-    expect(diff.stdout).toContain("-First paragraph about setup.\n+First paragraph about setup, edited in git.\n");
+    expect(diff.stdout).toContain(
+      "-First paragraph about setup.\n+First paragraph about setup, edited in git.\n",
+    );
     expect(diff.stdout).toBe((await w.cli(w.author, "diff")).stdout);
     expect((await w.cli(fresh, "status", "-s")).stdout).toBe((await w.cli(w.author, "status", "-s")).stdout);
   });
