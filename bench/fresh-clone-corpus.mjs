@@ -11,7 +11,7 @@ import { main } from "../dist/bin/main.js";
 import { startEmulator } from "../dist/emulator/server.js";
 import { markdownToHtml } from "../dist/tree/markdown/index.js";
 import { editorCorpus, specCorpus } from "./corpora.mjs";
-import { edit, inHtml, words } from "./edits.mjs";
+import { edit, inHtml, words } from "./merge-edits.mjs";
 
 const work = mkdtempSync(path.join(tmpdir(), "coursesync-fresh-clone-"));
 const gitEnv = {

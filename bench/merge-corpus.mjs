@@ -4,25 +4,14 @@
 // Markdown bodies merge by lines then words, raw-HTML bodies by lines. It reports, asserts nothing:
 // (a) one edit at the top (local: the first word) and one at the bottom (site: the last word);
 // (b) two edits in different sentences of one paragraph (local: the first sentence, site: the last).
-// An edit appends letters to a word of text: never inside a tag, an entity or a link destination.
+// An edit appends letters to a word of text (bench/merge-edits.mjs).
 import { mergeBody } from "../dist/tree/bodies/merge.js";
-import { htmlToBody, markdownToHtml } from "../dist/tree/markdown/index.js";
+import { htmlToBody } from "../dist/tree/markdown/index.js";
 import { editorCorpus, specCorpus } from "./corpora.mjs";
-import { edit, inHtml, words } from "./edits.mjs";
+import { edit, siteSide, words } from "./merge-edits.mjs";
 
 const SENTENCE_END = /[.!?]["'”’)\]*_]*\s+(?=\S)/g;
 const BLOCK_PREFIX = /^(?:\s*(?:[>*+-]|\d+[.)])\s+)*/;
-
-/** The site's side after its edit, as a pull converts it; undefined when its format flipped. */
-function siteSide(chapter, target) {
-  const spot = inHtml(chapter, target);
-  // Where the word cannot be placed in the HTML, the site's HTML is the edited body rendered.
-  const html = spot
-    ? edit(chapter.html, spot, "Theirs")
-    : markdownToHtml(edit(chapter.body, target, "Theirs"));
-  const { body, format } = htmlToBody(html);
-  return format === chapter.format ? body : undefined;
-}
 
 /** Whether the edits merge cleanly, keeping both. */
 function merges(chapter, mine, theirs) {

@@ -53,8 +53,9 @@ export function publishVerdict(code: number): Verdict {
 
 /**
  * What a backup does after `pull` exited with `code`. 0: commit what changed. 1 with the snapshot
- * rewritten: pull finished its writes but left some files out (invalid local files): commit what
- * it pulled, then fail. 3 (conflicts, whose markers must never reach the branch; or the delete
+ * rewritten: pull finished its writes but left some records out as they were (invalid local
+ * files, or records a listing that moved did not show: kept, never deleted): commit what it
+ * pulled, then fail. 3 (conflicts, whose markers must never reach the branch; or the delete
  * guard), and every other failure: commit nothing, and fail.
  */
 export function backupVerdict(code: number, snapshotChanged: boolean): Verdict {
@@ -65,7 +66,9 @@ export function backupVerdict(code: number, snapshotChanged: boolean): Verdict {
       error: new UserError(
         "backup incomplete: pull left some records out (see above); what it pulled is committed",
         {
-          hint: "Fix the files pull names (`coursesync status` lists them), commit, and run the backup again.",
+          hint:
+            "Invalid files: fix the files pull names (`coursesync status` lists them), commit, and run the backup again. " +
+            "A listing that moved (records deleted or edited on the site while pull paged through): only run the backup again.",
         },
       ),
     };

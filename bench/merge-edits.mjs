@@ -1,5 +1,6 @@
-// How the merge figures edit a chapter: a word of text gets letters appended (never inside a
-// tag, an entity or a link destination), at the same occurrence in the body and in the HTML.
+// The edits the merge figures make (bench/merge-corpus.mjs, bench/merge-spellings.mjs): an edit
+// appends letters to a word of text, never inside a tag, an entity or a link destination.
+import { htmlToBody, markdownToHtml } from "../dist/tree/markdown/index.js";
 
 const NOT_TEXT = /<[^>]*>|&#?\w+;|\]\([^)]*\)/g;
 const WORD = /\p{L}[\p{L}\p{N}]*/gu;
@@ -10,7 +11,6 @@ export function words(text, from = 0, to = text.length) {
   return [...blanked.slice(from, to).matchAll(WORD)].map((m) => ({ at: from + m.index, word: m[0] }));
 }
 
-/** The text with `tag` appended to the word at its offset. */
 export function edit(text, { at, word }, tag) {
   return text.slice(0, at) + word + tag + text.slice(at + word.length);
 }
@@ -21,4 +21,15 @@ export function inHtml(chapter, target) {
   const inBody = same(chapter.body);
   const inSite = same(chapter.html);
   return inBody.length === inSite.length ? inSite[inBody.findIndex((w) => w.at === target.at)] : undefined;
+}
+
+/** The site's side after its edit, as a pull converts it; undefined when its format flipped. */
+export function siteSide(chapter, target) {
+  const spot = inHtml(chapter, target);
+  // Where the word cannot be placed in the HTML, the site's HTML is the edited body rendered.
+  const html = spot
+    ? edit(chapter.html, spot, "Theirs")
+    : markdownToHtml(edit(chapter.body, target, "Theirs"));
+  const { body, format } = htmlToBody(html);
+  return format === chapter.format ? body : undefined;
 }
