@@ -3,27 +3,17 @@
 // sets the number of courses). A real pull from the emulator; then the snapshot folder's bytes
 // with and without the ids, and `git count-objects -v` after committing the tree with a snapshot
 // as an older version wrote it (no ids), then after committing the snapshot with them.
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { main } from "../dist/bin/main.js";
 import { startEmulator } from "../dist/emulator/server.js";
+import { benchGit } from "./git-env.mjs";
 import { seedLargeSite } from "./seed.mjs";
 
 const courses = Number(process.env.BLOB_COURSES ?? 5000);
 const work = mkdtempSync(path.join(tmpdir(), "coursesync-blob-growth-"));
-const gitEnv = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_CONFIG_GLOBAL: path.join(work, "gitconfig"),
-  GIT_AUTHOR_NAME: "Bench",
-  GIT_AUTHOR_EMAIL: "bench@example.com",
-  GIT_COMMITTER_NAME: "Bench",
-  GIT_COMMITTER_EMAIL: "bench@example.com",
-};
-const git = (cwd, ...args) =>
-  execFileSync("git", args, { cwd, env: gitEnv, encoding: "utf8", maxBuffer: 1 << 30 });
+const { env: gitEnv, git } = benchGit(work);
 const BLOB_LINE = /\n\s*"blob": "[0-9a-f]{40}",/g;
 
 /** `git count-objects -v` as numbers (sizes in KiB). */
@@ -48,7 +38,6 @@ const kib = (n) => `${(n / 1024).toFixed(0)} KiB`;
 
 const emulator = await startEmulator({ seedDir: null, pageSize: 100 });
 try {
-  writeFileSync(gitEnv.GIT_CONFIG_GLOBAL, "[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n");
   seedLargeSite(emulator.state, { courses, chapters: 10 });
   const io = {
     stdout: { write: () => true, isTTY: false },

@@ -3,7 +3,6 @@
 // body here, the last on the site) merge at a pull in the tree that pulled, and in a fresh clone
 // of its git repository (no content cache: the base is read from git by the snapshot's blob ids).
 // The two shares, and whether the same chapters merge in both. Real git, the emulator as the site.
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -11,26 +10,17 @@ import { main } from "../dist/bin/main.js";
 import { startEmulator } from "../dist/emulator/server.js";
 import { markdownToHtml } from "../dist/tree/markdown/index.js";
 import { editorCorpus, specCorpus } from "./corpora.mjs";
+import { benchGit } from "./git-env.mjs";
 import { edit, inHtml, words } from "./merge-edits.mjs";
 
 const work = mkdtempSync(path.join(tmpdir(), "coursesync-fresh-clone-"));
-const gitEnv = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_CONFIG_GLOBAL: path.join(work, "gitconfig"),
-  GIT_AUTHOR_NAME: "Bench",
-  GIT_AUTHOR_EMAIL: "bench@example.com",
-  GIT_COMMITTER_NAME: "Bench",
-  GIT_COMMITTER_EMAIL: "bench@example.com",
-};
+const { env: gitEnv, git } = benchGit(work);
 const env = {
   ...gitEnv,
   COURSESYNC_CONFIG_DIR: path.join(work, "config"),
   COURSESYNC_EMAIL: "demo@example.com",
   COURSESYNC_PASSWORD: "coursesync",
 };
-const git = (cwd, ...args) =>
-  execFileSync("git", args, { cwd, env: gitEnv, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 
 /** Run the built CLI in this process, quietly; returns its exit code. */
 function cli(cwd, ...args) {
@@ -65,7 +55,6 @@ function bodyOf(text) {
 
 const emulator = await startEmulator({ seedDir: null });
 try {
-  writeFileSync(gitEnv.GIT_CONFIG_GLOBAL, "[init]\n\tdefaultBranch = main\n");
   const corpusOf = new Map();
   for (const [name, corpus] of [
     ["spec", specCorpus],
