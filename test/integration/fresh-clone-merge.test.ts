@@ -143,6 +143,11 @@ describe("after a true overlap, the recovery works from fresh clones", () => {
       `courses/web/01-guide.md  body changed, overwriting the site's edit; removes: - "the site" - ", edited on the site"\n`,
     );
 
+    const json = await w.cli(await w.clone(), "push", "--force", "--dry-run", "--json");
+    expect(JSON.stringify(JSON.parse(json.stdout))).toContain(
+      '"removes":["the site",", edited on the site"]',
+    );
+
     const fixer = await w.clone();
     const pull = await w.cli(fixer, "pull");
     expect(pull.code).toBe(3);

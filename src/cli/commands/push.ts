@@ -70,10 +70,12 @@ export function opLine(op: PushOp, out: Output): string {
   }
 }
 
-/** The plan as JSON. */
+/** The plan as JSON (for a body --force overwrites, `removes`: the site's words it removes). */
 function opJson(op: PushOp): Record<string, unknown> {
   const base = { type: op.type, kind: op.kind, id: op.type === "create" ? null : op.id, path: op.path };
-  return op.type === "update" ? { ...base, fields: op.fields } : base;
+  if (op.type !== "update") return base;
+  const removes = op.diff.find((d) => d.field === "content")?.removes;
+  return { ...base, fields: op.fields, ...(removes ? { removes } : {}) };
 }
 
 function planSummary(plan: PushPlan): string {
