@@ -73,8 +73,9 @@ export interface PullPlan {
   /** Chapters whose content the cache keeps too, read (from the spill) only as it is kept. */
   cacheRecords: WireRecord[];
   /**
-   * Chapters whose entry has no git blob id (an older version wrote it) and whose file is the
-   * one the last sync wrote: their blob ids are taken from the files (see pull/blob-ids.ts).
+   * Chapters whose entry has no git blob id (an older version wrote it, or a first mapping of a
+   * site) and whose file holds the text the entry names: their blob ids are taken from the files
+   * (see pull/blob-ids.ts).
    */
   blobless: number[];
 }
@@ -196,7 +197,8 @@ export function planPull(input: PullInput): PullPlan {
   ops.sort((a, b) => OP_ORDER[a.op] - OP_ORDER[b.op]);
   const blobless = Object.entries(next.chapters).flatMap(([id, entry]) => {
     const mine = local.chapters.get(`chapter:${id}`);
-    const asWritten = mine?.unchanged && mine.file === entry.path && mine.hash === entry.hash;
+    // The file holds the very text the entry names (its hash is the entry's).
+    const asWritten = mine !== undefined && mine.file === entry.path && mine.hash === entry.hash;
     return entry.blob === undefined && asWritten ? [Number(id)] : [];
   });
   return { ops, changes, snapshot: next, deletes: out.deletes, cacheTexts, cacheRecords, blobless };
