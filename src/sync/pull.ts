@@ -11,6 +11,7 @@ import { defaultMaxDelete, guardDeleteLimit, guardPullListing } from "./guards.j
 import { openLocal, rekeyed } from "./local/open.js";
 import { pendingFolders } from "./local/pending.js";
 import { applyOps, effectiveOps, existingFiles } from "./pull/apply.js";
+import { addBlobIds } from "./pull/blob-ids.js";
 import { completeSummaries, type RecordReader } from "./pull/complete.js";
 import { convertAhead } from "./pull/convert.js";
 import { type Held, holdInvalid } from "./pull/held.js";
@@ -167,6 +168,7 @@ async function pullTree(
   plan.ops.length = 0;
   plan.cacheTexts.length = 0;
   plan.cacheRecords.length = 0;
+  await addBlobIds(root, plan.snapshot, plan.blobless);
   result.snapshotWritten = await saveIfChanged(root, options.site, loaded, plan.snapshot, fs);
   // A pull of the whole site knows every text the snapshot needs: the rest of the cache goes.
   if (result.snapshotWritten && wholeSite) await cache.prune(contentHashes(plan.snapshot));

@@ -9,7 +9,6 @@ import { conflictCopyPath, courseFolderOf, recordFilePath } from "../tree/layout
 import { DEFAULT_LIMITS } from "../tree/schema.js";
 import { guardedFs } from "../tree/tree-fs.js";
 import type { FileProblem } from "../tree/yaml-text.js";
-import { fieldsEqual, valuesOfRecord } from "./entities.js";
 import { defaultMaxDelete, guardDeleteLimit, invalidFilesError } from "./guards.js";
 import { openSiteLocal } from "./local/open.js";
 import { carriedFolders, pendingFolders } from "./local/pending.js";
@@ -18,10 +17,10 @@ import { Adopter, AmbiguousCreate, type ApplyContext, apply } from "./push/apply
 import type { Decision, Known } from "./push/decide.js";
 import { earlierFieldsOf } from "./push/earlier.js";
 import { doneChange, failureText } from "./push/outcome.js";
+import { showSiteValues } from "./push/overwrites.js";
 import { type PushOp, type PushPlan, planPush } from "./push/plan.js";
 import { checkPlan, followRecreatedCourses, listChapters, recheck } from "./push/recheck.js";
 import { holdConflicts, openSnapshot } from "./push/restore.js";
-import type { Fields } from "./reconcile.js";
 import type { Change } from "./report.js";
 import { restoreBase } from "./restore/site-base.js";
 import { changeSelected, type Selection } from "./selection.js";
@@ -247,7 +246,7 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
   try {
     const checked = await checkPlan(plan.ops, known, client);
     early = checked.conflicts;
-    showSiteValues(plan, checked.decisions);
+    showSiteValues(plan, checked.decisions, known);
   } catch (error) {
     if (!(options.dryRun && error instanceof UserError)) throw error;
     result.unchecked = error.message;
@@ -443,20 +442,6 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
     await statCache.save();
   }
   return result;
-}
-
-/** Note in each update's diff the site's value now, where it is not the last sync's. */
-function showSiteValues(plan: PushPlan, decisions: ReadonlyMap<string, Decision>): void {
-  for (const op of plan.ops) {
-    if (op.type !== "update") continue;
-    const remote = decisions.get(op.key)?.remote;
-    if (!remote) continue;
-    const site: Fields = valuesOfRecord(op.kind, remote);
-    for (const d of op.diff) {
-      if (d.field === "content" || d.field === "course_id") continue;
-      if (!fieldsEqual(d.field, site[d.field], d.from)) d.site = site[d.field] ?? null;
-    }
-  }
 }
 
 /** The ids of the chapters that journal lines confirm deleted. */

@@ -71,6 +71,7 @@ export function foldJournal(snapshot: Snapshot, lines: readonly JournalLine[]): 
         path: line.path,
         hash: line.hash,
         ...(line.body ? { body: line.body } : {}),
+        ...(line.blob ? { blob: line.blob } : {}),
         record: snapshotRecord(line.record),
       };
   }

@@ -43,6 +43,12 @@ export interface SnapshotEntry {
    */
   body?: string;
   /**
+   * Chapters: git's blob id of the file text `hash` names (`git hash-object` of it). In a clone
+   * whose content cache lacks the last sync's text (CI, a teammate), that text is read from
+   * git's objects by this id: the base of a body merge is wherever the snapshot is.
+   */
+  blob?: string;
+  /**
    * The whole remote record as last synced, every field kept. A chapter's `content` is kept
    * out of line: `content_sha256` names it in the content cache.
    */
