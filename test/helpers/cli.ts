@@ -11,7 +11,7 @@ export interface CliResult {
   stdout: string;
   stderr: string;
   /** With `terminal`: stdout and stderr as the terminal got them, in the order written. */
-  screen: string;
+  screen?: string;
 }
 
 /** Options for an in-process CLI run: a working folder, environment, and terminal fakes. */
@@ -79,5 +79,5 @@ export async function runCli(args: string[], options: RunOptions): Promise<CliRe
     ...(options.git ? { git: options.git } : {}),
     ...(options.boundHeap ? { boundHeap: options.boundHeap } : {}),
   });
-  return { code, stdout, stderr, screen };
+  return { code, stdout, stderr, ...(isTTY ? { screen } : {}) };
 }

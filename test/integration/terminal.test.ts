@@ -55,8 +55,8 @@ function onTerminal(s: PulledSite, args: string[], interrupted?: Promise<StopSig
 }
 
 /** The screen ends with `last` on its last line, the cursor at the start of the line below it. */
-function expectEndsWith(screen: string, last: string | RegExp): string[] {
-  const played = playScreen(screen);
+function expectEndsWith(screen: string | undefined, last: string | RegExp): string[] {
+  const played = playScreen(screen ?? "");
   const lines = visibleLines(played);
   expect(lines.at(-1)).toMatch(last);
   expect(played.cursor).toEqual({ row: played.lines.length - 1, column: 0 });
