@@ -50,23 +50,22 @@ export async function runCli(args: string[], options: RunOptions): Promise<CliRe
   let screen = "";
   const isTTY = options.terminal !== undefined;
   const columns = options.terminal?.columns;
+  /** A stream that keeps its own text and shares the screen with the other one. */
+  const stream = (keep: (text: string) => void) => ({
+    write: (text: string) => {
+      screen += text;
+      keep(text);
+    },
+    isTTY,
+    columns,
+  });
   const code = await main(args, {
-    stdout: {
-      write: (text: string) => {
-        screen += text;
-        stdout += text;
-      },
-      isTTY,
-      columns,
-    },
-    stderr: {
-      write: (text: string) => {
-        screen += text;
-        stderr += text;
-      },
-      isTTY,
-      columns,
-    },
+    stdout: stream((text) => {
+      stdout += text;
+    }),
+    stderr: stream((text) => {
+      stderr += text;
+    }),
     stdinIsTTY: options.tty ?? false,
     env: options.env ?? {},
     cwd: options.cwd,
