@@ -1,15 +1,18 @@
 #!/usr/bin/env node
 import type { StopSignal } from "../errors.js";
 import { completionList, completionNames } from "./commands/completion.js";
+import { exitFlushed, ignoreClosedReaders } from "./exit.js";
 import { limitHeapGrowth } from "./heap.js";
 import { terminalPrompts } from "./prompts.js";
+
+ignoreClosedReaders([process.stdout, process.stderr]);
 
 // A completion script asks for the site names or course folders on every Tab: answered here,
 // before the whole command line is loaded, so that the shell does not wait for it.
 const list = completionList(process.argv.slice(2));
 if (list !== undefined) {
   process.stdout.write((await completionNames(list, process.cwd())).map((name) => `${name}\n`).join(""));
-  process.exit(0);
+  await exitFlushed(0);
 }
 const { main } = await import("./main.js");
 
@@ -19,14 +22,15 @@ const GRACE_MS = 10_000;
 const EXIT_CODES: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143 };
 
 // The first Ctrl-C or SIGTERM asks the run to stop (it finishes what is in flight and leaves a
-// state the next run completes); a second one, or the grace running out, exits at once: every
-// write is atomic and journaled, so even that is recoverable.
+// state the next run completes); the grace running out ends it once its output is out; a second
+// signal exits at once (what a reader has not taken yet is lost): every write is atomic and
+// journaled, so even that is recoverable.
 const interrupted = new Promise<StopSignal>((resolve) => {
   let asked = false;
   const onSignal = (signal: StopSignal) => {
     if (asked) process.exit(EXIT_CODES[signal]);
     asked = true;
-    setTimeout(() => process.exit(EXIT_CODES[signal]), GRACE_MS).unref();
+    setTimeout(() => void exitFlushed(EXIT_CODES[signal]), GRACE_MS).unref();
     resolve(signal);
   };
   process.on("SIGINT", () => onSignal("SIGINT"));
@@ -45,4 +49,4 @@ const code = await main(process.argv.slice(2), {
   now: Date.now,
   boundHeap: limitHeapGrowth,
 });
-process.exit(code);
+await exitFlushed(code);

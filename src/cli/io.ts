@@ -5,8 +5,8 @@ import type { SetTimer } from "../util/timer.js";
 
 /** Where a command reads and writes: injected so tests run the CLI in-process. */
 export interface CliIO {
-  stdout: { write(text: string): unknown; isTTY?: boolean };
-  stderr: { write(text: string): unknown; isTTY?: boolean };
+  stdout: { write(text: string): unknown; isTTY?: boolean; columns?: number };
+  stderr: { write(text: string): unknown; isTTY?: boolean; columns?: number };
   stdinIsTTY: boolean;
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;

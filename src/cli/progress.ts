@@ -1,6 +1,7 @@
 import cliProgress from "cli-progress";
 import type { CliIO, GlobalOptions } from "./io.js";
-import { type ListingState, listingLine } from "./render/progress-line.js";
+import { type LineStream, LiveLine } from "./live-line.js";
+import { type ListingState, listingLine, writesLine } from "./render/progress-line.js";
 
 /** Progress of paged listings: bars on a terminal's stderr, nothing otherwise. */
 export interface ListingProgress {
@@ -61,27 +62,35 @@ export function listingProgress(
   };
 }
 
-/** Progress of a push's writes (a restore creates thousands): a bar on a terminal's stderr. */
+/** Progress of a push's writes (a restore creates thousands): a line on a terminal's stderr. */
 export interface WriteProgress {
+  /** Whether the line is on the terminal (else nothing is drawn). */
+  shown: boolean;
+  /** One more write ended (done, failed or not sent). */
   done(): void;
+  /** Print lines above the progress line (it is drawn again below them). */
+  above(print: () => void): void;
+  /** Erase the line: the cursor is left below everything printed, for the summary. */
   stop(): void;
 }
 
-/** A bar over `total` writes when stderr is a TTY and neither --no-progress nor --quiet. */
+/** A line over `total` writes when stderr is a TTY and neither --no-progress, --quiet nor CI. */
 export function writeProgress(io: CliIO, globals: GlobalOptions, total: number): WriteProgress {
-  if (!io.stderr.isTTY || !globals.progress || globals.quiet || io.env.CI)
-    return { done: () => {}, stop: () => {} };
-  const bar = new cliProgress.SingleBar(
-    {
-      stream: io.stderr as NodeJS.WritableStream,
-      format: " writes   | {bar} {value}/{total}",
-      hideCursor: true,
-      clearOnComplete: true,
+  if (!barsShown(io, globals))
+    return { shown: false, done: () => {}, above: (print) => print(), stop: () => {} };
+  const line = new LiveLine(io.stderr as LineStream, io.now);
+  const started = io.now();
+  let done = 0;
+  line.show(writesLine(0, total, 0), true);
+  return {
+    shown: true,
+    done() {
+      done++;
+      line.show(writesLine(done, Math.max(done, total), io.now() - started), done >= total);
     },
-    cliProgress.Presets.shades_classic,
-  );
-  bar.start(total, 0);
-  return { done: () => bar.increment(), stop: () => bar.stop() };
+    above: (print) => line.above(print),
+    stop: () => line.stop(),
+  };
 }
 
 /** Bars go to a terminal's stderr, unless --no-progress, --quiet or CI. */

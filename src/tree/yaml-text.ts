@@ -1,4 +1,5 @@
 import { Document, isMap, isScalar, LineCounter, parseDocument, type Scalar } from "yaml";
+import { yamlErrorCause } from "./yaml-cause.js";
 
 /**
  * What kind of problem a file has: a stable id that `coursesync check --json` reports and
@@ -89,7 +90,12 @@ export interface ParsedMapping {
 
 /** A YAML parser error as a FileProblem at its line and column (shifted by `firstLine`). */
 function syntaxProblem(
-  error: { code?: string; message: string; linePos?: [{ line: number; col: number }, ...unknown[]] },
+  error: {
+    code?: string;
+    message: string;
+    pos?: [number, number];
+    linePos?: [{ line: number; col: number }, ...unknown[]];
+  },
   file: string,
   firstLine: number,
   hint?: string,
@@ -107,12 +113,15 @@ function syntaxProblem(
       { rule: "yaml-syntax", column: at.col },
     );
   }
+  // Where the parser gave up can be lines below the cause (a quote left open): name the cause.
+  const cause = text === undefined ? undefined : yamlErrorCause(text, error);
+  const line = cause?.line ?? at?.line;
   return new FileProblem(
     file,
-    at === undefined ? undefined : at.line + firstLine - 1,
-    `YAML does not parse: ${error.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "")}`,
+    line === undefined ? undefined : line + firstLine - 1,
+    `YAML does not parse: ${cause?.message ?? error.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "")}`,
     hint,
-    { rule: "yaml-syntax", column: at?.col },
+    { rule: "yaml-syntax", column: cause?.column ?? at?.col },
   );
 }
 
@@ -133,7 +142,13 @@ export function readYamlMapping(
   if (doc.errors.length > 0) {
     return {
       mapping: undefined,
-      problems: doc.errors.map((error) => syntaxProblem(error, file, firstLine, SYNTAX_HINT, text)),
+      // One problem a line: a bad indent is two errors of the parser at the same cause.
+      problems: doc.errors
+        .map((error) => syntaxProblem(error, file, firstLine, SYNTAX_HINT, text))
+        .filter(
+          (problem, i, all) =>
+            problem.line === undefined || all.findIndex((p) => p.line === problem.line) === i,
+        ),
     };
   }
   const values: Record<string, unknown> = {};

@@ -10,6 +10,8 @@ export interface CliResult {
   code: number;
   stdout: string;
   stderr: string;
+  /** With `terminal`: stdout and stderr as the terminal got them, in the order written. */
+  screen?: string;
 }
 
 /** Options for an in-process CLI run: a working folder, environment, and terminal fakes. */
@@ -17,6 +19,8 @@ export interface RunOptions {
   cwd: string;
   env?: Record<string, string | undefined>;
   tty?: boolean;
+  /** stdout and stderr are one terminal this wide (isTTY), as when the user runs coursesync by hand. */
+  terminal?: { columns: number };
   prompts?: Partial<Prompts>;
   interrupted?: Promise<StopSignal>;
   /** How often the API client retries a request itself (default 5). */
@@ -43,9 +47,25 @@ const noPrompts: Prompts = {
 export async function runCli(args: string[], options: RunOptions): Promise<CliResult> {
   let stdout = "";
   let stderr = "";
+  let screen = "";
+  const isTTY = options.terminal !== undefined;
+  const columns = options.terminal?.columns;
+  /** A stream that keeps its own text and shares the screen with the other one. */
+  const stream = (keep: (text: string) => void) => ({
+    write: (text: string) => {
+      screen += text;
+      keep(text);
+    },
+    isTTY,
+    columns,
+  });
   const code = await main(args, {
-    stdout: { write: (text: string) => (stdout += text), isTTY: false },
-    stderr: { write: (text: string) => (stderr += text), isTTY: false },
+    stdout: stream((text) => {
+      stdout += text;
+    }),
+    stderr: stream((text) => {
+      stderr += text;
+    }),
     stdinIsTTY: options.tty ?? false,
     env: options.env ?? {},
     cwd: options.cwd,
@@ -58,5 +78,5 @@ export async function runCli(args: string[], options: RunOptions): Promise<CliRe
     ...(options.git ? { git: options.git } : {}),
     ...(options.boundHeap ? { boundHeap: options.boundHeap } : {}),
   });
-  return { code, stdout, stderr };
+  return { code, stdout, stderr, ...(isTTY ? { screen } : {}) };
 }

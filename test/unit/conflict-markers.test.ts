@@ -5,6 +5,7 @@ import {
   markerBlockLines,
 } from "../../src/tree/bodies/conflict-markers.js";
 import { mergeBody } from "../../src/tree/bodies/merge.js";
+import { markerProblem } from "../../src/tree/marker-problem.js";
 
 const lines = (...all: string[]) => `${all.join("\n")}\n`;
 const BLOCK = ["<<<<<<< HEAD", "ours", "=======", "theirs", ">>>>>>> feature"];
@@ -207,5 +208,35 @@ describe("conflicts inside code", () => {
     const local = lines("p", "```", "code mine", "q");
     const remote = lines("p", "```", "code theirs", "```", "q");
     expect(mergeBody(base, local, remote)).toEqual({ kind: "unmarked", conflicts: 1 });
+  });
+});
+
+describe("git's longer markers (a rename conflict: two whole files in one)", () => {
+  const RENAMED = [
+    "---",
+    "title: Intro",
+    "ordinal: 1",
+    "format: html",
+    "---",
+    "<<<<<<<< HEAD:courses/web/01-intro.md",
+    "<p>one</p>",
+    "========",
+    "<p>the other file</p>",
+    ">>>>>>>> side:courses/web/01-start.md",
+    "",
+  ].join("\n");
+
+  it("are conflict markers, at their opening line, with the advice to keep one of the files", () => {
+    const problem = markerProblem("courses/web/01-intro.md", RENAMED, undefined);
+    expect(problem?.rule).toBe("conflict-markers");
+    expect(problem?.line).toBe(6);
+    expect(problem?.problem).toMatch(/^holds git's conflict markers of 8 characters \(<{8} \.\.\. >{8}\)/);
+    expect(problem?.hint).toMatch(/^Keep one of the files/);
+  });
+
+  it("count only as a block of one size: a seven-character separator does not close eight", () => {
+    expect(markerProblem("a.md", "<<<<<<<< a\nx\n=======\ny\n>>>>>>> b\n", undefined)).toBeUndefined();
+    const nine = markerProblem("course.yaml", "title: A\n<<<<<<<<<\nx\n=========\ny\n>>>>>>>>>\n", "course");
+    expect([nine?.line, nine?.rule]).toEqual([2, "conflict-markers"]);
   });
 });

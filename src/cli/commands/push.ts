@@ -10,7 +10,7 @@ import { fileSelection } from "../../sync/selection.js";
 import { gitFileHistory } from "../../sync/state/file-history.js";
 import { acquireLock } from "../../sync/state/lock.js";
 import { loadSnapshot } from "../../sync/state/snapshot.js";
-import { counted } from "../../util/words.js";
+import { counted, grouped } from "../../util/words.js";
 import { connect, stopRequestsOnSignal, syncTarget } from "../context.js";
 import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";
@@ -85,6 +85,17 @@ function planSummary(plan: PushPlan): string {
   return `${n("create")} to create, ${n("update")} to update, ${n("delete")} to delete`;
 }
 
+/**
+ * What a stopped push did and what it did not send: "3 updated, 868 not sent". The writes not
+ * sent are counted, not listed one by one.
+ */
+function stoppedCounts(changes: readonly Change[]): string {
+  const notSent = changes.filter((c) => c.outcome === "skipped").length;
+  const sent = changes.filter((c) => c.outcome !== "skipped");
+  const counts = sent.some((c) => c.outcome !== "unchanged") ? countsLine(sent) : "nothing sent";
+  return notSent > 0 ? `${counts}, ${grouped(notSent)} not sent` : counts;
+}
+
 /** The last line of a push that met conflicts: what was sent, if anything, and what to do. */
 function conflictSummary(conflicts: number, changes: readonly Change[]): string {
   const records = `${counted(conflicts, "record")} changed on the site since the last sync`;
@@ -94,7 +105,7 @@ function conflictSummary(conflicts: number, changes: readonly Change[]): string 
     (c) => c.outcome === "created" || c.outcome === "updated" || c.outcome === "deleted",
   );
   if (!sent) return `Nothing was sent: ${records}. ${advice}`;
-  return `Push stopped on a conflict (${countsLine(changes)}): ${records} ${conflicts === 1 ? "was" : "were"} not sent; what was applied is saved. ${advice}`;
+  return `Push stopped on a conflict (${stoppedCounts(changes)}): ${records} ${conflicts === 1 ? "was" : "were"} not sent; what was applied is saved. ${advice}`;
 }
 
 /** The warning for a record another writer changed while this push wrote it. */
@@ -250,7 +261,15 @@ async function pushRun(run: CliRun, command: Command, paths: string[], flags: Pu
     `Run \`coursesync ${verb}\` again.`,
   );
   let refused = false;
+  let restoring = false;
   let progress: WriteProgress | undefined;
+  // Once the run is asked to stop, the writes it does not send are counted in the summary.
+  let stopping = false;
+  void run.interrupted.then(() => {
+    stopping = true;
+  });
+  /** Print above the progress line while it shows. */
+  const above = (print: () => void) => (progress ? progress.above(print) : print());
   try {
     const result = await push(
       {
@@ -282,18 +301,25 @@ async function pushRun(run: CliRun, command: Command, paths: string[], flags: Pu
             flags.yes ||
             (await run.prompts.confirm(`Apply ${counted(plan.ops.length, "write")} to ${site.url}?`));
           refused = !ok;
-          if (ok && plan.restore) progress = writeProgress(run, globals, plan.ops.length);
+          restoring = plan.restore === true || plan.restored !== undefined;
+          if (ok && !flags.json) progress = writeProgress(run, globals, plan.ops.length);
           return ok;
         },
-        onWarning: (message) => out.warn(message),
+        onWarning: (message) => above(() => out.warn(message)),
         onChange: (change) => {
           progress?.done();
-          if (!flags.json && !globals.quiet && !(progress && change.outcome === "created"))
+          if (flags.json || globals.quiet || (stopping && change.outcome === "skipped")) return;
+          // A restore creates thousands: the progress line counts them.
+          if (progress?.shown && restoring && change.outcome === "created") return;
+          above(() => {
             for (const line of changeLines([change], out)) out.result(line);
+          });
         },
       },
       client,
     );
+    // Before the summary: the line of progress is erased, the summary printed where it was.
+    progress?.stop();
     const { plan } = result;
     if (flags.json) {
       out.json({
@@ -342,14 +368,14 @@ async function pushRun(run: CliRun, command: Command, paths: string[], flags: Pu
       );
     } else if (result.interrupted) {
       out.result(
-        `Push interrupted (${countsLine(result.changes)}): what was applied is saved; ` +
+        `Push interrupted (${stoppedCounts(result.changes)}): what was applied is saved; ` +
           `run \`coursesync ${verb}\` again to send the rest.`,
       );
     } else if (result.conflicts.length > 0) {
       out.result(conflictSummary(result.conflicts.length, result.changes));
     } else if (result.failed) {
       out.result(
-        `Push stopped by a failure: ${countsLine(result.changes)}. What was applied is saved; ` +
+        `Push stopped by a failure: ${stoppedCounts(result.changes)}. What was applied is saved; ` +
           `fix the cause above and run \`coursesync ${verb}\` again to send the rest.`,
       );
     } else {

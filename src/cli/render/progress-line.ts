@@ -34,6 +34,19 @@ export function listingLine(state: ListingState): string {
   return ` ${name} ${bar} ${grouped(state.records)}/${grouped(total)} records in ${pages}${perSecond}${eta}`;
 }
 
+/**
+ * The line of a push's writes: a bar of those done against all, the rate and the time left
+ * (once a quarter of a second has shown a rate).
+ */
+export function writesLine(done: number, total: number, elapsedMs: number): string {
+  const filled = total === 0 ? WIDTH : Math.min(WIDTH, Math.round((done / total) * WIDTH));
+  const bar = `${"█".repeat(filled)}${"░".repeat(WIDTH - filled)}`;
+  const rate = elapsedMs >= 250 && done > 0 ? (done * 1000) / elapsedMs : undefined;
+  const perSecond = rate === undefined ? "" : ` · ${grouped(Math.round(rate))}/s`;
+  const eta = rate === undefined ? "" : ` · ${formatSeconds(Math.ceil((total - done) / rate))} left`;
+  return ` ${"writes".padEnd(8)} ${bar} ${grouped(done)}/${grouped(total)}${perSecond}${eta}`;
+}
+
 function formatSeconds(seconds: number): string {
   if (seconds < 60) return `${seconds} s`;
   const minutes = Math.floor(seconds / 60);

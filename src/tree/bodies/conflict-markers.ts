@@ -13,9 +13,13 @@ export interface LineSpan {
   end: number;
 }
 
-const OPENING = /^<{7}(?: |\r?$)/;
-const SEPARATOR = /^={7}\r?$/;
-const CLOSING = /^>{7}(?: |\r?$)/;
+/**
+ * Seven characters, or more: git writes longer markers where it merged two whole files (a
+ * rename conflict) or a conflict within a conflict. A block's three markers are of one size.
+ */
+const OPENING = /^(<{7,})(?: |\r?$)/;
+const separator = (size: number) => new RegExp(`^={${size}}\\r?$`);
+const closing = (size: number) => new RegExp(`^>{${size}}(?: |\\r?$)`);
 /** Something that could start code; a text without any has none (and skips the parse). */
 const MAYBE_CODE = /^ {0,3}(?:`{3}|~{3})|<pre|^(?: {4}|\t)/im;
 const PRE_OPEN = /<pre(?=[\s>/]|$)/gi;
@@ -84,13 +88,19 @@ export function cutsCode(spans: readonly LineSpan[], from: number, to: number): 
   );
 }
 
+/** A full block of conflict markers: its opening line (0-based) and its markers' size (7 or more). */
+export interface MarkerBlock {
+  line: number;
+  size: number;
+}
+
 /**
- * The opening line (0-based) of each full marker block among lines: an opening `<<<<<<<`, then
- * a `=======`, then a closing `>>>>>>>`, in order, each at the start of a line outside code.
+ * Each full marker block among lines: an opening `<<<<<<<`, then a `=======`, then a closing
+ * `>>>>>>>` of the same size, in order, each at the start of a line outside code.
  */
-function markerBlocks(lines: readonly string[], spans: readonly LineSpan[], offset: number): number[] {
-  const found: number[] = [];
-  let opening: number | undefined;
+function markerBlocks(lines: readonly string[], spans: readonly LineSpan[], offset: number): MarkerBlock[] {
+  const found: MarkerBlock[] = [];
+  let opening: { line: number; size: number; separator: RegExp; closing: RegExp } | undefined;
   let separated = false;
   let next = 0;
   lines.forEach((line, i) => {
@@ -98,10 +108,11 @@ function markerBlocks(lines: readonly string[], spans: readonly LineSpan[], offs
     const span = spans[next];
     if (span && span.start + offset <= i) return;
     if (opening === undefined) {
-      if (OPENING.test(line)) opening = i;
-    } else if (!separated) separated = SEPARATOR.test(line);
-    else if (CLOSING.test(line)) {
-      found.push(opening);
+      const size = OPENING.exec(line)?.[1]?.length;
+      if (size !== undefined) opening = { line: i, size, separator: separator(size), closing: closing(size) };
+    } else if (!separated) separated = opening.separator.test(line);
+    else if (opening.closing.test(line)) {
+      found.push({ line: opening.line, size: opening.size });
       opening = undefined;
       separated = false;
     }
@@ -111,10 +122,10 @@ function markerBlocks(lines: readonly string[], spans: readonly LineSpan[], offs
 
 /** Whether the text could hold a full marker block at all (the cheap test before any parse). */
 function mayHoldBlock(text: string): boolean {
-  const open = text.search(/^<{7}(?: |\r?$)/m);
+  const open = text.search(/^<{7}/m);
   if (open < 0) return false;
-  const separator = text.slice(open).search(/^={7}\r?$/m);
-  return separator >= 0 && /^>{7}(?: |\r?$)/m.test(text.slice(open + separator));
+  const at = text.slice(open).search(/^={7,}\r?$/m);
+  return at >= 0 && /^>{7}/m.test(text.slice(open + at));
 }
 
 /** The number of lines a YAML front matter takes at the top of a chapter file (0: none). */
@@ -125,20 +136,28 @@ function frontMatterLines(lines: readonly string[]): number {
 }
 
 /**
- * The 0-based opening line of each full marker block of a text: a body in the given syntax,
- * or (`chapter: true`) a chapter file, whose front matter counts whole and whose body is read
- * in the syntax.
+ * Each full marker block of a text: a body in the given syntax, or (`chapter: true`) a chapter
+ * file, whose front matter counts whole and whose body is read in the syntax.
  */
-export function markerBlockLines(
+export function markerBlocksOf(
   text: string,
   syntax: CodeSyntax,
   options: { chapter?: boolean } = {},
-): number[] {
+): MarkerBlock[] {
   if (!mayHoldBlock(text)) return [];
   const lines = text.split("\n");
   const head = options.chapter ? frontMatterLines(lines) : 0;
   const spans = codeSpans(lines.slice(head).join("\n"), syntax);
   return markerBlocks(lines, spans, head);
+}
+
+/** The 0-based opening line of each full marker block of a text (see `markerBlocksOf`). */
+export function markerBlockLines(
+  text: string,
+  syntax: CodeSyntax,
+  options: { chapter?: boolean } = {},
+): number[] {
+  return markerBlocksOf(text, syntax, options).map((block) => block.line);
 }
 
 /**
