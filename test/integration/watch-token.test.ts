@@ -53,6 +53,26 @@ async function setup() {
   return { ...site, clock, store, login, first, stored, chapter };
 }
 
+type Setup = Awaited<ReturnType<typeof setup>>;
+
+/**
+ * Start watch with `env`, let the token expire, run `between` (if any), then save: append each
+ * text to its chapter, and end the quiet time.
+ */
+async function saveAfterExpiry(
+  s: Setup,
+  env: Record<string, string>,
+  saves: Array<[number, string]>,
+  between?: () => Promise<unknown>,
+) {
+  const watch = await startWatch(s.root, env, [], { apiRetries: 0 });
+  s.clock.advance(TTL + 1);
+  await between?.();
+  for (const [chapter, text] of saves) await appendFile(s.chapter(chapter), text);
+  await quietTimeOver(watch.timers);
+  return watch;
+}
+
 /** The answers the site gave to the API (not the logins), as `METHOD path status`. */
 function answered(emulator: TestEmulator): string[] {
   return emulator.state.requests
@@ -71,10 +91,7 @@ function count(text: string, part: string): number {
 describe("watch when the stored token expires", () => {
   it("says once what to run, keeps the save, and sends it with the token `coursesync login` stores", async () => {
     const s = await setup();
-    const watch = await startWatch(s.root, s.stored, [], { apiRetries: 0 });
-    s.clock.advance(TTL + 1);
-    await appendFile(s.chapter(1), "<p>offline edit</p>\n");
-    await quietTimeOver(watch.timers);
+    const watch = await saveAfterExpiry(s, s.stored, [[1, "<p>offline edit</p>\n"]]);
     await eventually(() => watch.output().includes("signed out"));
     expect(watch.output()).toContain(
       "refused the stored token: run `coursesync login` to log in again. Watching goes on: saves wait, and are sent once a token works",
@@ -111,12 +128,10 @@ describe("watch when the stored token expires", () => {
 
   it("takes up a token renewed by another process before it says anything", async () => {
     const s = await setup();
-    const watch = await startWatch(s.root, s.stored, [], { apiRetries: 0 });
-    s.clock.advance(TTL + 1);
-    await s.login();
-    s.emulator.state.clearRequests();
-    await appendFile(s.chapter(2), "<p>edit</p>\n");
-    await quietTimeOver(watch.timers);
+    const watch = await saveAfterExpiry(s, s.stored, [[2, "<p>edit</p>\n"]], async () => {
+      await s.login();
+      s.emulator.state.clearRequests();
+    });
     await eventually(() => writeRequests(s.emulator).length === 1);
     expect(s.emulator.state.get("chapters", 2)?.content).toContain("<p>edit</p>");
     expect(answered(s.emulator).filter((line) => line.endsWith(" 401"))).toHaveLength(1);
@@ -127,10 +142,7 @@ describe("watch when the stored token expires", () => {
 
   it("logs in again with COURSESYNC_EMAIL and COURSESYNC_PASSWORD, and stores the new token", async () => {
     const s = await setup();
-    const watch = await startWatch(s.root, s.env, [], { apiRetries: 0 });
-    s.clock.advance(TTL + 1);
-    await appendFile(s.chapter(1), "<p>edit</p>\n");
-    await quietTimeOver(watch.timers);
+    const watch = await saveAfterExpiry(s, s.env, [[1, "<p>edit</p>\n"]]);
     await eventually(() => writeRequests(s.emulator).length === 1);
     expect(s.emulator.state.get("chapters", 1)?.content).toContain("<p>edit</p>");
     expect(logins(s.emulator)).toBe(1);
@@ -145,10 +157,7 @@ describe("watch when the stored token expires", () => {
   it("says once when the password is refused too, and recovers once a token is stored", async () => {
     const s = await setup();
     const wrong = { ...s.env, COURSESYNC_PASSWORD: "not the password" };
-    const watch = await startWatch(s.root, wrong, [], { apiRetries: 0 });
-    s.clock.advance(TTL + 1);
-    await appendFile(s.chapter(1), "<p>edit</p>\n");
-    await quietTimeOver(watch.timers);
+    const watch = await saveAfterExpiry(s, wrong, [[1, "<p>edit</p>\n"]]);
     await eventually(() => watch.output().includes("signed out"));
     expect(watch.output()).toContain(
       "Check the e-mail and password (COURSESYNC_EMAIL and COURSESYNC_PASSWORD)",
@@ -168,11 +177,10 @@ describe("watch when the stored token expires", () => {
 describe("watch's stop line", () => {
   it("names every edit not sent, with the count, and what to run first when signed out", async () => {
     const s = await setup();
-    const watch = await startWatch(s.root, s.stored, [], { apiRetries: 0 });
-    s.clock.advance(TTL + 1);
-    await appendFile(s.chapter(1), "<p>one</p>\n");
-    await appendFile(s.chapter(2), "<p>two</p>\n");
-    await quietTimeOver(watch.timers);
+    const watch = await saveAfterExpiry(s, s.stored, [
+      [1, "<p>one</p>\n"],
+      [2, "<p>two</p>\n"],
+    ]);
     await eventually(() => watch.output().includes("signed out"));
     const bad = path.join(s.root, "courses", "course", "03-bad.md");
     await writeFile(bad, "---\ntitle: a: b\nordinal: 3\n---\n<p>x</p>\n");
