@@ -1,12 +1,11 @@
 import { UserError } from "../errors.js";
 import { wrongUrlHint } from "./advice.js";
-import { ApiError, CREDENTIALS_HINT, scrubSecrets } from "./errors.js";
+import { CREDENTIALS_HINT, LoginRefusedError, scrubSecrets } from "./errors.js";
 import { loginUrlFor, redactUrl, siteKey } from "./login-url.js";
 import { apiError, apiErrorInit, authToken, type Exchange, isOk, wrongUrlError } from "./responses.js";
 import type { ClientStats, RequestSpec, Session } from "./transport.js";
 
-/** The site refused the e-mail and password: the site and the URL are right, the credentials not. */
-export class LoginRefusedError extends ApiError {}
+export { LoginRefusedError } from "./errors.js";
 
 /** How the client proves who it is. A token wins; e-mail and password log in when needed. */
 export interface Credentials {
@@ -31,6 +30,11 @@ export interface AuthOptions {
   stats: ClientStats;
   /** Sends the login request through the client's transport: the gate and the retries apply. */
   send: (spec: RequestSpec) => Promise<Exchange>;
+  /**
+   * The token stored for the site now (see ApiClientOptions.storedToken), read again each time
+   * the site refuses the one held. @default none: a refused token is replaced by a login only
+   */
+  storedToken: (() => Promise<string | undefined>) | undefined;
 }
 
 /**
@@ -45,6 +49,10 @@ export class Auth implements Session {
   /** The token of the last login, until the site first accepts it. */
   #fresh: string | undefined;
   #loginInFlight: Promise<string> | undefined;
+  /** Every token the site refused in this run: none of them is taken up again. */
+  readonly #refused = new Set<string>();
+  /** The read of the stored token under way: requests refused at once share it. */
+  #reading: Promise<string | undefined> | undefined;
 
   constructor(options: AuthOptions) {
     this.#o = options;
@@ -139,6 +147,24 @@ export class Auth implements Session {
     return token !== undefined && token === this.#fresh;
   }
 
+  /**
+   * After a 401 with `rejected`: whether there is another token to try without logging in,
+   * either one another request already took up, or the one stored for the site now when it is
+   * new (`coursesync login` ran in another terminal, or another run renewed it).
+   */
+  async replaced(rejected: string | undefined): Promise<boolean> {
+    if (rejected !== undefined) this.#refused.add(rejected);
+    const held = this.#token;
+    if (held !== undefined && !this.#refused.has(held) && this.#loginInFlight === undefined) return true;
+    this.#reading ??= (this.#o.storedToken?.() ?? Promise.resolve(undefined)).finally(() => {
+      this.#reading = undefined;
+    });
+    const stored = nonEmpty(await this.#reading);
+    if (stored === undefined || this.#refused.has(stored)) return false;
+    this.#token = stored;
+    return true;
+  }
+
   /** After a 401 with `rejected`: log in, unless another request already replaced that token. */
   async logInAgain(rejected: string | undefined): Promise<void> {
     if (this.#loginInFlight === undefined && this.#token !== undefined && this.#token !== rejected) return;
@@ -147,7 +173,12 @@ export class Auth implements Session {
 
   /** Remove the password and token wherever they appear, plain or URL-encoded. */
   scrub(text: string): string {
-    return scrubSecrets(text, [this.#credentials.password, this.#credentials.token, this.#token]);
+    return scrubSecrets(text, [
+      this.#credentials.password,
+      this.#credentials.token,
+      this.#token,
+      ...this.#refused,
+    ]);
   }
 
   /** Concurrent callers share one login. */

@@ -53,6 +53,12 @@ export interface ApiClientOptions {
    * is awaited, and an error it throws fails the request that needed the login. @default none
    */
   onToken?: (token: string) => void | Promise<void>;
+  /**
+   * Reads the token stored for the site now. When the site refuses the token held, the stored
+   * one is tried first when it is one the site has not refused yet (renewed by `coursesync
+   * login` in another terminal, or by another run), before a login. @default none
+   */
+  storedToken?: () => Promise<string | undefined>;
   /** Backoff timing. @default defaultBackoffPolicy (500 ms doubling, 30 s cap, 120 s Retry-After cap) */
   backoff?: BackoffPolicy;
 }
@@ -146,6 +152,7 @@ export class ApiClient {
       onToken: options.onToken,
       stats: this.stats,
       send: (spec) => this.#transport.send(spec),
+      storedToken: options.storedToken,
     });
     const siteHttp = got.extend({
       prefixUrl: siteKey(this.baseUrl),

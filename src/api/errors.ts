@@ -291,6 +291,17 @@ export class ApiError extends UserError {
   }
 }
 
+/** The site refused the e-mail and password: the site and the URL are right, the credentials not. */
+export class LoginRefusedError extends ApiError {}
+
+/**
+ * The site refused the credentials: the token (401), or a login. A new token (`coursesync
+ * login`) mends it; a long run takes up the one stored next time it is refused.
+ */
+export function isCredentialsRefused(error: unknown): error is ApiError {
+  return error instanceof LoginRefusedError || (error instanceof ApiError && error.status === 401);
+}
+
 /** Whether a failure may pass on its own (network, 408, 429, 5xx, a lost answer): worth trying again later. */
 export function isTransient(error: unknown): boolean {
   if (error instanceof NetworkError || error instanceof WriteOutcomeUnknownError) return true;

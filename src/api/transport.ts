@@ -55,6 +55,8 @@ export interface Session {
   token(): Promise<string>;
   /** Whether a refused token can be replaced by logging in again. */
   canLogIn(): boolean;
+  /** After a 401 with `rejected`: whether another token (taken up, or newly stored) is there to try. */
+  replaced(rejected: string | undefined): Promise<boolean>;
   /** After a 401 with `rejected`: log in, unless another request already replaced that token. */
   logInAgain(rejected: string | undefined): Promise<void>;
   /** The site took a request sent with `token` (any answer but a 401). */
@@ -201,11 +203,13 @@ export class Transport {
 
       const { exchange } = attempt;
       if (exchange.status === 401 && spec.auth) {
-        // A token that worked and then is refused has expired: log in again, as often as
+        // A token that worked and then is refused has expired: take up the one stored now if
+        // it is new (renewed by `coursesync login` elsewhere), else log in again, as often as
         // tokens expire. A login's token refused before the site took it says the credentials
         // (or the site) are wrong, once it happens twice in a row: the first time, a request
         // sent beside it may just not have been answered yet.
         const fresh = o.session.isFresh(token);
+        if (await o.session.replaced(token)) continue;
         if (o.session.canLogIn() && !(fresh && freshRefused)) {
           freshRefused = fresh;
           await o.session.logInAgain(token);

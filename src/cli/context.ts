@@ -108,6 +108,8 @@ export async function connect(
     sleep: run.sleep,
     now: run.now,
     log: globals.verbose ? (line) => out.info(line) : undefined,
+    // A refused token is replaced by the one stored now, when `coursesync login` renewed it.
+    storedToken: async () => (await store.get(site.url))?.token,
     // A token got from a prompt, or a renewed stored one, is kept as `login` would keep it;
     // logins from environment variables (CI) leave nothing on disk.
     onToken:

@@ -1,5 +1,5 @@
 import PQueue from "p-queue";
-import { isTransient } from "../api/errors.js";
+import { isCredentialsRefused, isTransient } from "../api/errors.js";
 import { realSleep } from "../api/gate.js";
 import type { WireRecord } from "../api/wire.js";
 import { InterruptedError, UserError } from "../errors.js";
@@ -103,7 +103,10 @@ export interface PushResult {
   /** Updates whose answer showed another writer's change made between the re-read and the write. */
   raced: Change[];
   failed: boolean;
-  /** The first failure that may pass on its own (network, a 5xx): worth trying again later. */
+  /**
+   * The first failure that may pass on its own (network, a 5xx) or with a new token (a 401):
+   * worth trying again later.
+   */
   transient?: UserError;
   /** A dry run that could not check its plan against the site: why. */
   unchecked?: string;
@@ -378,7 +381,7 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
       if (!(error instanceof UserError)) throw error;
       // No write starts after this one; those already sent finish and are reported.
       stopped ??= "an earlier write failed";
-      if (isTransient(error)) result.transient ??= error;
+      if (isTransient(error) || isCredentialsRefused(error)) result.transient ??= error;
       reportAt(index, {
         kind: op.kind,
         id,

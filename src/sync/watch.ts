@@ -1,20 +1,19 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { watch as chokidarWatch, type FSWatcher } from "chokidar";
+import { isCredentialsRefused } from "../api/errors.js";
 import { UserError } from "../errors.js";
 import { ignoreMatcher } from "../tree/ignore-rules.js";
-import { COURSES_DIR, courseFolderOf } from "../tree/layout.js";
+import { COURSES_DIR, courseFolderOf, recordFilePath } from "../tree/layout.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { realSetTimer, type SetTimer } from "../util/timer.js";
 import { type Batch, Coalescer } from "./coalescer.js";
-import { openSiteLocal } from "./local/open.js";
-import { planLocalChanges } from "./local-plan.js";
 import type { PushPlan } from "./push/plan.js";
 import { type PushClient, push } from "./push.js";
 import type { Change } from "./report.js";
 import { acquireLock } from "./state/lock.js";
-import { loadSnapshot } from "./state/snapshot.js";
 import type { SyncTarget } from "./target.js";
+import { localPending } from "./watch-pending.js";
 
 /** Something watch wants the person (or a --json reader) to know. */
 export type WatchEvent =
@@ -25,10 +24,20 @@ export type WatchEvent =
   | { type: "paused"; deleted: number }
   | { type: "resumed" }
   | { type: "retrying"; message: string; inMs: number }
+  /** The site refused the credentials and no stored token or login replaced them: said once. */
+  | { type: "signed-out"; message: string; hint: string | undefined }
+  /** The site took a token again (a stored one, or a login) after "signed-out". */
+  | { type: "signed-in" }
   | { type: "stopped"; pending: Pending };
 
 /** What a stopped watch leaves for a plain push or a pull. */
 export interface Pending {
+  /** Files whose edits are not sent (new, changed or invalid), sorted: a plain push sends them. */
+  edits: string[];
+  /** Those of the edits that are invalid: skipped until they are fixed. */
+  invalid: string[];
+  /** Whether the site was refusing the credentials at the stop: `coursesync login` comes first. */
+  signedOut: boolean;
   /** Records whose files are gone here and that the site still has (not sent without --delete). */
   deletes: number;
   /** Files left because the site changed them too: a pull brings the site's version in. */
@@ -77,11 +86,15 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
   const invalid = new Map<string, string>();
   /** Files last seen in conflict with the site, until a push settles them. */
   const conflicts = new Set<string>();
+  /** The same, as the files (a course's course.yaml): not named again among the edits not sent. */
+  const conflictFiles = new Set<string>();
   /** Deletes counted when watching paused (0: not paused), told again when more files go. */
   let paused = 0;
   let stopping = false;
   let cancelRetry: (() => void) | undefined;
   let retryMs = 1000;
+  /** The site refuses the credentials: said once, and again only after it took a token. */
+  let signedOut = false;
   // A push started by the retry timer, not by the coalescer: stopping waits for it too.
   let retrying: Promise<void> | undefined;
 
@@ -120,8 +133,14 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
             });
           },
           onChange: (change) => {
-            if (change.outcome === "conflict") conflicts.add(change.path);
-            else conflicts.delete(change.path);
+            const file = recordFilePath(change.kind, change.path);
+            if (change.outcome === "conflict") {
+              conflicts.add(change.path);
+              conflictFiles.add(file);
+            } else {
+              conflicts.delete(change.path);
+              conflictFiles.delete(file);
+            }
             if (change.outcome === "unchanged") return;
             options.report({ type: "change", change, ms: Math.round(now() - started) });
           },
@@ -182,17 +201,17 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
     await pushPaths([...paths]);
   };
 
-  /** Records the tree no longer has, against the snapshot (offline). */
-  const pendingDeletes = async (): Promise<number> => {
-    const snapshot = await loadSnapshot(root, options.site);
-    if (!snapshot) return 0;
-    const { local } = await openSiteLocal(root, options.site, snapshot, {
+  /** What a push would still send, against the snapshot (offline). */
+  const pending = () =>
+    localPending({
+      root,
+      site: options.site,
       ignore: options.ignore,
       bodies: options.bodies,
       fs: options.fs,
     });
-    return planLocalChanges(snapshot, local).filter((c) => c.plan.toSite.type === "delete").length;
-  };
+  /** Records the tree no longer has, against the snapshot (offline). */
+  const pendingDeletes = async (): Promise<number> => (await pending()).deletes;
 
   // The paths of every push that failed since the last retry (undefined: the whole tree),
   // so a second failure before the retry does not drop the first one's files.
@@ -205,15 +224,23 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
     try {
       await run(paths);
       retryMs = 1000;
+      if (signedOut) options.report({ type: "signed-in" });
+      signedOut = false;
     } catch (error) {
-      // Network loss, a busy tree, a server error (or a bug: the session goes on, and the
-      // message says what happened): keep the files pending and try again.
-      const message =
-        error instanceof UserError
-          ? error.message
-          : `internal error: ${(error as Error).message ?? String(error)}`;
+      // Network loss, a busy tree, a server error, refused credentials (or a bug: the session
+      // goes on, and the message says what happened): keep the files pending and try again.
+      // Each try reads the stored token again: one `coursesync login` elsewhere mends it.
       remember(paths);
-      options.report({ type: "retrying", message, inMs: retryMs });
+      if (isCredentialsRefused(error)) {
+        if (!signedOut) options.report({ type: "signed-out", message: error.message, hint: error.hint });
+        signedOut = true;
+      } else {
+        const message =
+          error instanceof UserError
+            ? error.message
+            : `internal error: ${(error as Error).message ?? String(error)}`;
+        options.report({ type: "retrying", message, inMs: retryMs });
+      }
       cancelRetry?.();
       cancelRetry = setTimer(() => {
         cancelRetry = undefined;
@@ -254,7 +281,18 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
   // The batch in flight (if any) finishes; its push saves the snapshot.
   await coalescer.flush();
   await retrying;
-  const deletes = await pendingDeletes().catch(() => 0);
-  options.report({ type: "stopped", pending: { deletes, conflicts: [...conflicts].sort() } });
+  const left = await pending().catch(() => ({ deletes: 0, edits: [], invalid: [] }));
+  // A file in conflict is named once, as a conflict: a pull settles it, not a push.
+  const edits = left.edits.filter((file) => !conflictFiles.has(file));
+  options.report({
+    type: "stopped",
+    pending: {
+      edits,
+      invalid: left.invalid,
+      signedOut,
+      deletes: left.deletes,
+      conflicts: [...conflicts].sort(),
+    },
+  });
   return true;
 }

@@ -81,7 +81,7 @@ describe("the CI workflow with real git (origin, two authors, the emulator as th
   it("publishes every merge once, commits ids back without a loop, survives a race, and backs up", async () => {
     const w = await world();
     const site = w.emulator;
-    // The run steps of the generated publish and backup workflows, without `npx --yes coursesync@<v>`.
+    // The run steps of the generated publish and backup workflows, without `npx --no-install coursesync`.
     const steps: Record<string, string[][]> = {};
 
     // Setup: a tree in a subfolder of the repository, pulled, with the GitHub recipes, pushed.
@@ -107,11 +107,13 @@ describe("the CI workflow with real git (origin, two authors, the emulator as th
     for (const job of ["publish", "backup"]) {
       const text = await readFile(path.join(setup, `.github/workflows/coursesync-${job}.yml`), "utf8");
       const workflow = parse(text) as { jobs: Record<string, { steps: Array<{ run?: string }> }> };
-      steps[job] = workflow.jobs[job]!.steps.flatMap((step) => {
-        if (!step.run) return [];
-        const words = step.run.split(" ");
-        expect(words.slice(0, 3)).toEqual(["npx", "--yes", expect.stringMatching(/^coursesync@/)]);
-        return [words.slice(3)];
+      const runs = workflow.jobs[job]!.steps.flatMap((step) => (step.run ? [step.run] : []));
+      // First the pinned install (test/e2e/ci-install.test.ts runs it), then the installed copy.
+      expect(runs[0]).toBe("npm ci --no-audit --no-fund");
+      steps[job] = runs.slice(1).map((run) => {
+        const words = run.split(" ");
+        expect(words.slice(0, 3)).toEqual(["npx", "--no-install", "coursesync"]);
+        return words.slice(3);
       });
     }
     const publishStep = ["-C", TREE, "ci", "publish", "--branch", "main"];

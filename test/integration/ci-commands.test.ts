@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { VERSION } from "../../src/cli/version.js";
 import { runCli } from "../helpers/cli.js";
 import { asPerson, git, isolatedGit } from "../helpers/git.js";
 import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
@@ -35,13 +36,55 @@ describe("coursesync ci github", () => {
         "wrote .github/workflows/coursesync-check.yml",
         "wrote .github/workflows/coursesync-publish.yml",
         "wrote .github/workflows/coursesync-backup.yml",
+        "wrote package.json",
+        "wrote .gitignore",
         "",
       ].join("\n"),
     );
     expect(existsSync(path.join(tree, ".github"))).toBe(false);
     const publish = await readFile(path.join(repo, ".github/workflows/coursesync-publish.yml"), "utf8");
-    expect(publish).toMatch(/run: npx --yes coursesync@\S+ -C site\/content ci publish --branch main\n/);
+    expect(publish).toMatch(/run: npx --no-install coursesync -C site\/content ci publish --branch main\n/);
+    // The jobs install the coursesync package.json pins, exactly this version.
+    expect(JSON.parse(await readFile(path.join(repo, "package.json"), "utf8"))).toMatchObject({
+      private: true,
+      devDependencies: { coursesync: VERSION },
+    });
+    expect(await readFile(path.join(repo, ".gitignore"), "utf8")).toMatch(/^node_modules\/$/m);
+    // What must exist first: the lockfile, the secrets, a branch the bot may push to.
+    expect(result.stderr).toContain(
+      `package.json pins coursesync ${VERSION}. Run \`npm install\` at the repository's top to write package-lock.json, and commit both`,
+    );
     expect(result.stderr).toContain("COURSESYNC_TOKEN");
+    expect(result.stderr).toContain("COURSESYNC_EMAIL and COURSESYNC_PASSWORD");
+    expect(result.stderr).toContain("if main is protected, allow GitHub Actions to push to it");
+  });
+
+  it("pins a tarball in the repository with --from, keeps the project's own package.json, and refuses a range", async () => {
+    const { repo, tree, cli } = await repoWithSubfolderTree();
+    await writeFile(
+      path.join(repo, "package.json"),
+      '{\n  "name": "docs",\n  "devDependencies": { "vite": "5.0.0" }\n}\n',
+    );
+    const ranged = await cli(tree, "ci", "github", "--from", "^0.1.0");
+    expect(ranged.code).toBe(2);
+    expect(ranged.stderr).toContain("--from ^0.1.0: the jobs must install one exact coursesync");
+    expect(existsSync(path.join(repo, ".github"))).toBe(false);
+    const spec = `file:vendor/coursesync-${VERSION}.tgz`;
+    const result = await cli(tree, "ci", "github", "--from", spec);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(await readFile(path.join(repo, "package.json"), "utf8"))).toEqual({
+      name: "docs",
+      devDependencies: { vite: "5.0.0", coursesync: spec },
+    });
+    expect(result.stderr).toContain(`First put the tarball at vendor/coursesync-${VERSION}.tgz`);
+    // Again, with the lockfile made: package.json is right already, the lockfile is to commit.
+    await writeFile(
+      path.join(repo, "package-lock.json"),
+      JSON.stringify({ packages: { "node_modules/coursesync": { resolved: spec, integrity: "sha512-x" } } }),
+    );
+    const again = await cli(tree, "ci", "github", "--from", spec, "--force");
+    expect(again.stdout).not.toContain("package.json");
+    expect(again.stderr).toContain("package-lock.json locks it: commit it with package.json");
   });
 
   it("refuses to overwrite a workflow without --force, writing none; --force writes them all", async () => {
@@ -71,13 +114,14 @@ describe("coursesync ci github", () => {
     const stale = path.join(tree, ".coursesync/schemas/course.schema.json");
     const result = await cli(tree, "ci", "github");
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout.split("\n").slice(3)).toEqual([
+    expect(result.stdout.split("\n").slice(5)).toEqual([
       "wrote site/content/.coursesync/schemas/coursesync.schema.json",
       "wrote site/content/.coursesync/schemas/course.schema.json",
       "wrote site/content/.coursesync/schemas/chapter.schema.json",
       "wrote site/content/.gitignore",
       "",
     ]);
+    expect(result.stdout.split("\n").slice(3, 5)).toEqual(["wrote package.json", "wrote .gitignore"]);
     expect(JSON.parse(await readFile(stale, "utf8"))).toMatchObject({ type: "object" });
     // git takes them: `git add --all` stages them, and still not the cache.
     await mkdir(path.join(tree, ".coursesync/cache"), { recursive: true });
@@ -105,7 +149,9 @@ describe("coursesync ci gitlab", () => {
     const { repo, tree, cli } = await repoWithSubfolderTree();
     const first = await cli(tree, "ci", "gitlab");
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toBe("wrote .gitlab-ci.yml\n");
+    expect(first.stdout).toBe("wrote .gitlab-ci.yml\nwrote package.json\nwrote .gitignore\n");
+    // GitLab caches npm's downloads in .npm inside the project: never committed.
+    expect(await readFile(path.join(repo, ".gitignore"), "utf8")).toMatch(/^node_modules\/\n\.npm\/$/m);
     // Ours again: refused without --force.
     expect((await cli(tree, "ci", "gitlab")).code).toBe(2);
 

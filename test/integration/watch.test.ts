@@ -2,24 +2,18 @@ import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { appendFile, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { realSleep } from "../../src/api/gate.js";
-import { main } from "../../src/cli/main.js";
-import type { StopSignal } from "../../src/errors.js";
 import { StatCache } from "../../src/tree/stat-cache.js";
-import type { SetTimer } from "../../src/util/timer.js";
 import { runCli } from "../helpers/cli.js";
 import { GUIDE_HTML, teamWorld } from "../helpers/clones.js";
 import { type TestEmulator, useEmulators } from "../helpers/emulator.js";
 import { eventually, pulledSite, writeRequests } from "../helpers/site.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
 import { type ManualTimers, manualTimers } from "../helpers/time.js";
+import { quietTimeOver, useWatches } from "../helpers/watch.js";
 
 const start = useEmulators();
-const stops: Array<() => Promise<number>> = [];
-afterEach(async () => {
-  await Promise.all(stops.splice(0).map((stop) => stop()));
-  await cleanupTestdirs();
-});
+afterEach(cleanupTestdirs);
+const startWatch = useWatches();
 
 /** A pulled tree of one course, "Course" (1), with Chapter 1, 2 and 3; `folder` is the course's. */
 async function setup() {
@@ -33,54 +27,6 @@ async function setup() {
     })),
   });
   return { emulator, tree: root, env, folder: path.join(root, "courses", "course") };
-}
-
-/** Start `coursesync watch` in this process; returns its output so far and a stop function. */
-async function startWatch(
-  tree: string,
-  env: Record<string, string>,
-  args: string[] = [],
-  options: { apiRetries?: number; setTimer?: SetTimer } = {},
-) {
-  // The quiet time and the retries run on timers the test fires: nothing waits on the clock.
-  const timers = manualTimers();
-  let stdout = "";
-  let stop!: () => void;
-  const interrupted = new Promise<StopSignal>((resolve) => (stop = () => resolve("SIGINT")));
-  const done = main(["watch", "--yes", ...args], {
-    stdout: { write: (t: string) => (stdout += t), isTTY: false },
-    stderr: { write: (t: string) => (stdout += t), isTTY: false },
-    stdinIsTTY: false,
-    env,
-    cwd: tree,
-    interrupted,
-    sleep: realSleep,
-    now: Date.now,
-    setTimer: timers.setTimer,
-    ...options,
-    prompts: {
-      input: () => Promise.reject(new Error("no prompt")),
-      password: () => Promise.reject(new Error("no prompt")),
-      confirm: () => Promise.reject(new Error("no prompt")),
-    },
-  });
-  const handle = {
-    timers,
-    output: () => stdout,
-    stop: async () => {
-      stop();
-      return done;
-    },
-  };
-  stops.push(handle.stop);
-  await eventually(() => stdout.includes("watching"));
-  return handle;
-}
-
-/** Once the watcher has seen a save (the 300 ms quiet-time timer is set), end the quiet time now. */
-async function quietTimeOver(timers: ManualTimers): Promise<void> {
-  await eventually(() => timers.pending().includes(300));
-  timers.fire(300);
 }
 
 /** End each quiet time as it starts (saves reported one by one) until `check` holds. */

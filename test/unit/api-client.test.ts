@@ -556,6 +556,58 @@ describe("auth", () => {
     nock.cleanAll();
   });
 
+  it("on a 401 takes up a token stored since, once for all requests waiting, before any login", async () => {
+    // t1 works once; the store then holds s1, renewed by another process, which works on.
+    const uses = new Map<string, number>();
+    const scope = nock(ORIGIN)
+      .persist()
+      .get(/\/school\/api\/v1\/courses\/\d+/)
+      .reply(function () {
+        const token = String(this.req.headers.authorization).replace("Bearer ", "");
+        uses.set(token, (uses.get(token) ?? 0) + 1);
+        return token === "s1" || uses.get(token) === 1 ? [200, { id: 1 }] : [401, { error: "Token expired" }];
+      });
+    let stored = "t1";
+    let reads = 0;
+    const { client } = makeClient({
+      credentials: { token: "t1", email: EMAIL, password: PASSWORD, source: "stored token" },
+      storedToken: async () => {
+        reads += 1;
+        return stored;
+      },
+    });
+    expect(await client.get("courses", 1)).toEqual({ id: 1 });
+    stored = "s1";
+    const all = await Promise.all([2, 3, 4].map((id) => client.get("courses", id)));
+    expect(all).toEqual([{ id: 1 }, { id: 1 }, { id: 1 }]);
+    expect(client.stats.logins).toBe(0);
+    expect(Object.fromEntries(uses)).toEqual({ t1: 4, s1: 3 });
+    // Read once, by the first refused request: the others found the token already replaced.
+    expect(reads).toBe(1);
+    scope.persist(false);
+    nock.cleanAll();
+  });
+
+  it("on a 401 with the refused token still stored, logs in; without e-mail and password, says what to run", async () => {
+    const scope = nock(ORIGIN)
+      .get(`${API}/courses/1`)
+      .reply(401, { error: "Token expired" })
+      .get(`${API}/courses/1`)
+      .reply(401, { error: "Token expired" });
+    const { client } = makeClient({
+      credentials: { token: TOKEN, source: "stored token" },
+      storedToken: async () => TOKEN,
+    });
+    const error = await client.get("courses", 1).catch((e: unknown) => e);
+    expect((error as ApiError).status).toBe(401);
+    expect((error as UserError).hint).toMatch(/refused the stored token: run `coursesync login`/);
+    // A token the site refused once is never taken up again, even when the store still holds it.
+    const again = await client.get("courses", 1).catch((e: unknown) => e);
+    expect((again as ApiError).status).toBe(401);
+    expect(String((again as Error).message)).not.toContain(TOKEN);
+    scope.done();
+  });
+
   it("a 401 with only a token says how to fix it", async () => {
     const scope = nock(ORIGIN).get(`${API}/courses/1`).reply(401, "");
     const { client } = makeClient();

@@ -1,23 +1,35 @@
 import { describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
 import { VERSION } from "../../src/cli/version.js";
-import { githubWorkflows, gitlabJobs, type RecipeOptions } from "../../src/sync/ci/workflows.js";
+import {
+  CI_NODE_VERSION,
+  githubWorkflows,
+  gitlabJobs,
+  type RecipeOptions,
+} from "../../src/sync/ci/workflows.js";
 import { parsed, shellWords } from "../helpers/argv.js";
 
 const OPTIONS: RecipeOptions = {
-  version: VERSION,
+  pinned: VERSION,
   tree: "course content",
   branch: "trunk",
   cron: "5 3 * * *",
 };
 
-/** Every coursesync command line in a list of shell lines, as argv after the pinned npx call. */
+/**
+ * Every coursesync command line in a list of shell lines, as argv after the npx call, which
+ * must run the installed copy: never a name npx would fetch (`--yes`, `coursesync@<v>`).
+ */
 function coursesyncCalls(lines: readonly string[]): string[][] {
+  for (const line of lines) {
+    expect(line).not.toMatch(/npx\s+(--yes|-y)\b/);
+    expect(line).not.toContain("coursesync@");
+  }
   return lines
     .map(shellWords)
-    .filter((words) => words.includes(`coursesync@${VERSION}`))
+    .filter((words) => words.includes("coursesync"))
     .map((words) => {
-      expect(words.slice(0, 3)).toEqual(["npx", "--yes", `coursesync@${VERSION}`]);
+      expect(words.slice(0, 3)).toEqual(["npx", "--no-install", "coursesync"]);
       return words.slice(3);
     });
 }
@@ -107,9 +119,34 @@ describe("the GitHub workflows `ci github` writes", () => {
   it("back up even when the publish before it failed, but not when the run is cancelled", () => {
     const backup = yamlOf(files[".github/workflows/coursesync-backup.yml"]!) as unknown as Workflow;
     const steps = backup.jobs.backup!.steps as Array<{ run?: string; if?: string }>;
-    const [publish, save] = steps.filter((step) => step.run);
+    const [publish, save] = steps.filter((step) => step.run?.startsWith("npx "));
     expect(publish!.if).toBeUndefined();
     expect(save!.if).toBe(`\${{ !cancelled() }}`);
+  });
+});
+
+describe("how the GitHub workflows get coursesync", () => {
+  const workflows = githubWorkflows(OPTIONS).map((f) => yamlOf(f.text) as unknown as Workflow);
+
+  it("install what package-lock.json pins with npm ci, on a supported Node LTS with npm's cache, before any coursesync step", () => {
+    expect(CI_NODE_VERSION).toBeGreaterThanOrEqual(22);
+    for (const workflow of workflows) {
+      for (const job of Object.values(workflow.jobs)) {
+        const node = job.steps.find((step) => step.uses?.startsWith("actions/setup-node@"));
+        expect(node?.with).toEqual({ "node-version": CI_NODE_VERSION, cache: "npm" });
+        const runs = job.steps.flatMap((step) => (step.run ? [step.run] : []));
+        expect(runs[0]).toBe("npm ci --no-audit --no-fund");
+        expect(runs.length).toBeGreaterThan(1);
+        // Every other step runs the installed copy (coursesyncCalls checks each line).
+        expect(coursesyncCalls(runs.slice(1))).toHaveLength(runs.length - 1);
+        const install = job.steps.findIndex((step) => step.run === runs[0]);
+        expect(job.steps.indexOf(node!)).toBeLessThan(install);
+      }
+    }
+  });
+
+  it("say where coursesync comes from, and that the lockfile is committed", () => {
+    for (const file of githubWorkflows(OPTIONS)) expect(file.text).toContain("package-lock.json");
   });
 });
 
@@ -117,7 +154,15 @@ describe("the GitLab jobs `ci gitlab` writes", () => {
   const file = gitlabJobs(OPTIONS, ".gitlab-ci.yml");
   const jobs = yamlOf(file.text) as Record<
     string,
-    { rules: Array<{ if: string }>; script: string[]; resource_group?: string; variables?: object }
+    {
+      rules: Array<{ if: string }>;
+      script: string[];
+      resource_group?: string;
+      variables?: object;
+      image: string;
+      cache: unknown;
+      before_script: string[];
+    }
   >;
 
   it("check merge requests, publish merges and back up, one committing job at a time", () => {
@@ -134,6 +179,16 @@ describe("the GitLab jobs `ci gitlab` writes", () => {
       // The job token cannot push: origin is pointed at the project access token's URL first.
       expect(jobs[name]!.script[0]).toMatch(/^git remote set-url origin ".*\$\{COURSESYNC_GIT_TOKEN\}@/);
     }
+  });
+
+  it("install what package-lock.json pins with npm ci, cached, on a supported Node LTS", () => {
+    for (const job of Object.values(jobs)) {
+      expect(Number(/^node:(\d+)$/.exec(job.image)?.[1])).toBeGreaterThanOrEqual(22);
+      expect(job.image).toBe(`node:${CI_NODE_VERSION}`);
+      expect(job.before_script).toEqual(["npm ci --no-audit --no-fund --cache .npm --prefer-offline"]);
+      expect(job.cache).toEqual({ key: { files: ["package-lock.json"] }, paths: [".npm/"] });
+    }
+    expect(file.text).not.toContain("coursesync@");
   });
 
   it("run only command lines the CLI accepts", async () => {

@@ -6,6 +6,7 @@ import { resolveSite } from "../../config/config.js";
 import { usageError } from "../../errors.js";
 import { processGit, Repo } from "../../sync/ci/git.js";
 import { relativeTree, runJob, type Verdict } from "../../sync/ci/job.js";
+import { pinnedSpec, writePinnedInstall } from "../../sync/ci/package.js";
 import { backupMessage, backupVerdict, PUBLISH_MESSAGE, publishVerdict } from "../../sync/ci/verdicts.js";
 import {
   GENERATED_MARK,
@@ -21,6 +22,7 @@ import type { CliIO, CliRun, GlobalOptions } from "../io.js";
 import { Output } from "../output.js";
 import { openTree } from "../tree-root.js";
 import { VERSION } from "../version.js";
+import { githubFirstRun, gitlabFirstRun } from "./ci-first-run.js";
 import { refreshSchemas } from "./init.js";
 
 /** The default schedule of the backup: daily at 04:17 UTC (off the hour, when runners are busy). */
@@ -89,6 +91,7 @@ interface RecipeFlags {
   force?: boolean;
   branch?: string;
   cron: string;
+  from?: string;
 }
 
 /** `ci github` and `ci gitlab`: write the recipes for the tree's repository. */
@@ -100,6 +103,10 @@ function registerRecipes(ci: Command, run: CliRun): void {
       .option("--force", "write over the files if they exist")
       .option("--branch <name>", "the branch merges land on (default: the checked-out branch, else main)")
       .option("--cron <schedule>", "when the backup runs (cron syntax, UTC)", BACKUP_CRON)
+      .option(
+        "--from <spec>",
+        `what package.json pins coursesync to: an exact version (default ${VERSION}, this one) or a tarball in the repository, file:vendor/coursesync-${VERSION}.tgz`,
+      )
       .addHelpText("after", examplesText(EXAMPLES[name]));
   const prepare = async (flags: RecipeFlags, command: Command) => {
     const globals = globalsOf(command);
@@ -120,7 +127,7 @@ function registerRecipes(ci: Command, run: CliRun): void {
       );
     }
     const options: RecipeOptions = {
-      version: VERSION,
+      pinned: pinnedSpec(flags.from ?? VERSION),
       tree: rel,
       branch: flags.branch ?? (await repo.currentBranch()) ?? "main",
       cron: flags.cron,
@@ -131,33 +138,38 @@ function registerRecipes(ci: Command, run: CliRun): void {
       for (const file of await refreshSchemas(tree.root))
         out.result(`wrote ${rel === "." ? file : `${rel}/${file}`}`);
     };
-    return { out, top: repo.top, options, schemas };
+    /** package.json pinning coursesync, .gitignore keeping the install out; what must exist first. */
+    const pin = async (ignored: readonly string[]) => {
+      const install = await writePinnedInstall(repo.top, options.pinned, ignored);
+      for (const file of install.written) out.result(`wrote ${file}`);
+      return { pinned: options.pinned, install, branch: options.branch };
+    };
+    return { out, top: repo.top, options, schemas, pin };
   };
   recipe(
     "github",
     "write GitHub Actions workflows: check pull requests, publish merges, back up daily",
   ).action(async (flags: RecipeFlags, command: Command) => {
-    const { out, top, options, schemas } = await prepare(flags, command);
+    const { out, top, options, schemas, pin } = await prepare(flags, command);
     const files = githubWorkflows(options);
     await writeRecipes(top, files, Boolean(flags.force));
     for (const file of files) out.result(`wrote ${file.path}`);
+    const first = await pin(["node_modules/"]);
     await schemas();
-    out.info(
-      "Next: add the repository secret COURSESYNC_TOKEN (`coursesync login --print-token` prints one), " +
-        "then commit and push these files. See README, `Content as code`.",
-    );
+    for (const line of githubFirstRun(first)) out.info(line);
   });
   recipe(
     "gitlab",
     "write GitLab CI jobs: check merge requests, publish merges, back up on a schedule",
   ).action(async (flags: RecipeFlags, command: Command) => {
-    const { out, top, options, schemas } = await prepare(flags, command);
+    const { out, top, options, schemas, pin } = await prepare(flags, command);
     const main = path.join(top, ".gitlab-ci.yml");
     // A pipeline of the project's own is left alone: our jobs go beside it, to be included.
     const theirs = existsSync(main) && !(await readFile(main, "utf8")).includes(GENERATED_MARK);
     const file = gitlabJobs(options, theirs ? ".gitlab/coursesync.gitlab-ci.yml" : ".gitlab-ci.yml");
     await writeRecipes(top, [file], Boolean(flags.force));
     out.result(`wrote ${file.path}`);
+    const first = await pin(["node_modules/", ".npm/"]);
     await schemas();
     if (theirs) {
       out.result(
@@ -165,10 +177,7 @@ function registerRecipes(ci: Command, run: CliRun): void {
           "(its jobs use the stages test and deploy).",
       );
     }
-    out.info(
-      "Next: add the CI/CD variables COURSESYNC_TOKEN and COURSESYNC_GIT_TOKEN (masked), a pipeline " +
-        "schedule for the backup, then commit and push. See README, `Content as code`.",
-    );
+    for (const line of gitlabFirstRun(first)) out.info(line);
   });
 }
 

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { CREDENTIALS_HINT } from "../../api/errors.js";
 import { ExitCode, type StopSignal } from "../../errors.js";
 import type { PushPlan } from "../../sync/push/plan.js";
 import { type Pending, type WatchEvent, watchTree } from "../../sync/watch.js";
@@ -49,14 +50,26 @@ function watchLine(event: WatchEvent, out: Output, deletes: boolean, at: number)
       return `${t}  resumed: the tree is whole again`;
     case "retrying":
       return `${t}  ${out.paint("yellow", "waiting")}: ${event.message}; trying again in ${Math.round(event.inMs / 1000)} s`;
+    case "signed-out":
+      return `${t}  ${out.paint("red", "signed out")}: ${event.message}. ${event.hint ?? CREDENTIALS_HINT} Watching goes on: saves wait, and are sent once a token works (each try reads the stored token again, so \`coursesync login\` in another terminal is enough).`;
+    case "signed-in":
+      return `${t}  signed in again: the site took the token, and what waited is sent`;
     case "stopped":
       return `${t}  stopped; the snapshot is saved${pendingText(event.pending)}`;
   }
 }
 
 /** What a stopped watch left unsent, and what settles it. */
-function pendingText({ deletes, conflicts }: Pending): string {
+function pendingText({ edits, invalid, signedOut, deletes, conflicts }: Pending): string {
   const parts: string[] = [];
+  if (edits.length > 0) {
+    const them = edits.length === 1 ? "it" : "them";
+    const how = signedOut
+      ? `run \`coursesync login\`, then \`coursesync push\` sends ${them}`
+      : `\`coursesync push\` sends ${them}`;
+    const named = edits.map((file) => (invalid.includes(file) ? `${file} (invalid: fix it first)` : file));
+    parts.push(`${counted(edits.length, "edit")} not sent (${how}): ${named.join(", ")}`);
+  }
   if (deletes > 0)
     parts.push(
       `${counted(deletes, "delete")} not sent (\`coursesync push\` sends ${deletes === 1 ? "it" : "them"})`,
@@ -78,7 +91,9 @@ export async function runWatch(run: CliRun, command: Command, flags: WatchFlags)
   const report = (event: WatchEvent) => {
     const at = run.now();
     if (flags.json) run.stdout.write(`${JSON.stringify({ time: new Date(at).toISOString(), ...event })}\n`);
-    else if (!globals.quiet || event.type === "invalid") out.result(watchLine(event, out, deletes, at));
+    // What needs the person's hand is said even with --quiet.
+    else if (!globals.quiet || event.type === "invalid" || event.type === "signed-out")
+      out.result(watchLine(event, out, deletes, at));
   };
   let stoppedBy: StopSignal | undefined;
   void run.interrupted.then((signal) => {

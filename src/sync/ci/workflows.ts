@@ -6,8 +6,11 @@ import { Document } from "yaml";
 
 /** What the recipes are made for. */
 export interface RecipeOptions {
-  /** The coursesync version the jobs run, pinned (`npx --yes coursesync@<version>`). */
-  version: string;
+  /**
+   * What package.json pins coursesync to (an exact version, or `file:<path>.tgz`): the jobs run
+   * `npm ci`, then that copy (`npx --no-install coursesync`).
+   */
+  pinned: string;
   /** The tree's folder relative to the repository's top ("." when it is the top). */
   tree: string;
   /** The branch merges land on and publishes go from. */
@@ -33,11 +36,23 @@ function shellWord(word: string): string {
   return /^[A-Za-z0-9._/@=:-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
-/** The command line that runs coursesync with the given arguments, on the tree. */
+/**
+ * The command line that runs coursesync with the given arguments, on the tree: the copy `npm ci`
+ * installed, never one npx would fetch by name.
+ */
 function coursesyncLine(options: RecipeOptions, args: readonly string[]): string {
   const tree = options.tree === "." ? [] : ["-C", options.tree];
-  return ["npx", "--yes", `coursesync@${options.version}`, ...tree, ...args].map(shellWord).join(" ");
+  return ["npx", "--no-install", "coursesync", ...tree, ...args].map(shellWord).join(" ");
 }
+
+/**
+ * The Node.js the jobs run on: an LTS line in support (24 is LTS until April 2028; 20 reached
+ * its end of life in April 2026). coursesync itself runs on 20.19 and later.
+ */
+export const CI_NODE_VERSION = 24;
+
+/** The install step: exactly what package-lock.json says, each package checked by its integrity hash. */
+const INSTALL = "npm ci --no-audit --no-fund";
 
 function yamlFile(path: string, header: readonly string[], value: unknown): RecipeFile {
   // No anchors and aliases (one object used twice is written twice), and `key:` for an empty key.
@@ -55,15 +70,24 @@ function header(command: string, lines: readonly string[]): string[] {
   ];
 }
 
+const PINNED = [
+  "coursesync comes from package.json and package-lock.json at the repository's top (`npm ci`",
+  "installs exactly what the lockfile says, checked by its integrity hashes): commit both.",
+];
+
 const CREDENTIALS = [
   "Credentials: the repository secret COURSESYNC_TOKEN (from `coursesync login --print-token`),",
   "or COURSESYNC_EMAIL and COURSESYNC_PASSWORD to log in on every run.",
 ];
 
-const SETUP = [
-  { uses: "actions/checkout@v4", with: { "fetch-depth": 0 } },
-  { uses: "actions/setup-node@v4", with: { "node-version": 20 } },
-];
+/** Check out (the whole history for the jobs that commit), Node with npm's cache, the pinned install. */
+function setup(history: boolean): object[] {
+  return [
+    history ? { uses: "actions/checkout@v4", with: { "fetch-depth": 0 } } : { uses: "actions/checkout@v4" },
+    { uses: "actions/setup-node@v4", with: { "node-version": CI_NODE_VERSION, cache: "npm" } },
+    { name: "Install the pinned coursesync", run: INSTALL },
+  ];
+}
 
 /** A GitHub Actions expression reading a repository secret. */
 function secret(name: string): string {
@@ -83,7 +107,10 @@ export function githubWorkflows(options: RecipeOptions): RecipeFile[] {
   return [
     yamlFile(
       `${dir}/coursesync-check.yml`,
-      header("github", ["Checks the course files of every pull request, offline (no secret needed)."]),
+      header("github", [
+        "Checks the course files of every pull request, offline (no secret needed).",
+        ...PINNED,
+      ]),
       {
         name: "coursesync check",
         on: { pull_request: null },
@@ -91,11 +118,7 @@ export function githubWorkflows(options: RecipeOptions): RecipeFile[] {
         jobs: {
           check: {
             "runs-on": "ubuntu-latest",
-            steps: [
-              { uses: "actions/checkout@v4" },
-              SETUP[1],
-              { run: coursesyncLine(options, ["check", "--format", "github"]) },
-            ],
+            steps: [...setup(false), { run: coursesyncLine(options, ["check", "--format", "github"]) }],
           },
         },
       },
@@ -107,6 +130,7 @@ export function githubWorkflows(options: RecipeOptions): RecipeFile[] {
         "conditional update, so two publishes at once could overwrite each other. It publishes the tip",
         "of the branch, then commits the new ids and the snapshot back ([skip ci]: no new run).",
         "A conflict with the site fails the job (exit 3): run `coursesync pull`, resolve, merge the fix.",
+        ...PINNED,
         ...CREDENTIALS,
       ]),
       {
@@ -118,7 +142,7 @@ export function githubWorkflows(options: RecipeOptions): RecipeFile[] {
           publish: {
             "runs-on": "ubuntu-latest",
             steps: [
-              ...SETUP,
+              ...setup(true),
               {
                 run: coursesyncLine(options, ["ci", "publish", "--branch", options.branch]),
                 env: SECRETS,
@@ -135,6 +159,7 @@ export function githubWorkflows(options: RecipeOptions): RecipeFile[] {
         "and commits only when something changed. It shares the publish group: their commits never interleave.",
         "It publishes first: GitHub cancels a pending run when another joins the group, so a merge",
         "whose publish was cancelled by this run (or failed on the network) reaches the site here.",
+        ...PINNED,
         ...CREDENTIALS,
       ]),
       {
@@ -146,7 +171,7 @@ export function githubWorkflows(options: RecipeOptions): RecipeFile[] {
           backup: {
             "runs-on": "ubuntu-latest",
             steps: [
-              ...SETUP,
+              ...setup(true),
               {
                 name: "Publish what is merged and not yet published",
                 run: coursesyncLine(options, ["ci", "publish", "--branch", options.branch]),
@@ -176,8 +201,14 @@ const GITLAB_PUSH_URL = `git remote set-url origin "\${CI_SERVER_PROTOCOL}://oau
 
 /** The GitLab CI jobs, in one file: check on merge requests, publish on merges, scheduled backup. */
 export function gitlabJobs(options: RecipeOptions, path: string): RecipeFile {
+  const node = {
+    image: `node:${CI_NODE_VERSION}`,
+    // GitLab caches folders inside the project only: npm's cache goes to .npm there.
+    cache: { key: { files: ["package-lock.json"] }, paths: [".npm/"] },
+    before_script: [`${INSTALL} --cache .npm --prefer-offline`],
+  };
   const committing = {
-    image: "node:20",
+    ...node,
     stage: "deploy",
     resource_group: CONCURRENCY_GROUP,
     variables: { GIT_STRATEGY: "clone", GIT_DEPTH: "0" },
@@ -195,10 +226,11 @@ export function gitlabJobs(options: RecipeOptions, path: string): RecipeFile {
       "CI/CD variables (masked): COURSESYNC_TOKEN (from `coursesync login --print-token`) or",
       "COURSESYNC_EMAIL and COURSESYNC_PASSWORD; and COURSESYNC_GIT_TOKEN, a project access token",
       "with write_repository, since the job token cannot push.",
+      ...PINNED,
     ]),
     {
       "coursesync-check": {
-        image: "node:20",
+        ...node,
         stage: "test",
         rules: [{ if: '$CI_PIPELINE_SOURCE == "merge_request_event"' }],
         script: [coursesyncLine(options, ["check"])],
