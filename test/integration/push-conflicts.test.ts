@@ -226,7 +226,7 @@ describe("push re-reads what it will change", () => {
     expect(s.emulator.state.get("chapters", 2)).toBeUndefined();
   });
 
-  it("a course deleted here whose chapter was edited on the site deletes nothing", async () => {
+  it("a course deleted here whose chapter was edited on the site: that chapter and the course are held, the other chapter is deleted", async () => {
     const s = await setup();
     await rm(s.file("courses/web"), { recursive: true });
     ok(s.emulator.state.edit("chapters", 1, { title: "Edited there" }));
@@ -235,19 +235,27 @@ describe("push re-reads what it will change", () => {
     expect(result.stdout).toContain(
       "! conflict courses/web/01-intro.md  (chapter 1; [title]; deleted here, changed on the site)",
     );
-    expect(s.writes()).toEqual([]);
+    // Deleting the course would take the edited chapter along: it waits with it.
+    expect(result.stdout).toContain(
+      "? skipped  courses/web  (course 1; held with chapter 1 (courses/web/01-intro.md), which is in conflict)",
+    );
+    expect(result.stdout).toContain("- deleted  courses/web/02-tags.md  (chapter 2)");
+    expect(s.writes()).toEqual(["DELETE /api/v1/chapters/2"]);
     expect(s.emulator.state.get("courses", 1)).toBeDefined();
+    expect(s.emulator.state.get("chapters", 1)?.title).toBe("Edited there");
+    expect(s.emulator.state.get("chapters", 2)).toBeUndefined();
   });
 
-  it("a course deleted here that gained a chapter on the site since the pull deletes nothing", async () => {
+  it("a course deleted here that gained a chapter on the site since the pull: the course is held, its chapters deleted here are deleted", async () => {
     const s = await setup();
     ok(s.emulator.state.createChapter({ chapter: { course_id: 1, title: "Added there", content: "" } }));
     await rm(s.file("courses/web"), { recursive: true });
     const result = await s.cli("push", "--yes", "--max-delete", "5");
     expect(result.code).toBe(3);
     expect(result.stdout).toContain("! conflict courses/web  (course 1; deleted here, changed on the site)");
-    expect(s.writes()).toEqual([]);
-    expect(s.emulator.state.dump().chapters).toHaveLength(4);
+    expect(s.writes().sort()).toEqual(["DELETE /api/v1/chapters/1", "DELETE /api/v1/chapters/2"]);
+    expect(s.emulator.state.get("courses", 1)).toBeDefined();
+    expect(s.emulator.state.dump().chapters.map((c) => c.title)).toEqual(["Tour", "Added there"]);
   });
 
   it("sends nothing at all when only the site changed", async () => {
