@@ -49,7 +49,9 @@ describe("push checks its plan against the site before it asks", () => {
     expect(result.code).toBe(3);
     expect(asked).toEqual([expect.stringMatching(/^Apply 1 write to /)]);
     expect(result.stdout).toContain(CONFLICT);
-    expect(result.stdout).toMatch(/~ update chapter 1\s+courses\/web\/01-intro\.md {2}title: "Intro" -> "Intro, mine"\n/);
+    expect(result.stdout).toMatch(
+      /~ update chapter 1\s+courses\/web\/01-intro\.md {2}title: "Intro" -> "Intro, mine"\n/,
+    );
     expect(result.stdout).toContain(HELD_IN_PLAN);
     expect(result.stdout).toContain(
       "Pushed what is not in conflict (1 updated); held, not sent: 1 record changed on the site since the last sync.",
