@@ -7,7 +7,6 @@ import { conflictCopyPath, courseFolderOf, recordFilePath } from "../tree/layout
 import { DEFAULT_LIMITS } from "../tree/schema.js";
 import { guardedFs } from "../tree/tree-fs.js";
 import type { FileProblem } from "../tree/yaml-text.js";
-import { fieldsEqual, valuesOfRecord } from "./entities.js";
 import { defaultMaxDelete, guardDeleteLimit, invalidFilesError } from "./guards.js";
 import { openSiteLocal } from "./local/open.js";
 import { carriedFolders, pendingFolders } from "./local/pending.js";
@@ -18,9 +17,8 @@ import { dependenciesOf, heldWith, holdBack } from "./push/hold.js";
 import { doneChange, failureText } from "./push/outcome.js";
 import { runInPhases } from "./push/phases.js";
 import { type PushOp, type PushPlan, planPush } from "./push/plan.js";
-import { checkPlan, followRecreatedCourses, listChapters, recheck } from "./push/recheck.js";
+import { checkPlan, followRecreatedCourses, listChapters, recheck, showSiteValues } from "./push/recheck.js";
 import { holdConflicts, openSnapshot } from "./push/restore.js";
-import type { Fields } from "./reconcile.js";
 import type { Change } from "./report.js";
 import { changeSelected, type Selection } from "./selection.js";
 import { emptyIdMap, mappedClient, type RecordClient, SiteIds } from "./state/id-map.js";
@@ -387,20 +385,6 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
     await statCache.save();
   }
   return result;
-}
-
-/** Note in each update's diff the site's value now, where it is not the last sync's. */
-function showSiteValues(plan: PushPlan, decisions: ReadonlyMap<string, Decision>): void {
-  for (const op of plan.ops) {
-    if (op.type !== "update") continue;
-    const remote = decisions.get(op.key)?.remote;
-    if (!remote) continue;
-    const site: Fields = valuesOfRecord(op.kind, remote);
-    for (const d of op.diff) {
-      if (d.field === "content" || d.field === "course_id") continue;
-      if (!fieldsEqual(d.field, site[d.field], d.from)) d.site = site[d.field] ?? null;
-    }
-  }
 }
 
 /** The ids of the chapters that journal lines confirm deleted. */
