@@ -3,8 +3,8 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EmulatorOptions } from "../../src/emulator/server.js";
 import { runCli } from "../helpers/cli.js";
-import { manualClock, useEmulators } from "../helpers/emulator.js";
-import { ok, pulledSite, recordPatches } from "../helpers/site.js";
+import { useEmulators } from "../helpers/emulator.js";
+import { ok, pulledSite, recordPatches, webAndGoSite } from "../helpers/site.js";
 import { readSnapshot } from "../helpers/snapshot.js";
 import { cleanupTestdirs, readTree } from "../helpers/testdir.js";
 
@@ -16,20 +16,7 @@ afterEach(cleanupTestdirs);
  * with Tour (3); `patches` records the bodies of the PATCHes the site applies after the pull.
  */
 async function setup(options: EmulatorOptions = {}) {
-  // HTML bodies: these tests write and read chapter HTML in the files (Markdown has its own tests).
-  const site = await pulledSite(start, {
-    body: "html",
-    options: { admin: true, now: manualClock().now, ...options },
-    courses: [
-      { title: "Web", status: 1, excerpt: "HTML" },
-      { title: "Go", excerpt: "Gophers" },
-    ],
-    chapters: [
-      { course_id: 1, title: "Intro", ordinal: 1, content: "<p>a</p>\n<p>b</p>\n<p>c</p>" },
-      { course_id: 1, title: "Tags", ordinal: 2, content: "<p>tags</p>" },
-      { course_id: 2, title: "Tour", ordinal: 1, content: "<p>tour</p>" },
-    ],
-  });
+  const site = await pulledSite(start, webAndGoSite(options));
   return { ...site, patches: recordPatches(site.emulator) };
 }
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { manualClock, useEmulators } from "../helpers/emulator.js";
-import { edit, pulledSite, recordWrites } from "../helpers/site.js";
+import { useEmulators } from "../helpers/emulator.js";
+import { edit, pulledSite, recordWrites, webAndGoSite } from "../helpers/site.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
 
 const start = useEmulators();
@@ -8,19 +8,7 @@ afterEach(cleanupTestdirs);
 
 /** A pulled tree of "Web" (course 1: Intro 1, Tags 2) and "Go" (course 2: Tour 3), HTML bodies. */
 async function setup() {
-  const s = await pulledSite(start, {
-    body: "html",
-    options: { now: manualClock().now },
-    courses: [
-      { title: "Web", excerpt: "HTML" },
-      { title: "Go", excerpt: "Gophers" },
-    ],
-    chapters: [
-      { course_id: 1, title: "Intro", ordinal: 1, content: "<p>a</p>\n<p>b</p>\n<p>c</p>" },
-      { course_id: 1, title: "Tags", ordinal: 2, content: "<p>tags</p>" },
-      { course_id: 2, title: "Tour", ordinal: 1, content: "<p>tour</p>" },
-    ],
-  });
+  const s = await pulledSite(start, webAndGoSite());
   return { ...s, sent: recordWrites(s.emulator) };
 }
 
