@@ -249,7 +249,8 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
   const heldNow = new Map<string, Change>();
   /** The writes all ran (each done, failed or skipped), without an error going up. */
   let finished = false;
-  result.applied = plan.ops.length > 0;
+  // Not applied when every write was held back (a conflict, or waiting on one).
+  result.applied = plan.ops.length > 0 || result.held.length === 0;
   // Changes are reported in plan order, whatever order the writes end in.
   let ordered: Array<Change | undefined> = plan.ops.map(() => undefined);
   let reported = 0;
