@@ -309,8 +309,10 @@ if (run("markdown")) {
 }
 
 if (run("merge")) {
-  // Issue 11: the share of chapters whose bodies merge, edited on both sides (its own script).
+  // Issue 11: the share of chapters whose bodies merge, edited on both sides (its own script);
+  // issue 28: the same with the local edit spelled by hand, before and after.
   await import("./merge-corpus.mjs");
+  await import("./merge-spellings.mjs");
 }
 
 if (wanted.includes("restore")) {

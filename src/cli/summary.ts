@@ -1,3 +1,4 @@
+import type { ListingMoved, RecordRef } from "../sync/pull/unlisted.js";
 import { type Change, countOutcomes } from "../sync/report.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { counted } from "../util/words.js";
@@ -67,4 +68,42 @@ export function problemJson(problem: FileProblem): Record<string, unknown> {
     message: problem.problem,
     ...(problem.hint ? { hint: problem.hint } : {}),
   };
+}
+
+/** How many files a message names one by one before "and N more". */
+const NAMED = 5;
+
+/** "a, b, c and 4 more" for the paths of records. */
+function pathsOf(refs: readonly RecordRef[]): string {
+  const shown = refs.slice(0, NAMED).map((ref) => ref.path || recordName(ref.kind, ref.id));
+  return refs.length > NAMED ? `${shown.join(", ")} and ${refs.length - NAMED} more` : shown.join(", ");
+}
+
+/**
+ * What pull says of a listing that moved while it paged through (said like an error, also with
+ * --quiet or --json): how many records it missed, that nothing was deleted from it, what to do.
+ */
+export function listingMovedMessage(moved: ListingMoved, dryRun: boolean): { message: string; hint: string } {
+  const n = moved.missed.length;
+  const kept =
+    n === 1
+      ? `${dryRun ? "it would be kept" : "it was kept"} as it is`
+      : `${dryRun ? "they would be kept" : "they were kept"} as they are`;
+  const deleted = dryRun ? "nothing would be deleted" : "nothing was deleted";
+  const waiting = moved.waiting.length;
+  const waits =
+    waiting > 0
+      ? `; ${counted(waiting, "record")} the site did delete ${waiting === 1 ? "waits" : "wait"} for the next pull (${pathsOf(moved.waiting)})`
+      : "";
+  return {
+    message:
+      `the site's listing moved while pull paged through it (records were deleted or edited there meanwhile): ` +
+      `it left out ${counted(n, "record")} the site still has (${pathsOf(moved.missed)}); ${kept} and ${deleted} from this listing${waits}`,
+    hint: "Run `coursesync pull` again: a listing that holds still brings every record in and deletes what the site deleted.",
+  };
+}
+
+/** The --json form of a moved listing: the records it missed and the deletes that wait. */
+export function listingMovedJson(moved: ListingMoved | undefined): Record<string, unknown> | null {
+  return moved ? { missed: moved.missed, deletes_waiting: moved.waiting } : null;
 }

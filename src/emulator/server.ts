@@ -20,13 +20,19 @@ import {
 import { Faults } from "./faults.js";
 import { formatTimestamp, type StateDump } from "./records.js";
 import { loadSeed } from "./seed.js";
-import { EmulatorState, type FaultKind, type RequestLogEntry } from "./state.js";
+import {
+  EmulatorState,
+  type FaultKind,
+  type ListOrder,
+  type Normalise,
+  type RequestLogEntry,
+} from "./state.js";
 
 export type { PagingHeaders, ResponseShape } from "./api-routes.js";
 export type { FaultPatch, FaultSettings, PendingOneShots, RequestMatch } from "./faults.js";
 export { Faults } from "./faults.js";
 export type { ChapterRecord, CourseRecord, EventRecord, EventType, StateDump } from "./records.js";
-export type { FaultKind, RequestLogEntry } from "./state.js";
+export type { FaultKind, ListOrder, Normalise, RequestLogEntry } from "./state.js";
 export { EmulatorState } from "./state.js";
 
 /** How to run the emulator. Every field is optional. */
@@ -37,6 +43,11 @@ export interface EmulatorOptions {
   seedDir?: string | null;
   /** Records per list page; default 25. */
   pageSize?: number;
+  /**
+   * How lists are ordered: "id" (default) ascending; "updated_at" oldest first (then id), so an
+   * edit moves a record to the end of the list, as on sites that list by last change.
+   */
+  listOrder?: ListOrder;
   /** Milliseconds added before every API response; default 0. */
   latencyMs?: number;
   /** Most API requests in any 1 s window (whole number); over it 429 + Retry-After. Default unlimited. */
@@ -68,6 +79,12 @@ export interface EmulatorOptions {
    * "empty" no body: create 201 (with Location), update 204; show stays bare.
    */
   responseShape?: ResponseShape;
+  /**
+   * How the site normalises what it stores, as real ones do: `{ ordinals: "place" }` puts a new
+   * chapter at the end of its course whatever ordinal it was sent (acts_as_list);
+   * `{ titles: "trim" }` stores titles trimmed, white space collapsed. @default none
+   */
+  normalise?: Normalise;
   /** List paging headers: "none" (default); "link" RFC 8288 rel=next/last; "total" X-Total-Count + X-Total-Pages. */
   pagingHeaders?: PagingHeaders;
   /** A list page past the last one: "empty" (default) an empty array; "404" Not Found, as some frameworks answer. */
@@ -76,6 +93,13 @@ export interface EmulatorOptions {
   eventIds?: boolean;
   /** Lists leave out chapters' content and courses' excerpt, as summary lists do (default: full). */
   summaryLists?: boolean;
+  /**
+   * Told of each API request the store answered (not one a fault or the rate limit answered),
+   * right after its answer is made and before any other request is routed: a test in this
+   * process can change the store (`state`) there, e.g. delete records after page 2 of a list
+   * is served, so that the next pages shift as on a busy site.
+   */
+  onAnswered?: (request: AnsweredRequest) => void;
   /** Seeds the PRNG of the random faults, so a test sees the same faults on every run. */
   randomSeed?: number;
   /** The clock for timestamps and token expiry; default the system clock. */
@@ -91,6 +115,16 @@ export interface EmulatorOptions {
     signal: AbortSignal,
     request: { method: string; path: string },
   ) => Promise<unknown>;
+}
+
+/** An API request the store answered: what `onAnswered` is told. */
+export interface AnsweredRequest {
+  method: string;
+  /** The path, e.g. `/api/v1/chapters`. */
+  path: string;
+  /** The `page` query parameter of a list request, when it is a whole number. */
+  page: number | undefined;
+  status: number;
 }
 
 /** Which rate-limit headers the emulator sends. */
@@ -142,6 +176,9 @@ function checkOptions(options: EmulatorOptions): void {
   }
   if (responseShape !== undefined && !["bare", "wrapped", "empty"].includes(responseShape)) {
     fail("responseShape", '"bare", "wrapped" or "empty"', responseShape);
+  }
+  if (options.listOrder !== undefined && !["id", "updated_at"].includes(options.listOrder)) {
+    fail("listOrder", '"id" or "updated_at"', options.listOrder);
   }
   if (options.pastLastPage !== undefined && !["empty", "404"].includes(options.pastLastPage)) {
     fail("pastLastPage", '"empty" or "404"', options.pastLastPage);
@@ -220,11 +257,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const state = new EmulatorState({
     initial,
     pageSize: options.pageSize ?? 25,
+    listOrder: options.listOrder,
     now,
     email: options.email ?? "demo@example.com",
     password: options.password ?? "coursesync",
     tokenTtlMs: options.tokenTtlMs,
     tokenUses: options.tokenUses,
+    normalise: options.normalise,
   });
   const faults = new Faults(
     {
@@ -297,6 +336,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     }
     if (verdict.kind === "reset") return drop("reset");
     const reply = routeApi(context, request);
+    options.onAnswered?.({ ...target, status: reply.status });
     if (isResourceWrite(request.method, request.path) && faults.loseWrite(target, reply.applied === true)) {
       return drop("lost-write");
     }

@@ -54,14 +54,28 @@ export type TokenCheck = "ok" | "unknown" | "expired";
 export interface StateOptions {
   initial: StateDump;
   pageSize: number;
+  listOrder?: ListOrder | undefined;
   now: () => Date;
   email: string;
   password: string;
   tokenTtlMs?: number | undefined;
   tokenUses?: number | undefined;
+  /** How the site normalises what it stores (see EmulatorOptions.normalise). */
+  normalise?: Normalise | undefined;
+}
+
+/** What a site may store otherwise than it was sent, as real ones do. */
+export interface Normalise {
+  /** `place`: a new chapter goes at the end of its course whatever ordinal it was sent (acts_as_list). */
+  ordinals?: "place";
+  /** `trim`: titles are stored trimmed, runs of white space collapsed to one space. */
+  titles?: "trim";
 }
 
 type AnyRecord = CourseRecord | ChapterRecord;
+
+/** How lists are ordered: by id, or by updated_at (oldest first, then id), as some sites list. */
+export type ListOrder = "id" | "updated_at";
 
 const singular = { courses: "course", chapters: "chapter" } as const;
 
@@ -126,7 +140,7 @@ export class EmulatorState {
 
   // --- reads ----------------------------------------------------------------------------
 
-  /** Page `page` (from 1) of a resource, ordered by id ascending; empty past the end. */
+  /** Page `page` (from 1) of a resource, in the list order (id ascending by default); empty past the end. */
   list(resource: "courses", page: number): Page<CourseRecord>;
   list(resource: "chapters", page: number): Page<ChapterRecord>;
   list(resource: ResourceName, page: number): Page<AnyRecord>;
@@ -160,7 +174,7 @@ export class EmulatorState {
     const checked = checkCourseInput(body, "create");
     if (!checked.ok) return invalid(checked);
     const stamp = formatTimestamp(this.nowMs());
-    const { title, ...rest } = checked.value;
+    const { title, ...rest } = this.normalised(checked.value);
     const course: CourseRecord = {
       id: this.nextId.courses++,
       title: title!,
@@ -186,7 +200,7 @@ export class EmulatorState {
     if (course === undefined) return { kind: "not-found" };
     const checked = checkCourseInput(body, "update");
     if (!checked.ok) return invalid(checked);
-    Object.assign(course, checked.value);
+    Object.assign(course, this.normalised(checked.value));
     this.touch("courses", course);
     return { kind: "ok", value: structuredClone(course) };
   }
@@ -195,8 +209,9 @@ export class EmulatorState {
   createChapter(body: unknown): Outcome<ChapterRecord> {
     const checked = checkChapterInput(body, "create", (id) => this.tables.courses.has(id));
     if (!checked.ok) return invalid(checked);
-    const { course_id, title, content, ordinal } = checked.value;
+    const { course_id, title, content, ordinal: sent } = this.normalised(checked.value);
     const stamp = formatTimestamp(this.nowMs());
+    const ordinal = this.options.normalise?.ordinals === "place" ? undefined : sent;
     const chapter: ChapterRecord = {
       id: this.nextId.chapters++,
       course_id: course_id!,
@@ -217,9 +232,15 @@ export class EmulatorState {
     if (chapter === undefined) return { kind: "not-found" };
     const checked = checkChapterInput(body, "update", (courseId) => this.tables.courses.has(courseId));
     if (!checked.ok) return invalid(checked);
-    Object.assign(chapter, checked.value);
+    Object.assign(chapter, this.normalised(checked.value));
     this.touch("chapters", chapter);
     return { kind: "ok", value: structuredClone(chapter) };
+  }
+
+  /** Fields as this site stores them: a title trimmed when it normalises titles. */
+  private normalised<T extends { title?: string | undefined }>(fields: T): T {
+    if (this.options.normalise?.titles !== "trim" || typeof fields.title !== "string") return fields;
+    return { ...fields, title: fields.title.trim().replace(/\s+/g, " ") };
   }
 
   /** DELETE: a course takes its chapters with it; one event per record deleted. */
@@ -262,6 +283,7 @@ export class EmulatorState {
     const previous = record.updated_at;
     Object.assign(record, structuredClone(changes));
     if (!("updated_at" in changes)) record.updated_at = nextTimestamp(this.nowMs(), previous);
+    if (this.options.listOrder === "updated_at") this.sortedIds[resource] = undefined;
     this.record(`${singular[resource]}.updated`, id, formatTimestamp(this.nowMs()));
     return { kind: "ok", value: structuredClone(record) };
   }
@@ -335,8 +357,16 @@ export class EmulatorState {
   }
 
   private idsInOrder(resource: ResourceName): number[] {
-    this.sortedIds[resource] ??= [...this.tables[resource].keys()].sort((a, b) => a - b);
-    return this.sortedIds[resource];
+    if (this.sortedIds[resource]) return this.sortedIds[resource];
+    const ids = [...this.tables[resource].keys()].sort((a, b) => a - b);
+    if (this.options.listOrder === "updated_at") {
+      const table = this.tables[resource] as Map<number, AnyRecord>;
+      const at = new Map(ids.map((id) => [id, Date.parse(String(table.get(id)!.updated_at))]));
+      // A stable sort: equal (or unreadable) times stay in id order.
+      ids.sort((a, b) => (at.get(a)! || 0) - (at.get(b)! || 0));
+    }
+    this.sortedIds[resource] = ids;
+    return ids;
   }
 
   private pageSlice<T>(all: T[], page: number): Page<T> {
@@ -355,6 +385,7 @@ export class EmulatorState {
 
   private touch(resource: ResourceName, record: AnyRecord): void {
     record.updated_at = nextTimestamp(this.nowMs(), record.updated_at);
+    if (this.options.listOrder === "updated_at") this.sortedIds[resource] = undefined;
     this.record(`${singular[resource]}.updated`, record.id, record.updated_at);
   }
 

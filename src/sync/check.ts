@@ -5,6 +5,7 @@ import { ordinalPrefix } from "../tree/naming.js";
 import type { ScannedChapter, ScanResult } from "../tree/scan.js";
 import type { Limits } from "../tree/schema.js";
 import { FileProblem } from "../tree/yaml-text.js";
+import { likelyDuplicates } from "./duplicates.js";
 import {
   bodyKey,
   type Content,
@@ -68,7 +69,8 @@ export async function checkTree(options: CheckOptions): Promise<CheckResult> {
   const files = [...scan.courses.map((c) => c.file), ...scan.chapters.map((c) => c.file)].filter(
     (file): file is string => file !== undefined && inPaths(file, paths),
   ).length;
-  return { problems, files, snapshot: snapshot !== undefined, warnings: scan.warnings };
+  const copies = snapshot ? likelyDuplicates(snapshot) : [];
+  return { problems, files, snapshot: snapshot !== undefined, warnings: [...scan.warnings, ...copies] };
 }
 
 /** A tree as read for a check: the scan, the local view built from it, and what judges it. */

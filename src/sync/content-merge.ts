@@ -1,4 +1,5 @@
-import { mergeBody, mergeLines } from "../tree/bodies/merge.js";
+import { mergeLines } from "../tree/bodies/merge.js";
+import { mergeMarkdown as mergeRendered } from "../tree/bodies/rendered-merge.js";
 import type { BodyCodec } from "../tree/bodies.js";
 import type { BodyFormat } from "../tree/chapter-file.js";
 import { contentKey } from "./entities.js";
@@ -17,8 +18,9 @@ export type MergeText = (field: string, base: unknown, local: unknown, remote: u
  * (DESIGN 4): a Markdown body merges three ways on Markdown — base, the Markdown the last sync
  * wrote (the same converter over its HTML gives it back), remote, the site's new HTML
  * converted, local, the file — by lines, then by words inside a line both changed. The merge
- * counts only when it renders to HTML that converts back to exactly it, so the file written
- * says what is sent. Anything else (raw-HTML bodies, a side that is not Markdown) merges by
+ * counts only when it renders to what the two sides' changes make of the base's HTML, whatever
+ * Markdown spelling the author used (`rendersAsMerged`); the file then holds the merge as it is,
+ * the author's spelling kept (the codec's `keep`). Anything else (raw-HTML bodies, a side that is not Markdown) merges by
  * lines on the HTML, as before. Undefined: no clean merge (a conflict).
  */
 export function contentMerger(
@@ -41,9 +43,10 @@ function mergeMarkdown(bodies: BodyCodec, baseHtml: string, local: string, remot
   const base = bodies.fromHtml(baseHtml);
   const remote = bodies.fromHtml(remoteHtml);
   if (base.format !== "markdown" || remote.format !== "markdown") return undefined;
-  const merged = mergeBody(base.body, local, remote.body);
+  const merged = mergeRendered(base.body, local, remote.body);
   if (merged.kind !== "clean") return undefined;
   const html = bodies.toHtml(merged.text, "markdown", "");
-  const back = bodies.fromHtml(html);
-  return back.format === "markdown" && back.body === merged.text ? html : undefined;
+  // The file written for this HTML is the merge itself, in the author's spelling.
+  bodies.keep?.(html, merged.text);
+  return html;
 }

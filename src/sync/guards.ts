@@ -50,6 +50,34 @@ export function guardEmptyListing(
   });
 }
 
+/**
+ * Refuse a pull's listing of no courses, or of no chapters, while the snapshot holds some: as
+ * likely a failure as a fact (DESIGN section 4).
+ */
+export function guardPullListing(
+  snapshot: { courses: object; chapters: object } | undefined,
+  courses: number,
+  chapters: number,
+): void {
+  const knownCourses = Object.keys(snapshot?.courses ?? {}).length;
+  const knownChapters = Object.keys(snapshot?.chapters ?? {}).length;
+  guardEmptyListing(
+    "courses",
+    courses,
+    { count: knownCourses, said: `${knownCourses + knownChapters} records` },
+    "nothing was changed",
+    "An empty listing is not taken as 'everything was deleted'. Check the site and the account. If the site really is empty now, remove the courses folder and the snapshot by hand.",
+  );
+  // The same for chapters alone: courses listed but no chapter is as likely a failure as a fact.
+  guardEmptyListing(
+    "chapters",
+    chapters,
+    { count: knownChapters, said: `${knownChapters}` },
+    "nothing was changed",
+    "An empty listing is not taken as 'every chapter was deleted'. Check the site and the account. If the site really has no chapters now, remove the chapter files and their snapshot entries by hand.",
+  );
+}
+
 /** Refuse a snapshot (`snapshot`, as named) made for another site URL than `url`. */
 export function guardSnapshotSite(
   snapshot: string,

@@ -6,13 +6,14 @@ import { removeLeftoverTemps } from "../tree/fs-ops.js";
 import type { ScanResult } from "../tree/scan.js";
 import { guardedFs } from "../tree/tree-fs.js";
 import type { FileProblem } from "../tree/yaml-text.js";
-import { defaultMaxDelete, guardDeleteLimit, guardEmptyListing } from "./guards.js";
+import { likelyDuplicates } from "./duplicates.js";
+import { defaultMaxDelete, guardDeleteLimit, guardPullListing } from "./guards.js";
 import { openLocal, rekeyed } from "./local/open.js";
 import { pendingFolders } from "./local/pending.js";
 import { applyOps, effectiveOps, existingFiles } from "./pull/apply.js";
 import { completeSummaries, type RecordReader } from "./pull/complete.js";
 import { convertAhead } from "./pull/convert.js";
-import { holdInvalid } from "./pull/held.js";
+import { type Held, holdInvalid } from "./pull/held.js";
 import { type ListClient, type ListingCallbacks, type StartedListing, startListing } from "./pull/listing.js";
 import { mapSite } from "./pull/map-site.js";
 import { foldersRead, openNarrowly, widened } from "./pull/narrow.js";
@@ -26,6 +27,7 @@ import {
 import { contentHashes, saveIfChanged } from "./pull/save.js";
 import { ContentSpill } from "./pull/spill.js";
 import { StagedFiles } from "./pull/stage.js";
+import { type ListingMoved, planConfirmingDeletes } from "./pull/unlisted.js";
 import { WrittenFiles } from "./pull/written.js";
 import type { SiteNames } from "./push/restore.js";
 import type { Change } from "./report.js";
@@ -93,6 +95,11 @@ export interface PullResult {
    * did: they were written after it, as the plan wrote the rest.
    */
   stagingStopped?: string | undefined;
+  /**
+   * The listing left out records the site still has (it moved while pull paged through it):
+   * nothing was deleted from it, and the records it left out were kept as they are.
+   */
+  listingMoved?: ListingMoved | undefined;
 }
 
 /** How many files a first mapping of a site names one by one as not on it. */
@@ -322,22 +329,7 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
   // the plan is made.
   staged?.flush();
   const known = Object.keys(snapshot?.courses ?? {}).length + Object.keys(snapshot?.chapters ?? {}).length;
-  guardEmptyListing(
-    "courses",
-    courses.records.length,
-    { count: Object.keys(snapshot?.courses ?? {}).length, said: `${known} records` },
-    "nothing was changed",
-    "An empty listing is not taken as 'everything was deleted'. Check the site and the account. If the site really is empty now, remove the courses folder and the snapshot by hand.",
-  );
-  // The same for chapters alone: courses listed but no chapter is as likely a failure as a fact.
-  const knownChapters = Object.keys(snapshot?.chapters ?? {}).length;
-  guardEmptyListing(
-    "chapters",
-    chapters.records.length,
-    { count: knownChapters, said: `${knownChapters}` },
-    "nothing was changed",
-    "An empty listing is not taken as 'every chapter was deleted'. Check the site and the account. If the site really has no chapters now, remove the chapter files and their snapshot entries by hand.",
-  );
+  guardPullListing(snapshot, courses.records.length, chapters.records.length);
 
   // A narrowed plan takes only the chapters filed in the folders it read (and new ones): the
   // rest are as the last sync has them.
@@ -360,33 +352,44 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
     remoteChapters,
     bodies,
   });
-  const plan = planPullWithin(options.select, {
-    snapshot: other && planBase ? withoutConflicts(planBase) : planBase,
-    site: options.siteUrl,
-    local: hold.local,
-    held: hold.held,
-    remoteCourses: courses.records,
-    remoteChapters,
-    baseTexts,
-    bodies,
-    winner: options.theirs ? "remote" : undefined,
-    markers: options.markers,
-    existingCopies: new Set(scan.copies),
-    rendered: staged ? (record) => staged.renderedOf(record) : undefined,
-    courseHash: staged ? (record) => staged.courseHashOf(record) : undefined,
-    inScope: scope ? ({ folders }) => folders.some(inScope) : undefined,
-  });
-  if (narrow && snapshot) plan.snapshot = widened(snapshot, narrow.folders, plan.snapshot);
-  if (other && snapshot) keepConflicts(snapshot, plan);
-  if (other) plan.snapshot.ids = other.idsOf(plan.snapshot);
   // Invalid files outside the paths or the --only/--ignore selection are left unsaid and unwritten.
   const selected = (file: string) => inScope(file) && (options.select?.(file) ?? true);
-  plan.ops.push(...hold.ops.filter((op) => op.op === "copy" && selected(op.path)));
-  plan.changes.push(...hold.changes.filter((change) => selected(change.path)));
-
+  const planWith = (held: Held, select: Selection | undefined) => {
+    const plan = planPullWithin(select, {
+      snapshot: other && planBase ? withoutConflicts(planBase) : planBase,
+      site: options.siteUrl,
+      local: hold.local,
+      held,
+      remoteCourses: courses.records,
+      remoteChapters,
+      baseTexts,
+      bodies,
+      winner: options.theirs ? "remote" : undefined,
+      markers: options.markers,
+      existingCopies: new Set(scan.copies),
+      rendered: staged ? (record) => staged.renderedOf(record) : undefined,
+      courseHash: staged ? (record) => staged.courseHashOf(record) : undefined,
+      inScope: scope ? ({ folders }) => folders.some(inScope) : undefined,
+    });
+    if (narrow && snapshot) plan.snapshot = widened(snapshot, narrow.folders, plan.snapshot);
+    if (other && snapshot) keepConflicts(snapshot, plan);
+    if (other) plan.snapshot.ids = other.idsOf(plan.snapshot);
+    plan.ops.push(...hold.ops.filter((op) => op.op === "copy" && selected(op.path)));
+    plan.changes.push(...hold.changes.filter((change) => selected(change.path)));
+    return plan;
+  };
+  // What the listing left out is deleted only once a direct read says it is gone (before the
+  // delete guard, which would count the records a moved listing missed as deletes).
+  const { plan, check } = await planConfirmingDeletes(planWith, hold.held, options.select, {
+    base: planBase,
+    listed: { courses: courses.records, chapters: chapters.records },
+    reader: other ? mappedClient(client as RecordClient, other.ids) : client,
+    local,
+  });
   const siteSize = courses.records.length + chapters.records.length;
   const maxDelete = options.maxDelete ?? defaultMaxDelete(Math.max(siteSize, known));
   guardDeleteLimit("pull", plan.deletes, maxDelete);
+  for (const line of likelyDuplicates(plan.snapshot)) options.onWarning?.(line);
 
   const result: PullResult = {
     changes: plan.changes,
@@ -395,10 +398,11 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
     snapshotWritten: false,
     snapshotMissing: snapshot === undefined,
     dryRun: options.dryRun === true,
-    requests: courses.requests + chapters.requests,
+    requests: courses.requests + chapters.requests + check.reads,
     pages: { courses: courses.pages, chapters: chapters.pages },
     counts: { courses: courses.records.length, chapters: chapters.records.length },
     foldersRead: narrow && foldersRead(local, narrow.folders),
+    listingMoved: check.moved,
   };
   const existing = existingFiles(scan, plan.ops);
   const wholeSite = !scope && !other;

@@ -2,6 +2,7 @@ import { isTransient } from "../api/errors.js";
 import { realSleep } from "../api/gate.js";
 import type { WireRecord } from "../api/wire.js";
 import { InterruptedError, UserError } from "../errors.js";
+import { keepingMerges } from "../tree/codecs.js";
 import { removeLeftoverTemps, removeTreeFile } from "../tree/fs-ops.js";
 import { conflictCopyPath, courseFolderOf, recordFilePath } from "../tree/layout.js";
 import { DEFAULT_LIMITS } from "../tree/schema.js";
@@ -11,8 +12,9 @@ import { defaultMaxDelete, guardDeleteLimit, invalidFilesError } from "./guards.
 import { openSiteLocal } from "./local/open.js";
 import { carriedFolders, pendingFolders } from "./local/pending.js";
 import { inPaths, planLocalChanges } from "./local-plan.js";
-import { Adopter, type ApplyContext, apply } from "./push/apply.js";
+import { Adopter, AmbiguousCreate, type ApplyContext, apply } from "./push/apply.js";
 import type { Decision, Known } from "./push/decide.js";
+import { earlierFieldsOf } from "./push/earlier.js";
 import { dependenciesOf, heldWith, holdBack } from "./push/hold.js";
 import { doneChange, failureText } from "./push/outcome.js";
 import { runInPhases } from "./push/phases.js";
@@ -21,6 +23,7 @@ import { checkPlan, followRecreatedCourses, listChapters, recheck, showSiteValue
 import { holdConflicts, openSnapshot } from "./push/restore.js";
 import type { Change } from "./report.js";
 import { changeSelected, type Selection } from "./selection.js";
+import type { FileHistory } from "./state/file-history.js";
 import { emptyIdMap, mappedClient, type RecordClient, SiteIds } from "./state/id-map.js";
 import { type Done, Journal, type JournalLine, unconfirmedIntents } from "./state/journal.js";
 import { holdUnmatchedProvisional } from "./state/provisional.js";
@@ -63,6 +66,11 @@ export interface PushOptions extends SyncTarget {
    * some paths keeps the mark the cache had, adding the folders it touched.
    */
   stamp?: (() => string | undefined) | undefined;
+  /**
+   * The committed versions of a tree file (git's), so that a new file an earlier run created
+   * from an older version is found on the site and adopted, not created again. @default none
+   */
+  history?: FileHistory | undefined;
 }
 
 /** What a push did. */
@@ -95,7 +103,9 @@ export interface PushResult {
 
 /** Push local changes to the site: validate, plan, confirm; per write re-read, write, journal; snapshot. */
 export async function push(options: PushOptions, siteClient: PushClient): Promise<PushResult> {
-  const { root, bodies } = options;
+  const { root } = options;
+  // A body merged here is written back in its author's spelling (see contentMerger).
+  const bodies = keepingMerges(options.bodies);
   // Every write of this run goes through it: a full disk or a permission names the path.
   const fs = guardedFs(root, options.fs);
   const state = statePaths(root, options.site);
@@ -242,7 +252,10 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
   // Read once the chapter writes are done: the chapters this push deleted are gone by then.
   const chaptersNow = () => (chapters ??= listChapters(client, known, deletedChapters(done)));
   const open = unconfirmedIntents(earlier);
-  const adopter = new Adopter(client, snapshot, new Map(open.map((i) => [i.key, i])));
+  const equivalent = bodies.equivalent?.bind(bodies);
+  const adopter = new Adopter(client, snapshot, new Map(open.map((i) => [i.key, i])), {
+    sameContent: equivalent,
+  });
   /** Why no write starts any more (a failure, an interrupt). */
   let stopped: string | undefined;
   /** Writes held while the push ran (a conflict found just before the write): what waits on them is held too. */
@@ -268,7 +281,9 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
     createdCourse,
     created: new Map(),
     adopter,
-    adopted: new Set(),
+    adopted: new Map(),
+    normalised: new Map(),
+    earlierFields: options.history && earlierFieldsOf(options.history, bodies),
     sleep: options.sleep ?? realSleep,
     root,
     fs,
@@ -320,13 +335,34 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
       done.push(line);
       // The site now has this side: a conflict copy pull left beside the file is settled.
       await removeTreeFile(root, conflictCopyPath(recordFilePath(op.kind, op.path)), fs);
-      reportAt(index, doneChange(op, line, decision, ctx.adopted.has(op.key)));
+      reportAt(
+        index,
+        doneChange(op, line, decision, {
+          adopted: ctx.adopted.get(op.key),
+          normalised: ctx.normalised.get(op.key),
+        }),
+      );
     } catch (error) {
       if (error instanceof InterruptedError) {
         // Asked to stop: writes in flight finish, none starts; the next push sends the rest.
         stopped ??= "interrupted";
         result.interrupted ??= error;
         return notApplied();
+      }
+      if (error instanceof AmbiguousCreate) {
+        // Held as a conflict: what goes into this new course waits with it (see push/hold.ts).
+        const conflict: Change = {
+          kind: op.kind,
+          id,
+          path: op.path,
+          outcome: "conflict",
+          reason: error.message,
+          resolution: "none",
+          resolve:
+            "delete the duplicate on the site, or put the id of the right one in the file, then push again",
+        };
+        heldNow.set(op.key, conflict);
+        return reportAt(index, conflict);
       }
       if (!(error instanceof UserError)) throw error;
       // No write starts after this one; those already sent finish and are reported.

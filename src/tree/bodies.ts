@@ -18,6 +18,11 @@ export interface BodyCodec {
    * their HTML is never byte-equal to the site's, only equivalent.
    */
   equivalent?(a: string, b: string): boolean;
+  /**
+   * Take `body` (Markdown) as the file body of this HTML for the rest of the run: a merged
+   * chapter's file keeps its author's spelling, not the converter's, for the HTML it renders to.
+   */
+  keep?(html: string, body: string): void;
 }
 
 /**

@@ -39,6 +39,9 @@ export function memoized(codec: BodyCodec): BodyCodec & {
       for (const [html, result] of results) seen.set(html, result);
     },
     known: (html) => seen.has(html),
+    keep(html, body) {
+      seen.set(html, { body, format: "markdown" });
+    },
     fromHtml(html) {
       let result = seen.get(html);
       if (!result) {
@@ -46,6 +49,24 @@ export function memoized(codec: BodyCodec): BodyCodec & {
         seen.set(html, result);
       }
       return result;
+    },
+  };
+}
+
+/**
+ * The codec with the bodies merges keep (`keep`) remembered for the run, and nothing else: a
+ * push converts few chapters, and keeps no other conversion.
+ */
+export function keepingMerges(codec: BodyCodec): BodyCodec {
+  const kept = new Map<string, string>();
+  return {
+    ...codec,
+    keep(html, body) {
+      kept.set(html, body);
+    },
+    fromHtml(html) {
+      const body = kept.get(html);
+      return body === undefined ? codec.fromHtml(html) : { body, format: "markdown" };
     },
   };
 }

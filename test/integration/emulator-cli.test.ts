@@ -163,6 +163,7 @@ describe("coursesync emulator", () => {
       ["--random-seed", "1.2"],
       ["--response-shape", "odd"],
       ["--paging-headers", "cursor"],
+      ["--list-order", "newest"],
       ["--seed", "somewhere"],
     ];
     for (const [flag, value] of bad) {
@@ -186,8 +187,10 @@ describe("coursesync emulator", () => {
       randomSeed: "42",
       rateHeaders: "x",
       tokenUses: "5",
+      listOrder: "updated_at",
     });
     expect(options).toMatchObject({
+      listOrder: "updated_at",
       tokenTtlMs: 1500,
       latencyMs: 20,
       rate: 5,

@@ -54,7 +54,7 @@ describe("push checks its plan against the site before it asks", () => {
     );
     expect(result.stdout).toContain(HELD_IN_PLAN);
     expect(result.stdout).toContain(
-      "Pushed what is not in conflict (1 updated); held, not sent: 1 record changed on the site since the last sync.",
+      "Pushed what is not in conflict (1 updated); held, not sent: 1 record in conflict with the site.",
     );
     expect(result.stdout).toContain(`  held ${TAGS} (chapter 2): run \`coursesync pull\``);
     expect(s.writes()).toEqual(["PATCH /api/v1/chapters/1"]);
@@ -84,9 +84,7 @@ describe("push checks its plan against the site before it asks", () => {
     expect(result.stdout).toContain("would send 1 write: 0 to create, 1 to update, 0 to delete");
     expect(result.stdout).toMatch(/~ update chapter 1\s+courses\/web\/01-intro\.md/);
     expect(result.stdout).toContain(HELD_IN_PLAN);
-    expect(result.stdout).toContain(
-      "A push would hold, not send: 1 record changed on the site since the last sync.",
-    );
+    expect(result.stdout).toContain("A push would hold, not send: 1 record in conflict with the site.");
     expect(s.writes()).toEqual([]);
   });
 

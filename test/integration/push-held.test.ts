@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { useEmulators } from "../helpers/emulator.js";
-import { edit, pulledSite, recordWrites, webAndGoSite } from "../helpers/site.js";
+import { addCourse, edit, pulledSite, recordWrites, webAndGoSite } from "../helpers/site.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
 
 const start = useEmulators();
@@ -33,7 +33,7 @@ describe("one conflict holds one record", () => {
       `! conflict ${INTRO}  (chapter 1; [content]; changed here and on the site since the last sync: content)`,
     );
     expect(pushed.stdout).toContain(
-      "Pushed what is not in conflict (1 updated); held, not sent: 1 record changed on the site since the last sync.",
+      "Pushed what is not in conflict (1 updated); held, not sent: 1 record in conflict with the site.",
     );
     expect(pushed.stdout).toContain(
       `  held ${INTRO} (chapter 1): run \`coursesync pull\` to bring the site's change into the file`,
@@ -83,6 +83,30 @@ describe("one conflict holds one record", () => {
       "! conflict courses/web  (course 1; [excerpt]; changed here and on the site since the last sync: excerpt)",
     );
     expect(pushed.stdout).toContain("  held courses/web (course 1): run `coursesync pull`");
+  });
+
+  it("a new course two site records could be (an ambiguous adoption) is held, and the new chapter in it with it; the rest goes", async () => {
+    const s = await setup();
+    // Two courses no sync knows, each equal to the new course.yaml (made, say, by two earlier runs).
+    for (let i = 0; i < 2; i++) addCourse(s.emulator, { title: "Rust", status: 0 });
+    s.emulator.state.clearRequests();
+    await s.write("courses/rust/course.yaml", "title: Rust\nstatus: draft\n");
+    await s.write("courses/rust/01-own.md", "---\ntitle: Own\nordinal: 1\nformat: html\n---\n<p>own</p>\n");
+    await s.replace(TOUR, "title: Tour", "title: The tour");
+
+    const pushed = await s.cli("push", "--yes");
+    expect(pushed.code, pushed.stdout + pushed.stderr).toBe(3);
+    expect(s.writes()).toEqual(["PATCH /api/v1/chapters/3"]);
+    expect(pushed.stdout).toContain(
+      "! conflict courses/rust  (new course; the site holds two courses this file could have been created as",
+    );
+    expect(pushed.stdout).toContain(
+      "? skipped  courses/rust/01-own.md  (new chapter; held with new course (courses/rust), which is in conflict)",
+    );
+    expect(pushed.stdout).toContain(
+      "  held courses/rust/01-own.md (chapter): resolve courses/rust first: delete the duplicate on the site",
+    );
+    expect(s.emulator.state.dump().chapters.map((c) => c.title)).toEqual(["Intro", "Tags", "The tour"]);
   });
 
   it("--json lists what was sent and what was held, each held record with what resolves it", async () => {

@@ -41,7 +41,7 @@ describe("another writer during a push", () => {
       `! conflict ${TAGS}  (chapter 2; [title]; changed here and on the site since the last sync: title)`,
     );
     expect(result.stdout).toContain(
-      "Pushed what is not in conflict (1 created); held, not sent: 1 record changed on the site since the last sync.",
+      "Pushed what is not in conflict (1 created); held, not sent: 1 record in conflict with the site.",
     );
     expect(result.stdout).toContain(`  held ${TAGS} (chapter 2): run \`coursesync pull\``);
     expect(s.writes()).toEqual(["POST /api/v1/chapters"]);

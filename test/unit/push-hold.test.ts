@@ -85,7 +85,7 @@ describe("holdDependents: one conflict holds one record, and what cannot go with
       [chapterInNew.key, "skipped", "courses/new"],
       [moveIn.key, "skipped", "courses/new"],
     ]);
-    expect(held[1]?.change.reason).toBe("held with course (courses/new), which is in conflict");
+    expect(held[1]?.change.reason).toBe("held with new course (courses/new), which is in conflict");
     expect(held[1]?.change.resolve).toBe("resolve courses/new first: pull");
   });
 

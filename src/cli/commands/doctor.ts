@@ -9,6 +9,7 @@ import { apiError, type Exchange, isOk, pageRecords } from "../../api/responses.
 import { CONFIG_FILE, type ResolvedSite, resolveSite } from "../../config/config.js";
 import { CredentialStore, configDir } from "../../config/credentials.js";
 import { UserError } from "../../errors.js";
+import { likelyDuplicates } from "../../sync/duplicates.js";
 import { lockState } from "../../sync/state/lock.js";
 import { loadSnapshot, snapshotIsLegacy } from "../../sync/state/snapshot.js";
 import { CONFLICT_COPY_PATTERNS } from "../../tree/layout.js";
@@ -129,6 +130,15 @@ async function snapshotCheck(root: string, site: string): Promise<DoctorCheck> {
     }
     const courses = Object.keys(snapshot.courses).length;
     const chapters = Object.keys(snapshot.chapters).length;
+    const copies = likelyDuplicates(snapshot);
+    if (copies.length > 0) {
+      return {
+        check: "snapshot",
+        status: "warn",
+        message: `${counted(copies.length, "pair")} of records ${copies.length === 1 ? "looks" : "look"} made twice on the site: ${copies.join("; ")}`,
+        hint: "Two publishes that raced (a push by hand beside CI) make such pairs. Delete the copy on the site, then run `coursesync pull`.",
+      };
+    }
     return {
       check: "snapshot",
       status: "ok",

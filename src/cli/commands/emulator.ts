@@ -25,9 +25,12 @@ export interface EmulatorFlags {
   tokenTtl?: string;
   responseShape?: string;
   pagingHeaders?: string;
+  listOrder?: string;
   rateHeaders?: string;
   tokenUses?: string;
   randomSeed?: string;
+  placeOrdinals?: boolean;
+  trimTitles?: boolean;
 }
 
 const DEFAULT_EMAIL = "demo@example.com";
@@ -100,6 +103,9 @@ export function emulatorOptions(flags: EmulatorFlags, cwd = "."): EmulatorOption
   if (flags.tokenUses !== undefined) {
     options.tokenUses = number("--token-uses", flags.tokenUses, "a whole number, 1 or more", whole(1));
   }
+  if (flags.listOrder !== undefined) {
+    options.listOrder = choice("--list-order", flags.listOrder, ["id", "updated_at"] as const);
+  }
   if (flags.rateHeaders !== undefined) {
     options.rateHeaders = choice("--rate-headers", flags.rateHeaders, ["none", "ietf", "x"] as const);
   }
@@ -125,6 +131,12 @@ export function emulatorOptions(flags: EmulatorFlags, cwd = "."): EmulatorOption
     ["--password", flags.password],
   ] as const) {
     if (value !== undefined && value.trim() === "") throw usageError(`${flag} must not be empty`);
+  }
+  if (flags.placeOrdinals || flags.trimTitles) {
+    options.normalise = {
+      ...(flags.placeOrdinals ? { ordinals: "place" as const } : {}),
+      ...(flags.trimTitles ? { titles: "trim" as const } : {}),
+    };
   }
   if (flags.email !== undefined) options.email = flags.email;
   if (flags.password !== undefined) options.password = flags.password;
@@ -215,7 +227,16 @@ export function registerEmulator(program: Command, io: CliIO): void {
     .option("--token-uses <n>", "tokens expire after this many API requests (default: never)")
     .option("--response-shape <s>", "show/create/update bodies: bare, wrapped or empty (default: bare)")
     .option("--paging-headers <s>", "list paging headers: none, link or total (default: none)")
+    .option(
+      "--list-order <s>",
+      "lists ordered by id, or by updated_at (an edit moves a record last) (default: id)",
+    )
     .option("--random-seed <n>", "seed for the random faults, for reproducible runs")
+    .option(
+      "--place-ordinals",
+      "put a new chapter at the end of its course, whatever ordinal it was sent (acts_as_list)",
+    )
+    .option("--trim-titles", "store titles trimmed, runs of white space collapsed to one space")
     .addHelpText("after", examplesText(EXAMPLES))
     .action(async (flags: EmulatorFlags, command: Command) => {
       const options = emulatorOptions(flags, io.cwd);

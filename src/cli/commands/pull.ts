@@ -19,7 +19,14 @@ import { Output } from "../output.js";
 import { ignoreOption, maxDeleteFlag, onlyOption, type SelectionFlags, treePaths } from "../paths.js";
 import { listingProgress } from "../progress.js";
 import { conflictSummaryLines } from "../render/conflicts.js";
-import { changeJson, changeLines, countsLine, problemJson } from "../summary.js";
+import {
+  changeJson,
+  changeLines,
+  countsLine,
+  listingMovedJson,
+  listingMovedMessage,
+  problemJson,
+} from "../summary.js";
 import { cleanStamp, openTree } from "../tree-root.js";
 
 /** Pull works on whole course folders: a file stands for its folder; anything else is an error. */
@@ -193,6 +200,7 @@ whose files changed since and those the site's changes touch (-v says how many);
             changes: result.changes.filter((c) => c.outcome !== "unchanged").map(changeJson),
             conflicts: conflicts.map(changeJson),
             invalid: result.invalid.map(problemJson),
+            listing_moved: listingMovedJson(result.listingMoved),
             errors: [],
           });
         } else if (!globals.quiet) {
@@ -224,6 +232,12 @@ whose files changed since and those the site's changes touch (-v says how many);
           run.stderr.write(
             `coursesync: ${invalidFilesMessage(result.invalid, left)}\n${FIX_INVALID_FILES}\n`,
           );
+          run.exitCode = Math.max(run.exitCode, ExitCode.failed);
+        }
+        if (result.listingMoved) {
+          // Said like an error too: a scheduled pull must not take it for a whole backup.
+          const { message, hint } = listingMovedMessage(result.listingMoved, result.dryRun);
+          run.stderr.write(`coursesync: ${message}\n${hint}\n`);
           run.exitCode = Math.max(run.exitCode, ExitCode.failed);
         }
         // A dry run exits as the real run would. Conflicts (3) outrank invalid files (1): both

@@ -2,9 +2,11 @@ import type { Command } from "commander";
 import { Option } from "commander";
 import { resolveSite } from "../../config/config.js";
 import { ExitCode, usageError } from "../../errors.js";
+import { processGit } from "../../sync/ci/git.js";
 import { push } from "../../sync/push.js";
 import { type Change, countOutcomes } from "../../sync/report.js";
 import { fileSelection } from "../../sync/selection.js";
+import { gitFileHistory } from "../../sync/state/file-history.js";
 import { acquireLock } from "../../sync/state/lock.js";
 import { loadSnapshot } from "../../sync/state/snapshot.js";
 import { counted } from "../../util/words.js";
@@ -125,6 +127,7 @@ every course and chapter (journaled: run it again to finish one that was cut sho
         const result = await push(
           {
             ...(await syncTarget(run, tree, site)),
+            history: gitFileHistory(run.git ?? processGit(run.env), tree.root),
             writeConcurrency: tree.config.concurrency,
             sleep: run.sleep,
             // Another site's verdict would rest on the default site's snapshot too: none.

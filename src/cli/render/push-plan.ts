@@ -66,11 +66,11 @@ export function heldPlanLines(plan: PushPlan, out: Output): string[] {
   ];
 }
 
-/** The words for what a push held: "1 record changed on the site since the last sync (and 1 write waiting on it)". */
+/** The words for what a push held: "1 record in conflict with the site (and 1 write waiting on it)". */
 function heldWords(held: readonly Change[]): string {
   const conflicts = held.filter((c) => c.outcome === "conflict").length;
   const waiting = held.length - conflicts;
-  const records = `${counted(conflicts, "record")} changed on the site since the last sync`;
+  const records = `${counted(conflicts, "record")} in conflict with the site`;
   return waiting === 0
     ? records
     : `${records} (and ${counted(waiting, "write")} waiting on ${conflicts === 1 ? "it" : "them"})`;

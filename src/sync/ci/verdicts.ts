@@ -81,8 +81,9 @@ export function publishVerdict(code: number, held: readonly string[] = []): Verd
  * sync in the snapshot (no markers: pull wrote the site's version beside the file, a copy
  * git ignores), so the next backup finds it again and a restore sends only valid files;
  * then fail with 3 naming what waits. 1 with the snapshot rewritten: pull finished its
- * writes but left some files out (invalid local files): commit what it pulled, then fail. 3
- * without conflicts (the delete guard), and every other failure: commit nothing, and fail.
+ * writes but left some records out as they were (invalid local files, or records a listing
+ * that moved did not show: kept, never deleted): commit what it pulled, then fail. 3 without
+ * conflicts (the delete guard), and every other failure: commit nothing, and fail.
  */
 export function backupVerdict(code: number, snapshotChanged: boolean, held: readonly string[] = []): Verdict {
   if (code === ExitCode.ok) return { commit: true };
@@ -106,7 +107,9 @@ export function backupVerdict(code: number, snapshotChanged: boolean, held: read
       error: new UserError(
         "backup incomplete: pull left some records out (see above); what it pulled is committed",
         {
-          hint: "Fix the files pull names (`coursesync status` lists them), commit, and run the backup again.",
+          hint:
+            "Invalid files: fix the files pull names (`coursesync status` lists them), commit, and run the backup again. " +
+            "A listing that moved (records deleted or edited on the site while pull paged through): only run the backup again.",
         },
       ),
     };

@@ -1,5 +1,6 @@
 import type { WireRecord } from "../../api/wire.js";
 import { mergeBody } from "../../tree/bodies/merge.js";
+import { mergeMarkdown } from "../../tree/bodies/rendered-merge.js";
 import type { BodyCodec } from "../../tree/bodies.js";
 import { serializeChapterFile } from "../../tree/chapter-file.js";
 import { type ChapterPlan, fieldsEqual } from "../entities.js";
@@ -34,7 +35,7 @@ export function bodyConflictText(conflict: BodyConflict): string | undefined {
     const baseMd = bodies.fromHtml(base.html);
     const remoteMd = bodies.fromHtml(remote.content);
     if (baseMd.format !== "markdown" || remoteMd.format !== "markdown") return undefined;
-    merged = mergeBody(baseMd.body, body.text, remoteMd.body);
+    merged = mergeMarkdown(baseMd.body, body.text, remoteMd.body);
   } else if (body.format === "html") {
     merged = mergeBody(base.html, body.text, remote.content, { words: false });
   } else return undefined;

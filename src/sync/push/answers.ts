@@ -2,6 +2,7 @@ import type { WireRecord } from "../../api/wire.js";
 import { fieldsEqual, valuesOfRecord } from "../entities.js";
 import type { LocalView } from "../local-view.js";
 import type { Fields } from "../reconcile.js";
+import { titleKey } from "../state/recovery.js";
 import type { Snapshot } from "../state/snapshot.js";
 
 // Whether the site's answer to a write describes the write (pure): a create answered with a
@@ -16,40 +17,34 @@ export interface KnownIds {
 }
 
 /**
- * A title as any site keeps it: sites trim and collapse spaces, and may normalise Unicode, so
- * only that is forgiven; any other difference means another record.
+ * Fields a create sent that the site stored otherwise (a title trimmed, an ordinal placed at
+ * the end), as `ordinal is 3, not 90`. A field the answer leaves out says nothing either way
+ * (some sites answer with less than the record).
  */
-function titleKey(value: unknown): string {
-  return String(value ?? "")
-    .normalize("NFC")
-    .trim()
-    .replace(/\s+/g, " ");
-}
-
-/**
- * Fields sent that the answer holds otherwise, as `title is "A", not "B" as sent`. A field the
- * answer leaves out says nothing either way (some sites answer with less than the record).
- */
-function mismatches(kind: "course" | "chapter", record: WireRecord, sent: Record<string, unknown>): string[] {
+export function normalisedFields(
+  kind: "course" | "chapter",
+  record: WireRecord,
+  sent: Record<string, unknown>,
+): string[] {
   const out: string[] = [];
   const differ = (field: string, same: (a: unknown, b: unknown) => boolean) => {
     if (!(field in sent) || !(field in record) || same(record[field], sent[field])) return;
     out.push(`${field} is ${JSON.stringify(record[field])}, not ${JSON.stringify(sent[field])}`);
   };
-  differ("title", (a, b) => a !== null && titleKey(a) === titleKey(b));
-  if (kind === "chapter") {
-    // Content is not compared: sites sanitise and re-serialise HTML (entities, attribute
-    // order, whitespace, tags they strip), so a difference there proves nothing.
-    for (const field of ["ordinal", "course_id"])
-      differ(field, (a, b) => a !== null && Number(a) === Number(b));
-  }
+  differ("title", (a, b) => a === b);
+  // Content is not compared: sites sanitise and re-serialise HTML (entities, attribute order,
+  // whitespace, tags they strip), so a difference there is not worth a word.
+  if (kind === "chapter") differ("ordinal", (a, b) => a !== null && Number(a) === Number(b));
   return out;
 }
 
 /**
  * Why a create's answer cannot be the record just made (undefined when it can be): its id is
- * one the last sync knows, another file carries, or this push created already; or the fields
- * it reports are not those sent (title; for a chapter also ordinal and course).
+ * one the last sync knows, another file carries, or this push created already; or it names
+ * another title (beyond trimming and spacing) or another course than sent. What a site
+ * normalises (a title's spacing, an ordinal it places itself, the HTML it re-serialises) is the
+ * record all the same (see normalisedFields): refusing it would make the next push create it
+ * again.
  */
 export function createdAnswerProblem(
   kind: "course" | "chapter",
@@ -64,7 +59,13 @@ export function createdAnswerProblem(
   if (carrier) return `which ${carrier.file} already carries`;
   const made = known.created.get(`${kind}:${record.id}`);
   if (made !== undefined) return `which this push already created for ${made}`;
-  const wrong = mismatches(kind, record, sent);
+  const wrong: string[] = [];
+  const differ = (field: string, same: (a: unknown, b: unknown) => boolean) => {
+    if (field in sent && field in record && !same(record[field], sent[field]))
+      wrong.push(`${field} is ${JSON.stringify(record[field])}, not ${JSON.stringify(sent[field])}`);
+  };
+  differ("title", (a, b) => a !== null && titleKey(a) === titleKey(b));
+  if (kind === "chapter") differ("course_id", (a, b) => a !== null && Number(a) === Number(b));
   return wrong.length > 0 ? `whose ${wrong.join("; ")} as sent` : undefined;
 }
 

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import type { CreateOptions } from "../../api/client.js";
 import { WriteOutcomeUnknownError } from "../../api/errors.js";
 import type { Resource, WireRecord } from "../../api/wire.js";
-import { UserError } from "../../errors.js";
+import { ExitCode, UserError } from "../../errors.js";
 import type { BodyCodec } from "../../tree/bodies.js";
 import { parseChapterFile } from "../../tree/chapter-file.js";
 import { abs, writeTreeFile } from "../../tree/fs-ops.js";
@@ -14,9 +14,9 @@ import type { PushClient } from "../push.js";
 import type { ContentCache } from "../state/content-cache.js";
 import type { SiteIds } from "../state/id-map.js";
 import type { Done, Intent, Journal } from "../state/journal.js";
-import { findCreated, matchesCreate } from "../state/recovery.js";
+import { type CreateMatch, createdCandidates, matchesCreate } from "../state/recovery.js";
 import type { Snapshot } from "../state/snapshot.js";
-import { createdAnswerProblem } from "./answers.js";
+import { createdAnswerProblem, normalisedFields } from "./answers.js";
 import type { Decision } from "./decide.js";
 import { chapterInput, courseInput, type PushOp } from "./plan.js";
 import { RESOURCE } from "./recheck.js";
@@ -35,19 +35,58 @@ export class Adopter {
     private readonly snapshot: Snapshot,
     /** Those creates by key, with the fields they sent. */
     readonly intents: ReadonlyMap<string, Intent> = new Map(),
+    /** What a site may store otherwise than sent (re-serialised content). */
+    private readonly match: CreateMatch = {},
   ) {}
 
-  /** A record on the site that matches the fields sent and that no sync knows yet. */
+  /**
+   * A record on the site that matches the fields sent and that no sync knows yet. Two that fit
+   * equally well stop the push for this file (exit 3): taking either could keep a duplicate.
+   */
   async find(
     kind: "course" | "chapter",
     fields: Record<string, unknown>,
     fresh: boolean,
+    where?: string,
   ): Promise<WireRecord | undefined> {
     const resource = RESOURCE[kind];
     if (fresh || !this.lists.has(resource))
       this.lists.set(resource, (await this.client.listAll(resource)).records);
-    return findCreated(this.lists.get(resource)!, kind, fields, this.snapshot, this.taken);
+    const found = createdCandidates(
+      this.lists.get(resource)!,
+      kind,
+      fields,
+      this.snapshot,
+      this.taken,
+      this.match,
+    );
+    const [first, second] = found;
+    if (first && second && where !== undefined && samePlace(first, second, fields)) {
+      throw new AmbiguousCreate(kind, first.id, second.id);
+    }
+    if (first) this.taken.add(`${kind}:${first.id}`);
+    return first;
   }
+}
+
+/**
+ * Two records on the site that a new file could have been created as by an earlier run: the
+ * file is held (a conflict, exit 3), nothing is created for it.
+ */
+export class AmbiguousCreate extends UserError {
+  constructor(kind: "course" | "chapter", a: number, b: number) {
+    super(
+      `the site holds two ${kind}s this file could have been created as by an earlier push, that no sync knows (${kind} ${a} and ${kind} ${b}); nothing was created for it: delete the duplicate on the site, or put the id of the right one in the file (id: ${a}), then push again`,
+      { exitCode: ExitCode.stopped },
+    );
+  }
+}
+
+/** Whether two candidates fit a create as well as each other (the ordinal decides otherwise). */
+function samePlace(a: WireRecord, b: WireRecord, fields: Record<string, unknown>): boolean {
+  if (!("ordinal" in fields)) return true;
+  const at = (r: WireRecord) => Number(r.ordinal) === Number(fields.ordinal);
+  return at(a) === at(b);
 }
 
 export interface ApplyContext {
@@ -61,14 +100,43 @@ export interface ApplyContext {
   /** Records this push created, as `kind:id`, with the file each went to. */
   created: Map<string, string>;
   adopter: Adopter;
-  /** Creates answered by adopting a record the site already had (by op key). */
-  adopted: Set<string>;
+  /**
+   * Creates answered by adopting a record the site already had (by op key): equal to the file,
+   * or made from an earlier version of it (then the edits since were sent to it).
+   */
+  adopted: Map<string, "equal" | "edited">;
+  /** Creates the site stored otherwise than sent (by op key): taken as they are, and said. */
+  normalised: Map<string, string[]>;
   root: string;
   fs: TreeFs;
   bodies: BodyCodec;
   cache: ContentCache;
   /** A site other than the default one: its id map (a create maps the file's id; no file is written). */
   siteIds?: SiteIds | undefined;
+  /**
+   * The create fields of earlier versions of a new file (as git holds them, newest first),
+   * with the course the file is in now: what an earlier run may have created it from.
+   */
+  earlierFields?:
+    | ((op: CreateOp, fields: Record<string, unknown>) => Promise<Array<Record<string, unknown>>>)
+    | undefined;
+}
+
+type CreateOp = Extract<PushOp, { type: "create" }>;
+
+/** The record an earlier run made for a new file: by the journal's create, then by versions git holds. */
+async function earlierCreate(
+  op: CreateOp,
+  fields: Record<string, unknown>,
+  ctx: ApplyContext,
+): Promise<WireRecord | undefined> {
+  const earlier = ctx.adopter.intents.get(op.key);
+  const versions = [...(earlier ? [earlier.fields] : []), ...((await ctx.earlierFields?.(op, fields)) ?? [])];
+  for (const version of versions) {
+    const found = await ctx.adopter.find(op.kind, version, false, op.path);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 export async function apply(
@@ -91,16 +159,18 @@ export async function apply(
     for (const key of Object.keys(fields)) if (fields[key] === null) delete fields[key];
     // A record the site has that no sync knows, equal to this one: made by an earlier run whose
     // ids never reached this clone (CI that did not commit them back). Adopted, not made twice.
-    let record = await ctx.adopter.find(op.kind, fields, false);
-    if (record && !ctx.adopter.intents.has(op.key)) ctx.adopted.add(op.key);
-    const earlier = ctx.adopter.intents.get(op.key);
-    if (!record && earlier) {
-      // The create an earlier run sent, from the file as it was then, found by what it sent:
-      // adopted, and what the file changed since goes as an update.
-      const sent = await ctx.adopter.find(op.kind, earlier.fields, false);
+    let record = await ctx.adopter.find(op.kind, fields, false, op.path);
+    if (record && !ctx.adopter.intents.has(op.key)) ctx.adopted.set(op.key, "equal");
+    if (!record) {
+      // Made by an earlier run from the file as it was then (the journal's create, or a version
+      // of the file git holds): adopted, and what the file changed since goes as an update.
+      const sent = await earlierCreate(op, fields, ctx);
       if (sent) {
+        if (!ctx.adopter.intents.has(op.key)) ctx.adopted.set(op.key, "edited");
         const since = Object.fromEntries(
-          Object.entries(fields).filter(([k, v]) => !matchesCreate(sent, { [k]: v })),
+          Object.entries(fields).filter(([k, v]) =>
+            k === "ordinal" ? Number(sent.ordinal) !== Number(v) : !matchesCreate(sent, { [k]: v }),
+          ),
         );
         record =
           Object.keys(since).length === 0
@@ -127,14 +197,16 @@ export async function apply(
         if (!(error instanceof WriteOutcomeUnknownError)) throw error;
         // The answer was lost: the record may exist. Look before sending it again.
         record =
-          (await ctx.adopter.find(op.kind, fields, true)) ??
+          (await ctx.adopter.find(op.kind, fields, true, op.path)) ??
           (await client.create(resource, fields, { check }));
       }
-      record ??= await ctx.adopter.find(op.kind, fields, true);
+      record ??= await ctx.adopter.find(op.kind, fields, true, op.path);
       if (!record)
         throw new UserError(
           `POST ${resource}: the site answered without the new record and it cannot be found`,
         );
+      const stored = normalisedFields(op.kind, record, fields);
+      if (stored.length > 0) ctx.normalised.set(op.key, stored);
     }
     let siteId: number | undefined;
     const treeId = treeIdOfKey(op.key);

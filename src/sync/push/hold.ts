@@ -56,7 +56,7 @@ export function dependenciesOf(op: PushOp, ops: readonly PushOp[], snapshot: Sna
 
 /** A write held back because a write it depends on is held: reported as skipped, naming that one. */
 export function heldWith(op: PushOp, by: Change): Change {
-  const what = `${by.kind}${by.id === undefined ? "" : ` ${by.id}`}`;
+  const what = by.id === undefined ? `new ${by.kind}` : `${by.kind} ${by.id}`;
   // A write held by a held write names the one it waits for, and what resolves the conflict.
   const resolve = by.heldBy ? by.resolve : by.resolve && `resolve ${by.path} first: ${by.resolve}`;
   return {

@@ -9,7 +9,13 @@ import type { PushOp } from "./plan.js";
 // What one write of a push ends as: the change reported for it.
 
 /** The change a confirmed write reports, with another writer's change the answer shows. */
-export function doneChange(op: PushOp, line: Done, decision: Decision | undefined, adopted = false): Change {
+export function doneChange(
+  op: PushOp,
+  line: Done,
+  decision: Decision | undefined,
+  notes: { adopted?: "equal" | "edited" | undefined; normalised?: readonly string[] | undefined } = {},
+): Change {
+  const { adopted, normalised } = notes;
   // An update re-read as already on the site sends nothing; one over a record the site
   // deleted (--force) creates it again.
   const sent = op.type === "update" ? (decision?.fields ?? op.fields) : [];
@@ -24,15 +30,20 @@ export function doneChange(op: PushOp, line: Done, decision: Decision | undefine
   const remote = decision?.remote;
   const raced =
     outcome === "updated" && remote && line.record ? racedFields(op.kind, remote, line.record, sent) : [];
-  const reason = adopted
-    ? `the site already had an equal ${op.kind} that no sync knew (${op.kind} ${line.id}): adopted, not created again`
-    : raced.length > 0
-      ? `changed on the site while this push wrote it: ${raced.join(", ")} (kept, and brought into the file)`
-      : outcome === "unchanged"
-        ? "the site already had it"
-        : op.type === "update" && line.op === "create"
-          ? `deleted on the site; created again (it was ${op.kind} ${op.id})`
-          : undefined;
+  const reason =
+    adopted === "equal"
+      ? `the site already had an equal ${op.kind} that no sync knew (${op.kind} ${line.id}): adopted, not created again`
+      : adopted === "edited"
+        ? `the site already had this ${op.kind}, made by an earlier push from an older version of the file that no sync knew (${op.kind} ${line.id}): adopted, not created again, and the edits since sent to it`
+        : normalised !== undefined
+          ? `the site stored it otherwise than sent (${normalised.join("; ")}): taken as the site has it, into the file and the snapshot`
+          : raced.length > 0
+            ? `changed on the site while this push wrote it: ${raced.join(", ")} (kept, and brought into the file)`
+            : outcome === "unchanged"
+              ? "the site already had it"
+              : op.type === "update" && line.op === "create"
+                ? `deleted on the site; created again (it was ${op.kind} ${op.id})`
+                : undefined;
   return {
     kind: op.kind,
     id: line.id,

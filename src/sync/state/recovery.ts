@@ -126,22 +126,117 @@ export async function unsettledCreates(root: string, lines: readonly JournalLine
   return out;
 }
 
+/** How a site may store a create otherwise than it was sent, forgiven when looking for it. */
+export interface CreateMatch {
+  /** Whether two contents say the same (sites re-serialise HTML); default: byte-equal. */
+  sameContent?: ((a: string, b: string) => boolean) | undefined;
+}
+
+/** A title as any site keeps it: trimmed, white space collapsed, Unicode composed. */
+export function titleKey(value: unknown): string {
+  return String(value ?? "")
+    .normalize("NFC")
+    .trim()
+    .replace(/\s+/g, " ");
+}
+
 /**
- * Whether a record on the site is what a create sent: every field sent has the value sent
- * (status goes in as 0/1 and comes out as a word, so it is not compared).
+ * Whether a record on the site is what a create sent: every field sent has the value sent, as a
+ * site may store it (a title trimmed, content re-serialised), and what the create left out has
+ * the site's default (a course sent without a status is a draft). An ordinal is not compared:
+ * sites that place records (acts_as_list) store another; the caller prefers one that agrees.
  */
-export function matchesCreate(record: WireRecord, fields: Record<string, unknown>): boolean {
+export function matchesCreate(
+  record: WireRecord,
+  fields: Record<string, unknown>,
+  match: CreateMatch = {},
+): boolean {
   return Object.entries(fields).every(([k, v]) => {
-    if (k === "status") return true;
+    if (k === "status") return statusMatches(record.status, v);
+    if (k === "ordinal") return true;
     if (k === "course_id") return Number(record[k]) === Number(v);
+    if (k === "title") return titleKey(record[k]) === titleKey(v);
+    if (k === "content" && typeof v === "string" && typeof record[k] === "string")
+      return record[k] === v || match.sameContent?.(record[k] as string, v) === true;
     return fieldsEqual(k, record[k], v);
   });
 }
 
+/** Whether what a create left out has the site's default there (a course without a status is a draft). */
+function defaultsMatch(
+  kind: "course" | "chapter",
+  record: WireRecord,
+  fields: Record<string, unknown>,
+): boolean {
+  return kind === "chapter" || "status" in fields || statusMatches(record.status, undefined);
+}
+
+/** A course's status as stored against the one sent (0/1; not sent is a draft). */
+function statusMatches(stored: unknown, sent: unknown): boolean {
+  const word = sent === 1 || sent === "published" ? "published" : "draft";
+  return (
+    stored === undefined || stored === null || stored === word || stored === (word === "published" ? 1 : 0)
+  );
+}
+
 /**
- * The record a create made, among those listed: one no sync knows and none taken yet (by an
- * earlier create of this run) that has exactly the fields sent; the newest when several do.
- * It is marked taken.
+ * The time before which no record unknown to the snapshot can be one a run made from this tree:
+ * the newest time any record of the snapshot carries (the site's own clock). A record the site
+ * had before then would be in the snapshot (a pull lists everything) or was made by someone
+ * else (a push sees only its own writes). Undefined when the snapshot carries no time.
+ */
+export function lastSeen(snapshot: Snapshot): number | undefined {
+  let newest: number | undefined;
+  for (const table of [snapshot.courses, snapshot.chapters]) {
+    for (const entry of Object.values(table)) {
+      for (const field of ["created_at", "updated_at"]) {
+        const time = Date.parse(String(entry.record[field] ?? ""));
+        if (Number.isFinite(time) && (newest === undefined || time > newest)) newest = time;
+      }
+    }
+  }
+  return newest;
+}
+
+/** Whether a record could have been made after the snapshot's last sync (no time on it: it could). */
+function youngEnough(record: WireRecord, since: number | undefined): boolean {
+  if (since === undefined) return true;
+  const made = Date.parse(String(record.created_at ?? ""));
+  return !Number.isFinite(made) || made >= since;
+}
+
+/**
+ * The records a create could have made, among those listed: ones no sync knows and none taken
+ * yet (by an earlier create of this run), made after the snapshot's last sync, with the fields
+ * sent; those whose ordinal is the one sent first, then the newest.
+ */
+export function createdCandidates(
+  listed: readonly WireRecord[],
+  kind: "course" | "chapter",
+  fields: Record<string, unknown>,
+  snapshot: Snapshot,
+  taken: ReadonlySet<string>,
+  match: CreateMatch = {},
+): WireRecord[] {
+  const known = kind === "course" ? snapshot.courses : snapshot.chapters;
+  const since = lastSeen(snapshot);
+  const placed = (r: WireRecord) =>
+    !("ordinal" in fields) || Number(r.ordinal) === Number(fields.ordinal) ? 0 : 1;
+  return listed
+    .filter(
+      (r) =>
+        !known[r.id] &&
+        !taken.has(`${kind}:${r.id}`) &&
+        youngEnough(r, since) &&
+        matchesCreate(r, fields, match) &&
+        defaultsMatch(kind, r, fields),
+    )
+    .sort((a, b) => placed(a) - placed(b) || b.id - a.id);
+}
+
+/**
+ * The record a create made, among those listed (see createdCandidates): the first candidate,
+ * marked taken.
  */
 export function findCreated(
   listed: readonly WireRecord[],
@@ -149,11 +244,9 @@ export function findCreated(
   fields: Record<string, unknown>,
   snapshot: Snapshot,
   taken: Set<string>,
+  match: CreateMatch = {},
 ): WireRecord | undefined {
-  const known = kind === "course" ? snapshot.courses : snapshot.chapters;
-  const found = listed
-    .filter((r) => !known[r.id] && !taken.has(`${kind}:${r.id}`) && matchesCreate(r, fields))
-    .sort((a, b) => b.id - a.id)[0];
+  const found = createdCandidates(listed, kind, fields, snapshot, taken, match)[0];
   if (found) taken.add(`${kind}:${found.id}`);
   return found;
 }

@@ -53,11 +53,13 @@ const WORD = /[\p{L}\p{N}\p{Extended_Pictographic}\p{Regional_Indicator}]/u;
 /** An opening or closing code fence, also inside block quotes and list items. */
 const FENCE = /^[ \t>]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(`{3,}|~{3,})/;
 
-function tokens(text: string): string[] {
+/** A text cut into words, spaces, line ends and single other characters (together: all of it). */
+export function tokens(text: string): string[] {
   return text.match(TOKEN) ?? [];
 }
 
-function isWord(token: string): boolean {
+/** Whether a token says something (a word, a number, an emoji), not only space or punctuation. */
+export function isWord(token: string): boolean {
   return WORD.test(token);
 }
 
@@ -147,12 +149,31 @@ export function mergeBody(
   }
   if (!conflicted) return { kind: "clean", text: (pieces as string[]).join("\n") };
   const syntax = options.code ?? (options.words === false ? "html" : "markdown");
-  const write = { labels: options.labels ?? DEFAULT_LABELS, eol: local.includes("\r\n") ? "\r" : "" };
+  return markedResult(pieces, syntax, options.labels ?? DEFAULT_LABELS, local);
+}
+
+/** Pieces with their conflicts marked; `unmarked` when a marker block written would not be seen as one. */
+function markedResult(
+  pieces: readonly Piece[],
+  syntax: CodeSyntax,
+  labels: MergeLabels,
+  local: string,
+): MergeResult {
+  const write = { labels, eol: local.includes("\r\n") ? "\r" : "" };
   const { lines, conflicts } = markConflicts(pieces, syntax, write);
   const text = lines.join("\n");
   // Every marker block written must be seen as one, or the conflict could be pushed unseen.
   if (markerBlockLines(text, syntax).length !== conflicts) return { kind: "unmarked", conflicts };
   return { kind: "conflict", text, conflicts };
+}
+
+/** Both sides as one conflict: markers around all the lines they differ in (no merge at all). */
+export function conflictOfWhole(
+  local: string,
+  remote: string,
+  labels: MergeLabels = DEFAULT_LABELS,
+): MergeResult {
+  return markedResult([{ local: local.split("\n"), remote: remote.split("\n") }], "markdown", labels, local);
 }
 
 /** Three-way merge by lines only: the merged text, or undefined when the sides overlap. */

@@ -127,3 +127,38 @@ export function mergeSequences<T>(
   if (done < base.length) out.push({ kind: "ok", items: base.slice(done) });
   return out;
 }
+
+/** How one side lines up with the base: where each of its items stands, and what it deleted. */
+export interface Alignment {
+  /** For each item of the side: its base index when kept, else the base index it was inserted at. */
+  at: number[];
+  /** For each item of the side: whether it is a base item kept. */
+  kept: boolean[];
+  /** For each base item: whether the side deleted (or replaced) it. */
+  deleted: boolean[];
+}
+
+/** The side's items against the base's (the diff `mergeSequences` merges by), or undefined when it gave up. */
+export function alignment<T>(base: T[], side: T[]): Alignment | undefined {
+  const changes = hunks(base, side, "local");
+  if (changes === undefined) return undefined;
+  const out: Alignment = { at: [], kept: [], deleted: base.map(() => false) };
+  let b = 0;
+  const keep = (until: number) => {
+    for (let s = out.at.length; s < until; s++) {
+      out.at.push(b++);
+      out.kept.push(true);
+    }
+  };
+  for (const hunk of changes) {
+    keep(hunk.sideStart);
+    for (let s = hunk.sideStart; s < hunk.sideEnd; s++) {
+      out.at.push(hunk.baseStart);
+      out.kept.push(false);
+    }
+    for (let i = hunk.baseStart; i < hunk.baseEnd; i++) out.deleted[i] = true;
+    b = hunk.baseEnd;
+  }
+  keep(side.length);
+  return out;
+}
