@@ -39,6 +39,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   diff: async () => (await import("./commands/diff.js")).registerDiff,
   push: async () => (await import("./commands/push.js")).registerPush,
   watch: async () => (await import("./commands/watch.js")).registerWatch,
+  restore: async () => (await import("./commands/push.js")).registerRestore,
   check: async () => (await import("./commands/check.js")).registerCheck,
   doctor: async () => (await import("./commands/doctor.js")).registerDoctor,
   emulator: async () => (await import("./commands/emulator.js")).registerEmulator,

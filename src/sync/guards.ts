@@ -66,7 +66,7 @@ export function guardPullListing(
     courses,
     { count: knownCourses, said: `${knownCourses + knownChapters} records` },
     "nothing was changed",
-    "An empty listing is not taken as 'everything was deleted'. Check the site and the account. If the site really is empty now, remove the courses folder and the snapshot by hand.",
+    "An empty listing is not taken as 'everything was deleted'. Check the site and the account. If the site lost its courses, `coursesync restore` brings the tree back into it. If they were deleted on purpose, remove the courses folder and the snapshot by hand.",
   );
   // The same for chapters alone: courses listed but no chapter is as likely a failure as a fact.
   guardEmptyListing(
@@ -74,7 +74,7 @@ export function guardPullListing(
     chapters,
     { count: knownChapters, said: `${knownChapters}` },
     "nothing was changed",
-    "An empty listing is not taken as 'every chapter was deleted'. Check the site and the account. If the site really has no chapters now, remove the chapter files and their snapshot entries by hand.",
+    "An empty listing is not taken as 'every chapter was deleted'. Check the site and the account. If the site lost its chapters, `coursesync restore` brings them back from the files. If they were deleted on purpose, remove the chapter files and their snapshot entries by hand.",
   );
 }
 

@@ -22,7 +22,9 @@ import { type PushOp, type PushPlan, planPush } from "./push/plan.js";
 import { checkPlan, followRecreatedCourses, listChapters, recheck, showSiteValues } from "./push/recheck.js";
 import { holdConflicts, openSnapshot } from "./push/restore.js";
 import type { Change } from "./report.js";
+import { restoreBase } from "./restore/site-base.js";
 import { changeSelected, type Selection } from "./selection.js";
+import { ContentCache } from "./state/content-cache.js";
 import type { FileHistory } from "./state/file-history.js";
 import { emptyIdMap, mappedClient, type RecordClient, SiteIds } from "./state/id-map.js";
 import { type Done, Journal, type JournalLine, unconfirmedIntents } from "./state/journal.js";
@@ -67,6 +69,12 @@ export interface PushOptions extends SyncTarget {
    */
   stamp?: (() => string | undefined) | undefined;
   /**
+   * Make the site hold the tree (`coursesync restore`): plan against the site as it is now, so
+   * that what it lost is created again, what differs is sent from the files, and what only it
+   * has is deleted only with `deletes` (else left alone). @default false
+   */
+  restore?: boolean;
+  /**
    * The committed versions of a tree file (git's), so that a new file an earlier run created
    * from an older version is found on the site and adopted, not created again. @default none
    */
@@ -76,6 +84,8 @@ export interface PushOptions extends SyncTarget {
 /** What a push did. */
 export interface PushResult {
   plan: PushPlan;
+  /** A restore: what the site lost of the last sync, and records only it has. */
+  restored?: { lost: number; extra: number } | undefined;
   changes: Change[];
   /** Whether writes were sent (false for a dry run, a refusal, or nothing but conflicts). */
   applied: boolean;
@@ -118,6 +128,12 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
   const opened = await openSnapshot(root, names, siteClient);
   let snapshot = opened.snapshot;
   const journal = new Journal(state.journal, snapshotBase(snapshot), fs);
+  // A restore plans against the site as it is now (see restore/site-base.ts), not the last sync.
+  const restored =
+    options.restore && !opened.restore
+      ? await restoreBase(snapshot, siteClient, new ContentCache(state.cache, fs), options.deletes !== false)
+      : undefined;
+  if (restored) snapshot = restored.snapshot;
   const earlier = await journal.read();
   if (earlier.length > 0) {
     snapshot = foldJournal(snapshot, earlier);
@@ -129,6 +145,8 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
     fs,
     parseAll: options.paths ? (file) => inPaths(file, options.paths) : true,
     other: opened.other ? names : undefined,
+    // A file whose record the site lost is created again (and takes the new id).
+    unsentAsNew: restored !== undefined,
     onWarning: options.onWarning,
   });
   const { cache, statCache } = side;
@@ -182,6 +200,7 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
   });
   const plan = planPush(changes, snapshot, local);
   if (opened.restore) plan.restore = true;
+  if (restored) plan.restored = { lost: restored.lost, extra: restored.extra };
   if (siteIds) {
     holdUnmatchedProvisional(plan);
     holdConflicts(plan, snapshot, names.site);
@@ -202,6 +221,7 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
   if (!options.dryRun) guardDeleteLimit("push", deletes, maxDelete);
   const result: PushResult = {
     plan,
+    ...(restored ? { restored: { lost: restored.lost, extra: restored.extra } } : {}),
     changes: [],
     applied: false,
     confirmed: false,

@@ -76,7 +76,18 @@ async function runChecks(run: CliRun, globals: GlobalOptions): Promise<DoctorChe
   }
   const wants = probe.status === 401 || probe.status === 403 ? "it wants a login" : `${probe.status}`;
   checks.push({ check: "url", status: "ok", message: `${site.url} answers as the API (${wants})` });
-  await accountChecks(run, site, checks);
+  const listed = await accountChecks(run, site, checks);
+  if (listed === 0 && site.root !== undefined) {
+    const known = await loadSnapshot(site.root, site.name).catch(() => undefined);
+    const held = Object.keys(known?.courses ?? {}).length;
+    if (held > 0)
+      checks.push({
+        check: "account",
+        status: "warn",
+        message: `the site lists no course, but the last sync knew ${counted(held, "course")}`,
+        hint: "If the site lost them, `coursesync restore` brings the tree back into it (try --dry-run first).",
+      });
+  }
   return checks;
 }
 
@@ -94,7 +105,7 @@ async function treeChecks(
   run: CliRun,
   globals: GlobalOptions,
   checks: DoctorCheck[],
-): Promise<ResolvedSite | undefined> {
+): Promise<(ResolvedSite & { root?: string }) | undefined> {
   let tree: Awaited<ReturnType<typeof maybeOpenTree>>;
   let site: ResolvedSite;
   try {
@@ -119,7 +130,7 @@ async function treeChecks(
   checks.push(await snapshotCheck(root, site.name));
   checks.push(await lockCheck(root, site.name, run.now));
   checks.push(await gitignoreCheck(root));
-  return site;
+  return { ...site, root };
 }
 
 async function snapshotCheck(root: string, site: string): Promise<DoctorCheck> {
@@ -195,8 +206,15 @@ async function gitignoreCheck(root: string): Promise<DoctorCheck> {
   };
 }
 
-/** The credentials (a token accepted, or a login that works), then the first page of each list. */
-async function accountChecks(run: CliRun, site: ResolvedSite, checks: DoctorCheck[]): Promise<void> {
+/**
+ * The credentials (a token accepted, or a login that works), then the first page of each list;
+ * returns how many courses that page listed, when it could be read.
+ */
+async function accountChecks(
+  run: CliRun,
+  site: ResolvedSite,
+  checks: DoctorCheck[],
+): Promise<number | undefined> {
   let credentials: Credentials & { source: string };
   try {
     // Doctor never asks: it reports what a command run now, without a terminal, would use.
@@ -246,6 +264,7 @@ async function accountChecks(run: CliRun, site: ResolvedSite, checks: DoctorChec
         status: "ok",
         message: `lists the first page of courses (${courses}) and chapters (${chapters})`,
       });
+      return courses;
     } catch (error) {
       checks.push(failed("account", error));
     }

@@ -6,6 +6,7 @@ import type { TreeFs } from "../../tree/tree-fs.js";
 import type { FileProblem } from "../../tree/yaml-text.js";
 import { baseTextsFor, buildLocalView, knownHashes, type LocalView } from "../local-view.js";
 import { type SiteNames, siteView } from "../push/restore.js";
+import { lostAsNew } from "../restore/site-base.js";
 import { ContentCache } from "../state/content-cache.js";
 import { rekeyProvisional } from "../state/provisional.js";
 import { loadSnapshot, type Snapshot, statCacheOf, statePaths } from "../state/snapshot.js";
@@ -35,6 +36,8 @@ export interface OpenLocalOptions<S extends Snapshot | undefined> {
   other?: SiteNames | undefined;
   /** Told what the scan skipped (a name that is not UTF-8), one message each. */
   onWarning?: ((message: string) => void) | undefined;
+  /** A file whose id the snapshot does not hold is new (a restore: the site lost its record). */
+  unsentAsNew?: boolean | undefined;
   /**
    * The snapshot the view is made against, from the scan. @default another site's provisional
    * records re-keyed (see `other`); pull also maps a site seen for the first time here.
@@ -142,7 +145,12 @@ async function viewLocal<S extends Snapshot | undefined>(
     : new Map<string, string>();
   const view = buildLocalView(scan, snapshot, options.bodies, baseTexts);
   // Files another site has not received (or new ones) are new to it.
-  const local = other && snapshot ? siteView(view, snapshot) : view;
+  const local =
+    options.unsentAsNew && snapshot
+      ? lostAsNew(view, snapshot)
+      : other && snapshot
+        ? siteView(view, snapshot)
+        : view;
   return { scan, snapshot, baseTexts, local, problems: [...scan.problems, ...local.problems] };
 }
 

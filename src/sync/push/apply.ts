@@ -48,18 +48,14 @@ export class Adopter {
     fields: Record<string, unknown>,
     fresh: boolean,
     where?: string,
+    /** This run or the journal sent it: it may be older than the snapshot's newest record. */
+    sent = false,
   ): Promise<WireRecord | undefined> {
     const resource = RESOURCE[kind];
     if (fresh || !this.lists.has(resource))
       this.lists.set(resource, (await this.client.listAll(resource)).records);
-    const found = createdCandidates(
-      this.lists.get(resource)!,
-      kind,
-      fields,
-      this.snapshot,
-      this.taken,
-      this.match,
-    );
+    const listed = this.lists.get(resource)!;
+    const found = createdCandidates(listed, kind, fields, this.snapshot, this.taken, this.match, !sent);
     const [first, second] = found;
     if (first && second && where !== undefined && samePlace(first, second, fields)) {
       throw new AmbiguousCreate(kind, first.id, second.id);
@@ -131,8 +127,11 @@ async function earlierCreate(
   ctx: ApplyContext,
 ): Promise<WireRecord | undefined> {
   const earlier = ctx.adopter.intents.get(op.key);
-  const versions = [...(earlier ? [earlier.fields] : []), ...((await ctx.earlierFields?.(op, fields)) ?? [])];
-  for (const version of versions) {
+  if (earlier) {
+    const sent = await ctx.adopter.find(op.kind, earlier.fields, false, op.path, true);
+    if (sent) return sent;
+  }
+  for (const version of (await ctx.earlierFields?.(op, fields)) ?? []) {
     const found = await ctx.adopter.find(op.kind, version, false, op.path);
     if (found) return found;
   }
@@ -197,10 +196,10 @@ export async function apply(
         if (!(error instanceof WriteOutcomeUnknownError)) throw error;
         // The answer was lost: the record may exist. Look before sending it again.
         record =
-          (await ctx.adopter.find(op.kind, fields, true, op.path)) ??
+          (await ctx.adopter.find(op.kind, fields, true, op.path, true)) ??
           (await client.create(resource, fields, { check }));
       }
-      record ??= await ctx.adopter.find(op.kind, fields, true, op.path);
+      record ??= await ctx.adopter.find(op.kind, fields, true, op.path, true);
       if (!record)
         throw new UserError(
           `POST ${resource}: the site answered without the new record and it cannot be found`,

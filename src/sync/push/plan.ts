@@ -47,6 +47,8 @@ export interface PushPlan {
    * write that is (see push/hold.ts). `change` says why and what resolves it.
    */
   held?: Array<{ op: PushOp; change: Change }>;
+  /** `coursesync restore`: records of the last sync the site lost, and records only it has. */
+  restored?: { lost: number; extra: number };
 }
 
 const STATUS_INPUT = Object.fromEntries(STATUS_VALUES.map((status, code) => [status, code])) as Record<

@@ -217,9 +217,11 @@ export function createdCandidates(
   snapshot: Snapshot,
   taken: ReadonlySet<string>,
   match: CreateMatch = {},
+  /** Only records made since the snapshot's last sync; false where a journal proves the create was sent. */
+  young = true,
 ): WireRecord[] {
   const known = kind === "course" ? snapshot.courses : snapshot.chapters;
-  const since = lastSeen(snapshot);
+  const since = young ? lastSeen(snapshot) : undefined;
   const placed = (r: WireRecord) =>
     !("ordinal" in fields) || Number(r.ordinal) === Number(fields.ordinal) ? 0 : 1;
   return listed
