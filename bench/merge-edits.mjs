@@ -16,7 +16,7 @@ export function edit(text, { at, word }, tag) {
 }
 
 /** The same word in the HTML: the same occurrence among the text words, when both count alike. */
-function inHtml(chapter, target) {
+export function inHtml(chapter, target) {
   const same = (text) => words(text).filter((w) => w.word === target.word);
   const inBody = same(chapter.body);
   const inSite = same(chapter.html);

@@ -316,36 +316,47 @@ if (run("merge")) {
 }
 
 if (wanted.includes("restore")) {
-  // Issue 13: restore 200 courses x 10 chapters into an empty site that allows 10 requests a
-  // second (the emulator's --rate 10; the tree asks for requests_per_second 10 too).
-  const source = await startEmulator({ seedDir: null, pageSize: 25 });
-  seedLargeSite(source.state, { courses: 200, chapters: 10 });
-  const target = await startEmulator({ seedDir: null, pageSize: 25, rate: 10 });
-  const { work, tree, env } = benchFolder();
-  try {
-    await cli(["init", tree, "--url", source.baseUrl], work, env);
-    const config = path.join(tree, "coursesync.yaml");
-    const text = readFileSync(config, "utf8").replace(
-      /^sites:\n/m,
-      `sites:\n  restored:\n    url: ${target.baseUrl}\n`,
-    );
-    writeFileSync(config, `${text}requests_per_second: 10\n`);
-    const pulled = await cli(["pull"], tree, env);
-    if (pulled.code !== 0) throw new Error(`pull exited ${pulled.code}`);
-    target.state.clearRequests();
-    const restored = await cli(["push", "--site", "restored", "--yes"], tree, env);
-    const dump = target.state.dump();
-    const records = dump.courses.length + dump.chapters.length;
-    const limited = countRequests(target, (r) => r.status === 429);
-    console.log(
-      `restore (200 courses x 10 chapters, site rate 10/s): exit ${restored.code}; ${(restored.ms / 1000).toFixed(1)} s; ` +
-        `${records} records created; ${countRequests(target)} requests (${limited} answered 429); ` +
-        `peak RSS ${(restored.maxRssKb / 1024).toFixed(0)} MB`,
-    );
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-    await source.close();
-    await target.close();
+  // Issues 13 and 30: `coursesync restore` of 200 courses x 10 chapters (2,200 records) into an
+  // empty site at 50 ms latency, allowing 10 requests a second, then no limit. Each figure
+  // beside its bounds: records / rate, and records x latency / concurrency. Reported, not asserted.
+  for (const rate of [10, undefined]) {
+    const source = await startEmulator({ seedDir: null, pageSize: 25 });
+    seedLargeSite(source.state, { courses: 200, chapters: 10 });
+    const target = await startEmulator({
+      seedDir: null,
+      pageSize: 25,
+      latencyMs: 50,
+      ...(rate ? { rate } : {}),
+    });
+    const { work, tree, env } = benchFolder();
+    try {
+      await cli(["init", tree, "--url", source.baseUrl], work, env);
+      const config = path.join(tree, "coursesync.yaml");
+      const text = readFileSync(config, "utf8").replace(
+        /^sites:\n/m,
+        `sites:\n  restored:\n    url: ${target.baseUrl}\n`,
+      );
+      writeFileSync(config, text);
+      const pulled = await cli(["pull"], tree, env);
+      if (pulled.code !== 0) throw new Error(`pull exited ${pulled.code}`);
+      target.state.clearRequests();
+      const restored = await cli(["restore", "--site", "restored", "--yes"], tree, env);
+      const dump = target.state.dump();
+      const records = dump.courses.length + dump.chapters.length;
+      const limited = countRequests(target, (r) => r.status === 429);
+      const byRate = rate ? `${(records / rate).toFixed(0)} s` : "none";
+      const byLatency = `${((records * 0.05) / 4).toFixed(0)} s`;
+      console.log(
+        `restore (2,200 records, 50 ms, site rate ${rate ? `${rate}/s` : "unlimited"}): exit ${restored.code}; ` +
+          `${(restored.ms / 1000).toFixed(1)} s against bounds ${byRate} (rate) and ${byLatency} (latency, 4 at once); ` +
+          `${records} records created; ${countRequests(target)} requests (${limited} answered 429); ` +
+          `peak RSS ${(restored.maxRssKb / 1024).toFixed(0)} MB`,
+      );
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+      await source.close();
+      await target.close();
+    }
   }
 }
 

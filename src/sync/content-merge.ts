@@ -3,6 +3,7 @@ import { mergeMarkdown as mergeRendered } from "../tree/bodies/rendered-merge.js
 import type { BodyCodec } from "../tree/bodies.js";
 import type { BodyFormat } from "../tree/chapter-file.js";
 import { contentKey } from "./entities.js";
+import { type BaseBody, baseBodyOf, baseHtmlOf } from "./local/bases.js";
 
 /** A chapter file's body as its author wrote it: what a Markdown merge works on. */
 export interface LocalBody {
@@ -30,20 +31,39 @@ export function contentMerger(
 ): MergeText {
   return (field, base, local, remote) => {
     if (field !== "content" || typeof local !== "string" || typeof remote !== "string") return undefined;
-    const baseHtml = typeof base === "string" ? base : baseTexts.get(contentKey(base) ?? "");
+    const key = typeof base === "string" ? undefined : contentKey(base);
+    const baseHtml = typeof base === "string" ? base : baseHtmlOf(baseTexts, key);
     if (baseHtml === undefined) return undefined;
     if (localBody?.format === "markdown" && bodies.mode === "markdown") {
-      return mergeMarkdown(bodies, baseHtml, localBody.text, remote);
+      return mergeMarkdown(
+        bodies,
+        baseMarkdown(bodies, baseHtml, baseBodyOf(baseTexts, key)),
+        localBody.text,
+        remote,
+      );
     }
     return mergeLines(baseHtml, local, remote);
   };
 }
 
-function mergeMarkdown(bodies: BodyCodec, baseHtml: string, local: string, remoteHtml: string) {
+/**
+ * The Markdown a merge starts from: the body the last sync wrote when git gave it (the file's
+ * own text), else the last synced HTML through the converter (what pull wrote from it).
+ */
+export function baseMarkdown(
+  bodies: BodyCodec,
+  baseHtml: string,
+  fromGit: BaseBody | undefined,
+): string | undefined {
+  if (fromGit?.format === "markdown") return fromGit.text;
   const base = bodies.fromHtml(baseHtml);
+  return base.format === "markdown" ? base.body : undefined;
+}
+
+function mergeMarkdown(bodies: BodyCodec, base: string | undefined, local: string, remoteHtml: string) {
   const remote = bodies.fromHtml(remoteHtml);
-  if (base.format !== "markdown" || remote.format !== "markdown") return undefined;
-  const merged = mergeRendered(base.body, local, remote.body);
+  if (base === undefined || remote.format !== "markdown") return undefined;
+  const merged = mergeRendered(base, local, remote.body);
   if (merged.kind !== "clean") return undefined;
   const html = bodies.toHtml(merged.text, "markdown", "");
   // The file written for this HTML is the merge itself, in the author's spelling.

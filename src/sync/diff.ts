@@ -3,12 +3,14 @@ import { diffLines } from "diff";
 import type { BodyCodec } from "../tree/bodies.js";
 import { abs } from "../tree/fs-ops.js";
 import { courseFilePath } from "../tree/layout.js";
+import { sha256 } from "../util/hash.js";
 import { chapterFileText, chapterValuesOfRecord, courseFileText, courseValuesOfRecord } from "./entities.js";
 import { planLocalChanges } from "./local-plan.js";
 import type { LocalView } from "./local-view.js";
 import { type RemoteContext, remotePairs } from "./remote-diff.js";
 import type { ContentCache } from "./state/content-cache.js";
-import type { Snapshot } from "./state/snapshot.js";
+import { gitBlobReader } from "./state/git-objects.js";
+import type { Snapshot, SnapshotEntry } from "./state/snapshot.js";
 
 /** The side of a diff where a file is missing (new, or deleted), as git names it. */
 export const NO_FILE = "/dev/null";
@@ -25,7 +27,7 @@ export interface FileDiff {
   newName: string;
   before: string;
   after: string;
-  /** The last synced text is not in the local cache: no patch can be shown. */
+  /** The last synced text is neither in the local cache nor in git: no patch can be shown. */
   missingBase?: boolean;
   /** Against the site's current version (`site/` before the old name) rather than the last sync. */
   remote?: boolean;
@@ -37,6 +39,16 @@ async function readOrEmpty(file: string): Promise<string> {
   } catch {
     return "";
   }
+}
+
+/**
+ * The chapter file as the last sync wrote it, read from git by the blob id the snapshot records
+ * (a clone without the content cache); undefined when git does not have it.
+ */
+async function lastWritten(root: string, entry: SnapshotEntry): Promise<string | undefined> {
+  if (entry.blob === undefined) return undefined;
+  const text = (await gitBlobReader(root)([entry.blob])).blobs.get(entry.blob)?.toString("utf8");
+  return text !== undefined && sha256(text) === entry.hash ? text : undefined;
 }
 
 /** Each local change against the last sync. */
@@ -60,8 +72,11 @@ export async function localDiffs(
       if (isCourse) before = courseFileText(plan.id, courseValuesOfRecord(entry.record));
       else {
         const text = await cache.get(String(entry.record.content_sha256));
-        if (text === undefined) missingBase = true;
-        else before = chapterFileText(plan.id, chapterValuesOfRecord(entry.record, text), bodies);
+        const written = text === undefined ? await lastWritten(root, entry) : undefined;
+        if (text !== undefined)
+          before = chapterFileText(plan.id, chapterValuesOfRecord(entry.record, text), bodies);
+        else if (written !== undefined) before = written;
+        else missingBase = true;
       }
     }
     const after = plan.toSite.type === "delete" ? "" : await readOrEmpty(abs(root, file));

@@ -2,7 +2,7 @@ import type { WireRecord } from "../api/wire.js";
 import type { BodyCodec } from "../tree/bodies.js";
 import { type ChapterFile, serializeChapterFile } from "../tree/chapter-file.js";
 import { COURSE_KEYS, type CourseFile, serializeCourseFile } from "../tree/course-file.js";
-import { sha256 } from "../util/hash.js";
+import { gitBlobId, sha256 } from "../util/hash.js";
 import { type EntityPlan, type Fields, jsonEqual } from "./reconcile.js";
 
 /**
@@ -131,15 +131,25 @@ export function bodyKey(format: string, body: string): string {
   return sha256(`${format}\n${body}`);
 }
 
-/** A chapter file's text with its hash and body key, as the snapshot records them. */
+/** What the snapshot records of a chapter file as the sync writes it (see SnapshotEntry). */
+export interface Rendered {
+  /** SHA-256 of the file's text. */
+  hash: string;
+  /** The body key: its format and text hashed. */
+  body: string;
+  /** git's blob id of the file's text. */
+  blob: string;
+}
+
+/** A chapter file's text with its hash, body key and git blob id, as the snapshot records them. */
 export function renderChapter(
   id: number | undefined,
   values: ChapterValues,
   bodies: BodyCodec,
-): { text: string; hash: string; body: string } {
+): Rendered & { text: string } {
   const file = chapterFile(id, values, bodies);
   const text = serializeChapterFile(file);
-  return { text, hash: sha256(text), body: bodyKey(file.format, file.body) };
+  return { text, hash: sha256(text), body: bodyKey(file.format, file.body), blob: gitBlobId(text) };
 }
 
 /** What a piece of content compares by: the hash of its text, or the JSON of a value that is not text. */

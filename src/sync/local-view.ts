@@ -14,7 +14,7 @@ import {
   courseValuesOfRecord,
   fieldsEqual,
 } from "./entities.js";
-import type { ContentCache } from "./state/content-cache.js";
+import { baseHtmlOf } from "./local/bases.js";
 import type { Snapshot, SnapshotEntry } from "./state/snapshot.js";
 
 /** A course as the tree has it. */
@@ -128,7 +128,7 @@ export function buildLocalView(
       typeof entry?.record.content_sha256 === "string" ? entry.record.content_sha256 : undefined;
     if (baseHash && entry?.body === bodyKey(parsed.format, parsed.body)) return { sha256: baseHash };
     const html = bodies.toHtml(parsed.body, parsed.format, file);
-    const base = baseHash ? baseTexts.get(baseHash) : undefined;
+    const base = baseHtmlOf(baseTexts, baseHash);
     if (baseHash && base !== undefined && parsed.format === "markdown" && bodies.equivalent?.(html, base)) {
       return { sha256: baseHash };
     }
@@ -306,32 +306,4 @@ export function notTheSites(
     const value = local && field in local ? local[field] : problem.value;
     return !fieldsEqual(problem.field, value, base[field]);
   });
-}
-
-/**
- * The snapshot's chapter texts a local view needs to compare edited Markdown bodies with (and
- * to merge bodies edited on both sides): read from the content cache, missing ones skipped.
- */
-export async function baseTextsFor(
-  scan: ScanResult,
-  snapshot: Snapshot | undefined,
-  cache: ContentCache,
-): Promise<Map<string, string>> {
-  const texts = new Map<string, string>();
-  if (!snapshot) return texts;
-  const byPath = new Map(Object.values(snapshot.chapters).map((entry) => [entry.path, entry]));
-  const byId = snapshot.chapters;
-  await Promise.all(
-    scan.chapters.map(async (chapter) => {
-      if (!chapter.parsed) return;
-      const entry =
-        (chapter.parsed.id === undefined ? undefined : byId[chapter.parsed.id]) ?? byPath.get(chapter.file);
-      const hash = entry?.record.content_sha256;
-      if (typeof hash !== "string" || texts.has(hash)) return;
-      if (entry?.body === bodyKey(chapter.parsed.format, chapter.parsed.body)) return;
-      const text = await cache.get(hash);
-      if (text !== undefined) texts.set(hash, text);
-    }),
-  );
-  return texts;
 }

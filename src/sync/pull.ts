@@ -11,6 +11,7 @@ import { defaultMaxDelete, guardDeleteLimit, guardPullListing } from "./guards.j
 import { openLocal, rekeyed } from "./local/open.js";
 import { pendingFolders } from "./local/pending.js";
 import { applyOps, effectiveOps, existingFiles } from "./pull/apply.js";
+import { addBlobIds } from "./pull/blob-ids.js";
 import { completeSummaries, type RecordReader } from "./pull/complete.js";
 import { convertAhead } from "./pull/convert.js";
 import { type Held, holdInvalid } from "./pull/held.js";
@@ -35,7 +36,7 @@ import { planPullWithin, type Selection } from "./selection.js";
 import { ContentCache } from "./state/content-cache.js";
 import { mappedClient, type RecordClient } from "./state/id-map.js";
 import { Journal, unconfirmedIntents } from "./state/journal.js";
-import { adoptIntents, foldJournal, restoreIds } from "./state/recovery.js";
+import { adoptIntents, foldJournal, newestTime, restoreIds } from "./state/recovery.js";
 import { type Snapshot, snapshotBase, statCacheOf, statePaths, stateTemps } from "./state/snapshot.js";
 import type { SyncTarget } from "./target.js";
 
@@ -169,6 +170,7 @@ async function pullTree(
   plan.ops.length = 0;
   plan.cacheTexts.length = 0;
   plan.cacheRecords.length = 0;
+  await addBlobIds(root, plan.snapshot, plan.blobless);
   result.snapshotWritten = await saveIfChanged(root, options.site, loaded, plan.snapshot, fs);
   // A pull of the whole site knows every text the snapshot needs: the rest of the cache goes.
   if (result.snapshotWritten && wholeSite) await cache.prune(contentHashes(plan.snapshot));
@@ -389,6 +391,10 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
   const siteSize = courses.records.length + chapters.records.length;
   const maxDelete = options.maxDelete ?? defaultMaxDelete(Math.max(siteSize, known));
   guardDeleteLimit("pull", plan.deletes, maxDelete);
+  // What this listing saw, whole: a record made before it that no sync knows is not this tree's.
+  const seen = check.moved ? undefined : newestTime([...courses.records, ...chapters.records]);
+  if (seen !== undefined) plan.snapshot.listed = seen;
+  else if (snapshot?.listed !== undefined) plan.snapshot.listed = snapshot.listed;
   for (const line of likelyDuplicates(plan.snapshot)) options.onWarning?.(line);
 
   const result: PullResult = {

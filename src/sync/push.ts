@@ -17,9 +17,10 @@ import type { Decision, Known } from "./push/decide.js";
 import { earlierFieldsOf } from "./push/earlier.js";
 import { dependenciesOf, heldWith, holdBack } from "./push/hold.js";
 import { doneChange, failureText } from "./push/outcome.js";
+import { showSiteValues } from "./push/overwrites.js";
 import { runInPhases } from "./push/phases.js";
 import { type PushOp, type PushPlan, planPush } from "./push/plan.js";
-import { checkPlan, followRecreatedCourses, listChapters, recheck, showSiteValues } from "./push/recheck.js";
+import { checkPlan, followRecreatedCourses, listChapters, recheck } from "./push/recheck.js";
 import { holdConflicts, openSnapshot } from "./push/restore.js";
 import type { Change } from "./report.js";
 import { restoreBase } from "./restore/site-base.js";
@@ -29,7 +30,7 @@ import type { FileHistory } from "./state/file-history.js";
 import { emptyIdMap, mappedClient, type RecordClient, SiteIds } from "./state/id-map.js";
 import { type Done, Journal, type JournalLine, unconfirmedIntents } from "./state/journal.js";
 import { holdUnmatchedProvisional } from "./state/provisional.js";
-import { foldJournal, restoreIds, unsettledCreates } from "./state/recovery.js";
+import { foldJournal, newestTime, restoreIds, unsettledCreates } from "./state/recovery.js";
 import { saveSnapshot, snapshotBase, statePaths, stateTemps } from "./state/snapshot.js";
 import type { SyncTarget } from "./target.js";
 import { unknownIdProblems, valueProblems } from "./value-checks.js";
@@ -249,7 +250,7 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
   try {
     const checked = await checkPlan(plan.ops, known, client);
     early = checked.conflicts;
-    showSiteValues(plan, checked.decisions);
+    showSiteValues(plan, checked.decisions, known);
   } catch (error) {
     if (!(options.dryRun && error instanceof UserError)) throw error;
     result.unchecked = error.message;
@@ -430,6 +431,15 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
     // the new snapshot), so the next run looks for them before creating anything again.
     // So do creates whose file could not take its id (a full disk): the next run writes it.
     const unfinished = [...unconfirmedIntents(lines), ...(await unsettledCreates(root, lines))];
+    // A restore saw the whole site: what it found, and what it made, as a pull's listing would.
+    if (opened.restore || restored) {
+      const records = [...Object.values(next.courses), ...Object.values(next.chapters)].map((e) => e.record);
+      const seen = newestTime([
+        ...records,
+        ...(restored?.newest ? [{ id: 0, created_at: restored.newest }] : []),
+      ]);
+      if (seen !== undefined) next.listed = seen;
+    }
     await saveSnapshot(root, options.site, next, fs);
     if (unfinished.length > 0) await journal.restart(snapshotBase(next), unfinished);
     else await journal.clear();

@@ -10,3 +10,12 @@ export function sha256(text: string | Uint8Array): string {
   else hash.update(text);
   return hash.digest("hex");
 }
+
+/**
+ * The id git gives a file of these bytes (`git hash-object`): SHA-1 of `blob <length>\0`
+ * followed by the bytes. Text is taken as the UTF-8 a file of it holds.
+ */
+export function gitBlobId(text: string | Uint8Array): string {
+  const bytes = typeof text === "string" ? Buffer.from(text, "utf8") : text;
+  return createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
+}

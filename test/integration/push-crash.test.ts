@@ -1,9 +1,11 @@
 import { rm } from "node:fs/promises";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Journal } from "../../src/sync/state/journal.js";
+import { gitBlobId } from "../../src/util/hash.js";
 import { captureCrashPoints, restoreTree, treeNow, userFiles } from "../helpers/crash.js";
 import { manualClock, useEmulators } from "../helpers/emulator.js";
 import { answerCreatesWith, edit, type PulledSite, pulledSite } from "../helpers/site.js";
+import { readSnapshot } from "../helpers/snapshot.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
 
 const start = useEmulators();
@@ -61,6 +63,18 @@ async function crashPoints() {
   return { s, points, finalFiles: userFiles(treeNow(s.root)), finalSite };
 }
 
+/** Each chapter entry's git blob id in the snapshot, by its path. */
+async function blobIds(s: PulledSite): Promise<Record<string, string | undefined>> {
+  const snapshot = await readSnapshot(s.root);
+  return Object.fromEntries(Object.values(snapshot.chapters).map((entry) => [entry.path, entry.blob]));
+}
+
+/** The git blob id of each chapter file: what the snapshot is to record for it. */
+function fileBlobIds(files: Record<string, string>): Record<string, string> {
+  const chapters = Object.entries(files).filter(([rel]) => rel.endsWith(".md"));
+  return Object.fromEntries(chapters.map(([rel, text]) => [rel, gitBlobId(text)]));
+}
+
 describe("a push killed at any moment", () => {
   it("is finished by the next push: from every state it passes through, the rerun ends where an uninterrupted push ends", async () => {
     const { s, points, finalFiles, finalSite } = await crashPoints();
@@ -71,6 +85,7 @@ describe("a push killed at any moment", () => {
       expect(rerun.code, `${point.where}: ${rerun.stderr}`).toBe(0);
       expect(s.emulator.state.dump(), point.where).toEqual(finalSite);
       expect(userFiles(treeNow(s.root)), point.where).toEqual(finalFiles);
+      expect(await blobIds(s), point.where).toEqual(fileBlobIds(finalFiles));
       const status = await s.cli("status", "--exit-code");
       expect(status.stdout, point.where).toContain("Nothing to push");
       expect(status.code, point.where).toBe(0);

@@ -403,14 +403,14 @@ describe("diff", () => {
     );
   });
 
-  it("says so when the last synced body is not in the cache (a fresh clone)", async () => {
+  it("says so when the last synced body is neither in the cache nor in git (a tree outside git)", async () => {
     const s = await setup();
     await s.replace(INTRO, "<p>two</p>", "<p>2</p>");
     await rm(s.file(".coursesync/cache"), { recursive: true });
     const result = await s.cli("diff");
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
-      "chapter 1: update [content]\n  (the last synced body is not in the local cache",
+      "chapter 1: update [content]\n  (the last synced body is neither in the local cache nor in git",
     );
   });
 

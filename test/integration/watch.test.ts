@@ -8,6 +8,7 @@ import type { StopSignal } from "../../src/errors.js";
 import { StatCache } from "../../src/tree/stat-cache.js";
 import type { SetTimer } from "../../src/util/timer.js";
 import { runCli } from "../helpers/cli.js";
+import { GUIDE_HTML, teamWorld } from "../helpers/clones.js";
 import { type TestEmulator, useEmulators } from "../helpers/emulator.js";
 import { eventually, pulledSite, writeRequests } from "../helpers/site.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
@@ -441,5 +442,24 @@ describe("watch with a body the site changed too", () => {
     expect(content).toContain("<p>Last, from the site.</p>");
     expect(await watch.stop()).toBe(130);
     expect(await readFile(file, "utf8")).toContain("Last, from the site.");
+  });
+
+  it("merges the same way in a fresh git clone, which has no content cache (the base is read from git)", async () => {
+    const w = await teamWorld(start);
+    const fresh = await w.clone();
+    const sites = "Fifth paragraph about wrap-up, edited on the site.";
+    w.emulator.state.edit("chapters", 1, {
+      content: GUIDE_HTML.replace("Fifth paragraph about wrap-up.", sites),
+    });
+    // Saved before the watch starts: its first comparison meets both edits.
+    await w.replace(fresh, "First paragraph about setup.", "First paragraph, saved while watching.");
+    w.emulator.state.clearRequests();
+    const watch = await startWatch(path.join(fresh, "content"), w.env);
+    await flushingUntil(watch.timers, () => writes(w.emulator, "PATCH").length === 1);
+    const content = String(w.emulator.state.get("chapters", 1)?.content);
+    expect(content).toContain("<p>First paragraph, saved while watching.</p>");
+    expect(content).toContain(`<p>${sites}</p>`);
+    expect(await watch.stop()).toBe(130);
+    expect(await w.read(fresh)).toContain(sites);
   });
 });

@@ -68,8 +68,8 @@ describe("files staged while the listing arrives", () => {
     expect(staged.claim(hashOf(textOf(one)))).toBeUndefined();
     expect(staged.claim(hashOf(`${textOf(two)}\n`))).toBeUndefined();
     // The plan takes the file's hash and body key from here instead of rendering it again.
-    const { hash, body } = renderChapter(two.id, chapterValuesOfRecord(two), markdownCodec);
-    expect(staged.renderedOf(two)).toEqual({ hash, body });
+    const { hash, body, blob } = renderChapter(two.id, chapterValuesOfRecord(two), markdownCodec);
+    expect(staged.renderedOf(two)).toEqual({ hash, body, blob });
     expect(staged.failure).toBeUndefined();
     // The claimant moves its file into place; at the end every staged file still there goes
     // (what no write took, and a claimed one a failed write left).

@@ -108,7 +108,7 @@ function printDiffs(out: Output, diffs: readonly FileDiff[], flags: DiffFlags): 
     out.result(out.paint("bold", `${recordName(d.kind, d.id)}: ${d.what}`));
     if (d.missingBase) {
       out.result(
-        "  (the last synced body is not in the local cache, e.g. in a fresh clone; `coursesync pull` restores it)",
+        "  (the last synced body is neither in the local cache nor in git, e.g. in a shallow clone; `coursesync pull` restores it)",
       );
       continue;
     }

@@ -11,6 +11,13 @@ function show(value: unknown): string {
   return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
 }
 
+/** A body's change in the plan: with --force over the site's edit, the site's words it removes. */
+function bodyChange(removes: readonly string[] | undefined): string {
+  if (removes === undefined) return "body changed";
+  if (removes.length === 0) return "body changed (overwrites the site's edit, removing no words)";
+  return `body changed, overwriting the site's edit; removes: ${removes.map((run) => `- ${JSON.stringify(run)}`).join(" ")}`;
+}
+
 /** "chapter 3", or "chapter" for a record to create. */
 function opName(op: PushOp): string {
   return `${op.kind}${op.type === "create" ? "" : ` ${op.id}`}`;
@@ -28,7 +35,7 @@ export function opLine(op: PushOp, out: Output): string {
       const fields = op.diff
         .map((d) =>
           d.field === "content"
-            ? "body changed"
+            ? bodyChange(d.removes)
             : d.field === "course_id"
               ? `moved to ${d.to === undefined ? "a new course" : `course ${d.to}`}`
               : `${d.field}: ${show(d.from)} -> ${show(d.to)}${"site" in d ? ` (overwrites the site's ${show(d.site)})` : ""}`,
@@ -39,10 +46,12 @@ export function opLine(op: PushOp, out: Output): string {
   }
 }
 
-/** The plan as JSON. */
+/** The plan as JSON (for a body --force overwrites, `removes`: the site's words it removes). */
 export function opJson(op: PushOp): Record<string, unknown> {
   const base = { type: op.type, kind: op.kind, id: op.type === "create" ? null : op.id, path: op.path };
-  return op.type === "update" ? { ...base, fields: op.fields } : base;
+  if (op.type !== "update") return base;
+  const removes = op.diff.find((d) => d.field === "content")?.removes;
+  return { ...base, fields: op.fields, ...(removes ? { removes } : {}) };
 }
 
 export function planSummary(plan: PushPlan): string {

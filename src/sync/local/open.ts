@@ -4,12 +4,14 @@ import { type ScanOptions, type ScanResult, scanTree } from "../../tree/scan.js"
 import type { StatCache } from "../../tree/stat-cache.js";
 import type { TreeFs } from "../../tree/tree-fs.js";
 import type { FileProblem } from "../../tree/yaml-text.js";
-import { baseTextsFor, buildLocalView, knownHashes, type LocalView } from "../local-view.js";
+import { buildLocalView, knownHashes, type LocalView } from "../local-view.js";
 import { type SiteNames, siteView } from "../push/restore.js";
 import { lostAsNew } from "../restore/site-base.js";
 import { ContentCache } from "../state/content-cache.js";
+import { type BlobReader, gitBlobReader } from "../state/git-objects.js";
 import { rekeyProvisional } from "../state/provisional.js";
 import { loadSnapshot, type Snapshot, statCacheOf, statePaths } from "../state/snapshot.js";
+import { BaseTexts, baseTextsFor } from "./bases.js";
 
 // "Open the local side": the stat cache, the scan, the snapshot's texts of the bodies edited
 // here and the local view, in that order, the same for pull, push, status, diff, check and watch.
@@ -29,6 +31,12 @@ export interface OpenLocalOptions<S extends Snapshot | undefined> {
    * told from one that only renders differently. @default no base texts
    */
   cache?: ContentCache | undefined;
+  /**
+   * Where the last sync's texts the cache lacks are read: git's objects, by the blob ids the
+   * snapshot records (a fresh clone merges as the tree that pulled). @default the git on PATH,
+   * in the repository holding the tree (none: nothing read)
+   */
+  blobs?: BlobReader | undefined;
   /**
    * A site other than the default one: its provisional records are re-keyed to the ids the
    * default site gave them, and files it has not received are new to it.
@@ -51,7 +59,7 @@ export interface LocalSide<S extends Snapshot | undefined> {
   /** The snapshot as the view was made against it (re-keyed, mapped, or limited to folders). */
   snapshot: S;
   /** The last sync's texts of the bodies edited here, by hash (none without a cache). */
-  baseTexts: Map<string, string>;
+  baseTexts: BaseTexts;
   local: LocalView;
   /** The scan's and the view's problems (invalid files, duplicate ids). */
   problems: FileProblem[];
@@ -140,9 +148,10 @@ async function viewLocal<S extends Snapshot | undefined>(
   const snapshot = await settle(scan, scanned);
   // Texts of the last sync for the bodies edited here: to tell an edit from a re-rendering,
   // and as the base of a three-way body merge.
+  const blobs = options.blobs ?? gitBlobReader(root);
   const baseTexts = options.cache
-    ? await baseTextsFor(scan, snapshot, options.cache)
-    : new Map<string, string>();
+    ? await baseTextsFor(scan, snapshot, options.cache, { blobs, bodies: options.bodies })
+    : new BaseTexts();
   const view = buildLocalView(scan, snapshot, options.bodies, baseTexts);
   // Files another site has not received (or new ones) are new to it.
   const local =
@@ -205,7 +214,7 @@ export function joinSides(a: LocalSide<Snapshot>, b: LocalSide<Snapshot>): Local
       courses: { ...a.snapshot.courses, ...b.snapshot.courses },
       chapters: { ...a.snapshot.chapters, ...b.snapshot.chapters },
     },
-    baseTexts: new Map([...a.baseTexts, ...b.baseTexts]),
+    baseTexts: a.baseTexts.joined(b.baseTexts),
     local,
     problems: [...a.problems, ...b.problems],
   };

@@ -14,6 +14,7 @@ import {
   renderChapter,
   snapshotRecord,
 } from "../entities.js";
+import { noBaseNote } from "../local/bases.js";
 import type { LocalView } from "../local-view.js";
 import { jsonEqual } from "../reconcile.js";
 import { type Change, conflictReason } from "../report.js";
@@ -167,6 +168,7 @@ export function emitChapters(
         path: current,
         hash: rendered.hash,
         body: rendered.body,
+        blob: rendered.blob,
         record: snapshotRecord(remote),
       };
       cacheTexts.push(String(remote.content));
@@ -193,7 +195,9 @@ export function emitChapters(
         id,
         path: where ?? "",
         outcome: "conflict",
-        reason: plan.conflict ? conflictReason(plan.conflict) : "its course has no folder here",
+        reason: plan.conflict
+          ? `${conflictReason(plan.conflict)}${noBaseNote(plan.conflict, input.baseTexts, entry)}`
+          : "its course has no folder here",
         fields: plan.conflict?.fields ?? [],
         ...(remote && copyPath ? { copy: copyPath, resolution: "beside" } : { resolution: "none" }),
       });
@@ -251,6 +255,7 @@ export function emitChapters(
           path: entryPath,
           hash: rendered ? rendered.hash : entry!.hash,
           body: rendered ? rendered.body : entry!.body,
+          ...blobOf(rendered ?? entry!),
           record,
         };
       }
@@ -301,4 +306,9 @@ class LazyWrite {
     if (this.#kind === "chapter") return chapterFileText(id, this.#source as ChapterValues, this.#bodies!);
     return renderChapter(id, chapterValuesOfRecord(this.#source as WireRecord), this.#bodies!).text;
   }
+}
+
+/** The git blob id to record beside a file's hash, when it is known (see SnapshotEntry.blob). */
+function blobOf(named: { blob?: string | undefined }): { blob?: string } {
+  return named.blob === undefined ? {} : { blob: named.blob };
 }

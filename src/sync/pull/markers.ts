@@ -3,7 +3,9 @@ import { mergeBody } from "../../tree/bodies/merge.js";
 import { mergeMarkdown } from "../../tree/bodies/rendered-merge.js";
 import type { BodyCodec } from "../../tree/bodies.js";
 import { serializeChapterFile } from "../../tree/chapter-file.js";
+import { baseMarkdown } from "../content-merge.js";
 import { type ChapterPlan, fieldsEqual } from "../entities.js";
+import { type BaseBody, baseBodyOf, baseHtmlOf } from "../local/bases.js";
 import type { LocalChapter } from "../local-view.js";
 
 import type { SnapshotEntry } from "../state/snapshot.js";
@@ -12,8 +14,8 @@ import type { SnapshotEntry } from "../state/snapshot.js";
 export interface BodyConflict {
   id: number;
   mine: LocalChapter;
-  /** The last sync's record and its content's text. */
-  base: { record: WireRecord; html: string };
+  /** The last sync's record and its content's text (and the Markdown written, when git gave it). */
+  base: { record: WireRecord; html: string; body?: BaseBody | undefined };
   remote: WireRecord;
   bodies: BodyCodec;
 }
@@ -32,10 +34,10 @@ export function bodyConflictText(conflict: BodyConflict): string | undefined {
   if (!body || typeof remote.content !== "string") return undefined;
   let merged: ReturnType<typeof mergeBody>;
   if (body.format === "markdown") {
-    const baseMd = bodies.fromHtml(base.html);
+    const baseMd = baseMarkdown(bodies, base.html, base.body);
     const remoteMd = bodies.fromHtml(remote.content);
-    if (baseMd.format !== "markdown" || remoteMd.format !== "markdown") return undefined;
-    merged = mergeMarkdown(baseMd.body, body.text, remoteMd.body);
+    if (baseMd === undefined || remoteMd.format !== "markdown") return undefined;
+    merged = mergeMarkdown(baseMd, body.text, remoteMd.body);
   } else if (body.format === "html") {
     merged = mergeBody(base.html, body.text, remote.content, { words: false });
   } else return undefined;
@@ -71,7 +73,9 @@ export function bodyConflict(
   const { id, mine, entry, remote } = at;
   if (c?.reason !== "both-changed" || c.fields.join() !== "content" || !mine || !entry || !remote)
     return undefined;
-  const html = at.baseTexts.get(String(entry.record.content_sha256));
+  const hash = String(entry.record.content_sha256);
+  const html = baseHtmlOf(at.baseTexts, hash);
   if (html === undefined) return undefined;
-  return bodyConflictText({ id, mine, base: { record: entry.record, html }, remote, bodies: at.bodies });
+  const base = { record: entry.record, html, body: baseBodyOf(at.baseTexts, hash) };
+  return bodyConflictText({ id, mine, base, remote, bodies: at.bodies });
 }

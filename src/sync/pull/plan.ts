@@ -8,6 +8,7 @@ import {
   chapterValuesOfRecord,
   courseValuesOfRecord,
   fieldsEqual,
+  type Rendered,
 } from "../entities.js";
 import { chapterValuesAgainst, type LocalView } from "../local-view.js";
 import { type EntityInput, reconcileEntity, type Winner } from "../reconcile.js";
@@ -44,7 +45,7 @@ export interface PullInput {
   /** Records an invalid file holds back: not planned, their files and snapshot entries kept. */
   held?: Held | undefined;
   /** A chapter record's file as already rendered this run (its hash and body key), if it was. */
-  rendered?: ((record: WireRecord) => { hash: string; body: string } | undefined) | undefined;
+  rendered?: ((record: WireRecord) => Rendered | undefined) | undefined;
   /** The hash of a course record's file as already rendered this run, if it was. */
   courseHash?: ((record: WireRecord) => string | undefined) | undefined;
 }
@@ -77,6 +78,12 @@ export interface PullPlan {
   cacheTexts: string[];
   /** Chapters whose content the cache keeps too, read (from the spill) only as it is kept. */
   cacheRecords: WireRecord[];
+  /**
+   * Chapters whose entry has no git blob id (an older version wrote it, or a first mapping of a
+   * site) and whose file holds the text the entry names: their blob ids are taken from the files
+   * (see pull/blob-ids.ts).
+   */
+  blobless: number[];
 }
 
 /** Plan a pull: reconcile every entity, then lay out files and the next snapshot. Pure. */
@@ -194,7 +201,13 @@ export function planPull(input: PullInput): PullPlan {
   emitChapters(planned, placement, folderMoves, out);
   // Course folders that end up empty go (after their files).
   ops.sort((a, b) => OP_ORDER[a.op] - OP_ORDER[b.op]);
-  return { ops, changes, snapshot: next, deletes: out.deletes, cacheTexts, cacheRecords };
+  const blobless = Object.entries(next.chapters).flatMap(([id, entry]) => {
+    const mine = local.chapters.get(`chapter:${id}`);
+    // The file holds the very text the entry names (its hash is the entry's).
+    const asWritten = mine !== undefined && mine.file === entry.path && mine.hash === entry.hash;
+    return entry.blob === undefined && asWritten ? [Number(id)] : [];
+  });
+  return { ops, changes, snapshot: next, deletes: out.deletes, cacheTexts, cacheRecords, blobless };
 }
 
 const OP_ORDER: Record<FileOp["op"], number> = {

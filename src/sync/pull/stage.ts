@@ -8,6 +8,7 @@ import {
   chapterValuesOfRecord,
   courseFileText,
   courseValuesOfRecord,
+  type Rendered,
   renderChapter,
   snapshotRecord,
 } from "../entities.js";
@@ -51,7 +52,7 @@ export class StagedFiles {
   readonly #taken = new Set<string>();
   readonly #writer = new StageWriter((files) => this.#written(files));
   /** Chapter records rendered here: their file's hash and body key, for the plan's snapshot. */
-  readonly #rendered = new WeakMap<WireRecord, { hash: string; body: string }>();
+  readonly #rendered = new WeakMap<WireRecord, Rendered>();
   /** Course records rendered here: their file's hash. */
   readonly #courses = new WeakMap<WireRecord, string>();
   /** Pages taken and not yet staged, in order; the turn that stages the next one. */
@@ -148,7 +149,7 @@ export class StagedFiles {
    * A chapter record's file as rendered while its page arrived (its hash and body key), so the
    * plan does not render it again; undefined for one not rendered here.
    */
-  renderedOf(record: WireRecord): { hash: string; body: string } | undefined {
+  renderedOf(record: WireRecord): Rendered | undefined {
     return this.#rendered.get(record);
   }
 
@@ -265,8 +266,8 @@ export class StagedFiles {
       if (list === "courses") return courseFileText(record.id, courseValuesOfRecord(record));
       const values = chapterValuesOfRecord(record);
       if (typeof values.content !== "string") return undefined;
-      const { text, hash, body } = renderChapter(record.id, values, this.#bodies);
-      this.#rendered.set(record, { hash, body });
+      const { text, hash, body, blob } = renderChapter(record.id, values, this.#bodies);
+      this.#rendered.set(record, { hash, body, blob });
       return text;
     } catch {
       // A record the plan cannot write as it is (it reports why): nothing to stage.

@@ -233,6 +233,7 @@ export async function apply(
       record,
       hash: settled.hash,
       ...(settled.body === undefined ? {} : { body: settled.body }),
+      ...(settled.blob === undefined ? {} : { blob: settled.blob }),
       from: settled.from,
       ...(settled.text === undefined || settled.byId ? {} : { text: settled.text }),
       ...(siteId === undefined ? {} : { site_id: siteId }),
@@ -305,6 +306,7 @@ export async function apply(
     record,
     hash: settled.hash,
     ...(settled.body === undefined ? {} : { body: settled.body }),
+    ...(settled.blob === undefined ? {} : { blob: settled.blob }),
   };
   await journal.append(line);
   return line;

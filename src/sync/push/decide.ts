@@ -2,6 +2,7 @@ import type { WireRecord } from "../../api/wire.js";
 import type { BodyCodec } from "../../tree/bodies.js";
 import { contentMerger } from "../content-merge.js";
 import { type ChapterValues, type CourseValues, fieldsEqual, valuesOfRecord } from "../entities.js";
+import { noBaseNote } from "../local/bases.js";
 import { chapterValuesAgainst, type LocalChapter, type LocalView } from "../local-view.js";
 import { type Conflict, reconcileEntity } from "../reconcile.js";
 import { type Change, conflictReason } from "../report.js";
@@ -42,14 +43,14 @@ export interface Known {
 }
 
 /** The conflict a write met, as a change to report. */
-function conflictChange(op: TargetOp, conflict: Conflict): Change {
+function conflictChange(op: TargetOp, conflict: Conflict, note = ""): Change {
   return {
     kind: op.kind,
     id: op.id,
     path: op.path,
     outcome: "conflict",
     fields: conflict.fields,
-    reason: conflictReason(conflict),
+    reason: `${conflictReason(conflict)}${note}`,
     // Push writes no file: the site's side comes in with a pull.
     resolution: "none",
     resolve: conflictResolve(conflict.reason),
@@ -94,7 +95,8 @@ export function decideWrite(op: TargetOp, record: WireRecord | undefined, known:
           : undefined,
     },
   );
-  if (plan.conflict) return { conflict: conflictChange(op, plan.conflict) };
+  if (plan.conflict)
+    return { conflict: conflictChange(op, plan.conflict, noBaseNote(plan.conflict, known.baseTexts, entry)) };
   return {
     decision: {
       fields: plan.toSite.type === "update" ? plan.toSite.fields : [],

@@ -26,7 +26,14 @@ export type PushOp =
        * Old and new values of each field, for the plan a person reads (bodies as "(changed)");
        * `site`: the site's value now, when it is not the old one (what --force overwrites).
        */
-      diff: Array<{ field: string; from: unknown; to: unknown; site?: unknown }>;
+      diff: Array<{
+        field: string;
+        from: unknown;
+        to: unknown;
+        site?: unknown;
+        /** A body the site changed that --force overwrites: the site's words it removes. */
+        removes?: string[];
+      }>;
     }
   | { type: "delete"; kind: "course" | "chapter"; id: number; key: string; path: string };
 

@@ -1,8 +1,6 @@
 import type { WireRecord } from "../../api/wire.js";
-import { fieldsEqual, valuesOfRecord } from "../entities.js";
 import { guardEmptyListing } from "../guards.js";
 import type { PushClient } from "../push.js";
-import type { Fields } from "../reconcile.js";
 import type { Change } from "../report.js";
 import {
   type Checked,
@@ -12,7 +10,7 @@ import {
   type Known,
   type TargetOp,
 } from "./decide.js";
-import type { PushOp, PushPlan } from "./plan.js";
+import type { PushOp } from "./plan.js";
 
 // Reading the site for push's writes: every record before the question (the checked plan), and
 // each once more just before its own write, so another writer's edit can only slip in during
@@ -148,18 +146,4 @@ export async function followRecreatedCourses(
     courseKey: chapter.courseKey,
     diff: [],
   }));
-}
-
-/** Note in each update's diff the site's value now, where it is not the last sync's. */
-export function showSiteValues(plan: PushPlan, decisions: ReadonlyMap<string, Decision>): void {
-  for (const op of plan.ops) {
-    if (op.type !== "update") continue;
-    const remote = decisions.get(op.key)?.remote;
-    if (!remote) continue;
-    const site: Fields = valuesOfRecord(op.kind, remote);
-    for (const d of op.diff) {
-      if (d.field === "content" || d.field === "course_id") continue;
-      if (!fieldsEqual(d.field, site[d.field], d.from)) d.site = site[d.field] ?? null;
-    }
-  }
 }

@@ -5,7 +5,7 @@ import { parseChapterFile, splitFrontMatter } from "../../tree/chapter-file.js";
 import { parseCourseFile } from "../../tree/course-file.js";
 import { abs } from "../../tree/fs-ops.js";
 import { recordFilePath } from "../../tree/layout.js";
-import { sha256 } from "../../util/hash.js";
+import { gitBlobId, sha256 } from "../../util/hash.js";
 import {
   bodyKey,
   type ChapterValues,
@@ -56,6 +56,8 @@ interface Settled {
   hash: string;
   /** Chapters: the body key of that file. */
   body?: string;
+  /** Chapters: git's blob id of that file (known when its text is). */
+  blob?: string;
   /** Hash of the file as it stood when read. */
   from: string;
   /** The text to write, or undefined when the file already agrees. */
@@ -163,14 +165,16 @@ export async function settleFile(
     if (kind === "course") return { hash: sha256(next), from, byId: true, ...write };
     const { body } = splitFrontMatter(next, file);
     const format = parseChapterFile(next, file).format;
-    return { hash: sha256(next), body: bodyKey(format, body), from, byId: true, ...write };
+    const blob = gitBlobId(next);
+    return { hash: sha256(next), body: bodyKey(format, body), blob, from, byId: true, ...write };
   }
   if (kind === "course") {
     const next = courseFileText(record.id, siteValues as CourseValues);
     return { hash: sha256(next), from, text: next, byId: false };
   }
   const rendered = renderChapter(record.id, siteValues as ChapterValues, ctx.bodies);
-  return { hash: rendered.hash, body: rendered.body, from, text: rendered.text, byId: false };
+  const { hash, body, blob } = rendered;
+  return { hash, body, blob, from, text: rendered.text, byId: false };
 }
 
 /**
@@ -190,5 +194,6 @@ function keptFile(
     return { hash: created ? UNSETTLED : scanned, from, byId: true };
   if (kind === "course") return { hash: from, from, byId: true };
   const { body } = splitFrontMatter(text, file);
-  return { hash: from, body: bodyKey(parseChapterFile(text, file).format, body), from, byId: true };
+  const key = bodyKey(parseChapterFile(text, file).format, body);
+  return { hash: from, body: key, blob: gitBlobId(text), from, byId: true };
 }

@@ -3,6 +3,7 @@ import { snapshotRecord } from "../entities.js";
 import type { LocalChapter, LocalCourse, LocalView } from "../local-view.js";
 import type { ContentCache } from "../state/content-cache.js";
 import { type IdMap, SiteIds } from "../state/id-map.js";
+import { newestTime } from "../state/recovery.js";
 import type { Snapshot, SnapshotEntry } from "../state/snapshot.js";
 
 // `coursesync restore` makes the site hold the tree. Its base is not the last sync but the site
@@ -26,6 +27,8 @@ export interface RestoreBase {
   lost: number;
   /** Records only the site has (deleted with --delete; else left alone and left out). */
   extra: number;
+  /** The newest time of any record listed (see Snapshot.listed). */
+  newest: string | undefined;
 }
 
 const TABLE = { course: "courses", chapter: "chapters" } as const;
@@ -84,7 +87,7 @@ export async function siteAsBase(
         .length,
     0,
   );
-  return { snapshot: next, lost, extra };
+  return { snapshot: next, lost, extra, newest: newestTime([...listed.courses, ...listed.chapters]) };
 }
 
 /** The restore base of a site read through `client`: both lists, then siteAsBase. */

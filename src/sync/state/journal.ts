@@ -30,6 +30,8 @@ export interface Done {
   hash?: string;
   /** Chapters: the body key of the file (format and body hashed). */
   body?: string;
+  /** Chapters: git's blob id of the file (see SnapshotEntry.blob). */
+  blob?: string;
   /** Creates: hash of the file the record was created from, before it got its id. */
   from?: string;
   /** Creates: the file's text when the site changed what was sent (else: that file plus the id). */

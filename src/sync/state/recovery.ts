@@ -71,6 +71,7 @@ export function foldJournal(snapshot: Snapshot, lines: readonly JournalLine[]): 
         path: line.path,
         hash: line.hash,
         ...(line.body ? { body: line.body } : {}),
+        ...(line.blob ? { blob: line.blob } : {}),
         record: snapshotRecord(line.record),
       };
   }
@@ -180,22 +181,28 @@ function statusMatches(stored: unknown, sent: unknown): boolean {
 }
 
 /**
- * The time before which no record unknown to the snapshot can be one a run made from this tree:
- * the newest time any record of the snapshot carries (the site's own clock). A record the site
- * had before then would be in the snapshot (a pull lists everything) or was made by someone
- * else (a push sees only its own writes). Undefined when the snapshot carries no time.
+ * The time before which no record unknown to the snapshot can be one a run of this tree made:
+ * that of the last full listing (a pull), which saw every record the site had then. Records a
+ * push wrote since do not count: a push sees only its own writes, not what others made. Undefined
+ * when no pull recorded it (a snapshot of an older version): then any age may be it.
  */
 export function lastSeen(snapshot: Snapshot): number | undefined {
-  let newest: number | undefined;
-  for (const table of [snapshot.courses, snapshot.chapters]) {
-    for (const entry of Object.values(table)) {
-      for (const field of ["created_at", "updated_at"]) {
-        const time = Date.parse(String(entry.record[field] ?? ""));
-        if (Number.isFinite(time) && (newest === undefined || time > newest)) newest = time;
-      }
+  const time = Date.parse(snapshot.listed ?? "");
+  return Number.isFinite(time) ? time : undefined;
+}
+
+/** The newest time any of these records carries, as the site wrote it (for `Snapshot.listed`). */
+export function newestTime(records: Iterable<WireRecord>): string | undefined {
+  let newest: { at: number; text: string } | undefined;
+  for (const record of records) {
+    for (const field of ["created_at", "updated_at"]) {
+      const text = record[field];
+      const at = typeof text === "string" ? Date.parse(text) : Number.NaN;
+      if (Number.isFinite(at) && (newest === undefined || at > newest.at))
+        newest = { at, text: text as string };
     }
   }
-  return newest;
+  return newest?.text;
 }
 
 /** Whether a record could have been made after the snapshot's last sync (no time on it: it could). */
@@ -217,7 +224,7 @@ export function createdCandidates(
   snapshot: Snapshot,
   taken: ReadonlySet<string>,
   match: CreateMatch = {},
-  /** Only records made since the snapshot's last sync; false where a journal proves the create was sent. */
+  /** Only records made since the snapshot's last full listing; false where a journal proves the create was sent. */
   young = true,
 ): WireRecord[] {
   const known = kind === "course" ? snapshot.courses : snapshot.chapters;

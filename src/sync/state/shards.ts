@@ -79,6 +79,7 @@ export function splitSnapshot(snapshot: Snapshot): Map<string, unknown> {
     ...(snapshot.body !== undefined ? { body: snapshot.body } : {}),
     // A site other than the default one keeps an id map (its slices are in the course files).
     ...(snapshot.ids ? { id_map: true } : {}),
+    ...(snapshot.listed !== undefined ? { listed: snapshot.listed } : {}),
   };
   files.set(SITE_FILE, site);
   return files;
@@ -125,6 +126,7 @@ export function joinSnapshot(files: Map<string, unknown>): Snapshot {
     version: 1,
     site: head.site,
     ...(head.body !== undefined ? { body: head.body as "markdown" | "html" } : {}),
+    ...(typeof head.listed === "string" ? { listed: head.listed } : {}),
     courses: {},
     chapters: {},
     ...(head.id_map === true ? { ids: { courses: {}, chapters: {} } } : {}),

@@ -43,6 +43,12 @@ export interface SnapshotEntry {
    */
   body?: string;
   /**
+   * Chapters: git's blob id of the file text `hash` names (`git hash-object` of it). In a clone
+   * whose content cache lacks the last sync's text (CI, a teammate), that text is read from
+   * git's objects by this id: the base of a body merge is wherever the snapshot is.
+   */
+  blob?: string;
+  /**
    * The whole remote record as last synced, every field kept. A chapter's `content` is kept
    * out of line: `content_sha256` names it in the content cache.
    */
@@ -72,6 +78,12 @@ export interface Snapshot {
    * files), and this maps each tree id to the site's own. Absent for the default site.
    */
   ids?: IdMap;
+  /**
+   * The newest time (the site's own clock, as it sent it) of any record the last full listing
+   * of the site held: a record made before it that no sync knows was seen by that pull, so it
+   * is not one a run of this tree made (see recovery.ts, createdCandidates).
+   */
+  listed?: string;
 }
 
 /** A snapshot that knows nothing yet. */
