@@ -38,6 +38,11 @@ export interface CliIO {
    * it out.
    */
   boundHeap?: () => void;
+  /**
+   * Told the tree paths of the records a push or pull left waiting on a conflict (held back,
+   * or in conflict with the site), once per run: `coursesync ci` names them as its job ends.
+   */
+  onHeld?: (paths: readonly string[]) => void;
 }
 
 /** The questions the CLI may ask a person at a terminal. */

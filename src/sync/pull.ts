@@ -54,6 +54,8 @@ export interface PullOptions extends SyncTarget, ListingCallbacks {
   dryRun?: boolean;
   /** Take the site's side of every conflict. */
   theirs?: boolean;
+  /** false: write the site's version of a body conflict beside the file, never markers in it. */
+  markers?: boolean;
   /** Most local files a pull may delete; default DESIGN's guard. */
   maxDelete?: number | undefined;
   /** Told what the scan of the tree skipped (a name that is not UTF-8), one message each. */
@@ -365,6 +367,7 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
       baseTexts,
       bodies,
       winner: options.theirs ? "remote" : undefined,
+      markers: options.markers,
       existingCopies: new Set(scan.copies),
       rendered: staged ? (record) => staged.renderedOf(record) : undefined,
       courseHash: staged ? (record) => staged.courseHashOf(record) : undefined,

@@ -1,4 +1,3 @@
-import PQueue from "p-queue";
 import { isCredentialsRefused, isTransient } from "../api/errors.js";
 import { realSleep } from "../api/gate.js";
 import type { WireRecord } from "../api/wire.js";
@@ -16,8 +15,10 @@ import { inPaths, planLocalChanges } from "./local-plan.js";
 import { Adopter, AmbiguousCreate, type ApplyContext, apply } from "./push/apply.js";
 import type { Decision, Known } from "./push/decide.js";
 import { earlierFieldsOf } from "./push/earlier.js";
+import { dependenciesOf, heldWith, holdBack } from "./push/hold.js";
 import { doneChange, failureText } from "./push/outcome.js";
 import { showSiteValues } from "./push/overwrites.js";
+import { runInPhases } from "./push/phases.js";
 import { type PushOp, type PushPlan, planPush } from "./push/plan.js";
 import { checkPlan, followRecreatedCourses, listChapters, recheck } from "./push/recheck.js";
 import { holdConflicts, openSnapshot } from "./push/restore.js";
@@ -57,11 +58,6 @@ export interface PushOptions extends SyncTarget {
   onInvalid?: (problem: FileProblem) => void;
   /** Told what the scan of the tree skipped (a name that is not UTF-8), one message each. */
   onWarning?: ((message: string) => void) | undefined;
-  /**
-   * A record the site changed since the last sync is reported and not sent. "stop" (default):
-   * no write starts after it; "skip": the rest go on (watch).
-   */
-  conflicts?: "stop" | "skip";
   /** How many updates or deletes are under way at once (creates go one at a time). @default 4 */
   writeConcurrency?: number;
   /** How push waits (for a file an editor is saving). @default a setTimeout promise */
@@ -92,7 +88,7 @@ export interface PushResult {
   /** A restore: what the site lost of the last sync, and records only it has. */
   restored?: { lost: number; extra: number } | undefined;
   changes: Change[];
-  /** Whether writes were sent (false for a dry run, a refusal, or conflicts). */
+  /** Whether writes were sent (false for a dry run, a refusal, or nothing but conflicts). */
   applied: boolean;
   confirmed: boolean;
   dryRun: boolean;
@@ -100,6 +96,11 @@ export interface PushResult {
   deleteLimit?: number;
   /** Records the site had changed since the last sync: not written. */
   conflicts: Change[];
+  /**
+   * Every write held back, not sent (DESIGN 4: one conflict holds one record): the conflicts,
+   * and the writes that depend on one (skipped, `heldBy` naming it); each says what resolves it.
+   */
+  held: Change[];
   /** Updates whose answer showed another writer's change made between the re-read and the write. */
   raced: Change[];
   failed: boolean;
@@ -231,20 +232,23 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
     dryRun: options.dryRun === true,
     deleteLimit: maxDelete,
     conflicts: [],
+    held: [],
     raced: [],
     failed: false,
   };
   const report = (change: Change) => {
     result.changes.push(change);
     if (change.outcome === "conflict") result.conflicts.push(change);
+    if (change.outcome === "conflict" || change.heldBy) result.held.push(change);
     if (change.raced) result.raced.push(change);
     if (change.outcome === "failed") result.failed = true;
     options.onChange?.(change);
   };
 
   const known: Known = { snapshot, local, force: options.force === true, bodies, baseTexts };
-  // The plan is checked against the site before anything is asked: conflicts stop it here, and
-  // --force shows the site's values it overwrites.
+  // The plan is checked against the site before anything is asked: the writes in conflict, and
+  // those waiting on them, are held here (the rest is sent); --force shows the site's values it
+  // overwrites.
   let early: Change[] = [];
   try {
     const checked = await checkPlan(plan.ops, known, client);
@@ -254,11 +258,9 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
     if (!(options.dryRun && error instanceof UserError)) throw error;
     result.unchecked = error.message;
   }
-  for (const conflict of early) report(conflict);
+  for (const change of holdBack(plan, early, snapshot)) report(change);
   if (options.dryRun) return result;
-  if (early.length > 0 && options.conflicts !== "skip") return result;
-  const skipped = new Set(early.map((c) => `${c.kind}:${c.id}`));
-  if (plan.ops.some((op) => !skipped.has(op.key)) && !(await options.confirm(plan))) return result;
+  if (plan.ops.length > 0 && !(await options.confirm(plan))) return result;
   result.confirmed = true;
   // Temp files of a run killed mid-write go before this run writes.
   await removeLeftoverTemps(root, [...scan.temps, ...(await stateTemps(root, options.site))], fs);
@@ -278,22 +280,21 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
   const adopter = new Adopter(client, snapshot, new Map(open.map((i) => [i.key, i])), {
     sameContent: equivalent,
   });
-  /** Why no write starts any more (a failure; a conflict, unless conflicts are skipped). */
+  /** Why no write starts any more (a failure, an interrupt). */
   let stopped: string | undefined;
+  /** Writes held while the push ran (a conflict found just before the write): what waits on them is held too. */
+  const heldNow = new Map<string, Change>();
   /** The writes all ran (each done, failed or skipped), without an error going up. */
   let finished = false;
-  result.applied = true;
-  // Changes are reported in plan order, whatever order the writes end in (null: nothing to
-  // report here, as for a conflict, reported above).
-  let ordered: Array<Change | null | undefined> = plan.ops.map((op) =>
-    skipped.has(op.key) ? null : undefined,
-  );
+  // Not applied when every write was held back (a conflict, or waiting on one).
+  result.applied = plan.ops.length > 0 || result.held.length === 0;
+  // Changes are reported in plan order, whatever order the writes end in.
+  let ordered: Array<Change | undefined> = plan.ops.map(() => undefined);
   let reported = 0;
   const reportAt = (index: number, change: Change) => {
     ordered[index] = change;
     for (; reported < ordered.length && ordered[reported] !== undefined; reported++) {
-      const next = ordered[reported];
-      if (next) report(next);
+      report(ordered[reported]!);
     }
   };
   const ctx: ApplyContext = {
@@ -316,7 +317,12 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
   };
   const write = async (op: PushOp, index: number): Promise<void> => {
     const id = op.type === "create" ? undefined : op.id;
-    if (skipped.has(op.key)) return;
+    const by = dependenciesOf(op, plan.ops, snapshot).find((d) => heldNow.has(d.key));
+    if (by) {
+      const change = heldWith(op, heldNow.get(by.key)!);
+      heldNow.set(op.key, change);
+      return reportAt(index, change);
+    }
     const notApplied = () =>
       reportAt(index, {
         kind: op.kind,
@@ -332,7 +338,7 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
         // Re-read just before the write: another writer's edit can slip in for one round trip only.
         const checked = await recheck(op, known, client, chaptersNow);
         if ("conflict" in checked) {
-          if (options.conflicts !== "skip") stopped ??= "the push stopped on a conflict";
+          heldNow.set(op.key, checked.conflict);
           return reportAt(index, checked.conflict);
         }
         decision = checked.decision;
@@ -368,15 +374,19 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
         return notApplied();
       }
       if (error instanceof AmbiguousCreate) {
-        reportAt(index, {
+        // Held as a conflict: what goes into this new course waits with it (see push/hold.ts).
+        const conflict: Change = {
           kind: op.kind,
           id,
           path: op.path,
           outcome: "conflict",
           reason: error.message,
           resolution: "none",
-        });
-        return;
+          resolve:
+            "delete the duplicate on the site, or put the id of the right one in the file, then push again",
+        };
+        heldNow.set(op.key, conflict);
+        return reportAt(index, conflict);
       }
       if (!(error instanceof UserError)) throw error;
       // No write starts after this one; those already sent finish and are reported.
@@ -451,36 +461,4 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
 function deletedChapters(lines: readonly JournalLine[]): Set<number> {
   const deletes = lines.filter((l): l is Done => l.t === "done" && l.op === "delete" && l.kind === "chapter");
   return new Set(deletes.map((l) => l.id));
-}
-
-/**
- * Run the plan's writes from index `from` up to `to`, phase by phase (course creates, chapter
- * creates, updates, chapter deletes, course deletes: each phase may need the one before it
- * done). Within a phase updates and deletes run side by side, up to `concurrency` at once. A
- * phase that creates goes one write at a time, in order: a create whose answer was lost is
- * found again by its fields, which another create in flight could match too, and a chapter
- * created again needs its course created again first.
- */
-async function runInPhases(
-  ops: readonly PushOp[],
-  from: number,
-  to: number,
-  concurrency: number,
-  creates: (op: PushOp) => boolean,
-  write: (op: PushOp, index: number) => Promise<void>,
-): Promise<void> {
-  const phaseOf = (op: PushOp) => (op.type === "update" ? "update" : `${op.type} ${op.kind}`);
-  for (let start = from; start < to; ) {
-    const phase = phaseOf(ops[start]!);
-    let end = start;
-    while (end < to && phaseOf(ops[end]!) === phase) end++;
-    const oneAtATime = ops.slice(start, end).some(creates);
-    const queue = new PQueue({ concurrency: oneAtATime ? 1 : concurrency });
-    // Every write of the phase settles before an error (a bug) goes up: none is left running.
-    const settled = await Promise.allSettled(
-      ops.slice(start, end).map((op, i) => queue.add(() => write(op, start + i))),
-    );
-    for (const outcome of settled) if (outcome.status === "rejected") throw outcome.reason;
-    start = end;
-  }
 }

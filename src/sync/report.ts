@@ -37,6 +37,10 @@ export interface Change {
   resolution?: ConflictResolution;
   /** Fields another writer changed on the site between this run's re-read and its write. */
   raced?: string[];
+  /** For a record push held back (a conflict, or a write waiting on one): what resolves it. */
+  resolve?: string;
+  /** A write push held back because the write it depends on is held: that record's path. */
+  heldBy?: string;
 }
 
 /** Counts of outcomes, for one summary line. */

@@ -119,7 +119,6 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
           paths,
           deletes: options.deletes,
           skipInvalid: true,
-          conflicts: "skip",
           confirm: confirm ?? (async () => true),
           onInvalid: (problem: FileProblem) => {
             seen.add(problem.file);

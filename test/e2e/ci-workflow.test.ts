@@ -252,8 +252,8 @@ describe("the CI workflow with real git (origin, two authors, the emulator as th
     expect(await w.commits()).toBe(afterBackup);
     expect(writeRequests(site)).toEqual([]);
 
-    // A merge that conflicts with the site: the publish fails with exit 3, commits nothing, and
-    // tells the author what to do.
+    // A merge that conflicts with the site: the publish holds that record (exit 3), sends and
+    // commits nothing else (there is nothing else), and tells the author what to do.
     await b.replace("courses/web/01-intro.md", "title: Introduction", "title: Intro, again");
     await b.merge("retitle-again", "Retitle Intro again");
     expect(
@@ -267,14 +267,22 @@ describe("the CI workflow with real git (origin, two authors, the emulator as th
     expect(conflict.stderr).toContain(
       "Run `coursesync pull` in a clone of this branch, resolve the conflicts",
     );
+    expect(conflict.stderr).toContain("publish held 1 record back");
+    expect(conflict.stderr).toContain("courses/web/01-intro.md");
     expect(await w.head()).toBe(headBefore);
     expect(writeRequests(site)).toEqual([]);
-    // A backup meanwhile meets the same conflict: it commits nothing (no conflict copy, no marker).
+    // A backup meanwhile meets the same conflict: it commits what it pulled (the site's edit
+    // came with an event) and names what waits; the branch gets no conflict copy and no marker.
     const stuck = await backup();
     expect(stuck.published.code).toBe(3);
     expect(stuck.code).toBe(3);
-    expect(stuck.stderr).toContain("backup stopped: pull met conflicts or its delete guard");
-    expect(await w.head()).toBe(headBefore);
+    expect(stuck.stderr).toContain("backup: 1 record waits on a conflict: courses/web/01-intro.md");
+    expect(await w.head()).toMatch(/coursesync: backup of production \[skip ci\]$/);
+    expect(await w.show(`${TREE}/courses/web/01-intro.md`)).toContain("title: Intro, again\n");
+    expect(await w.show(`${TREE}/courses/web/01-intro.md`)).not.toContain("<<<<<<<");
+    const branchFiles = await git(w.machine, w.origin, "ls-tree", "-r", "--name-only", "main");
+    expect(branchFiles).not.toContain(".remote.");
+    expect(writeRequests(site)).toEqual([]);
     // No secret reaches the job's log.
     const jobs = [saved, again, stuck].flatMap((job) => [job, job.published]);
     for (const run of [first, second, racing, plain, stale, conflict, ...jobs])

@@ -172,6 +172,27 @@ export function webSite(): SiteSpec {
 }
 
 /**
+ * Two courses on a clock that stands still, HTML bodies: "Web" (1, published, excerpt "HTML")
+ * with Intro (1, three paragraphs a, b, c) and Tags (2), and "Go" (2) with Tour (3).
+ */
+export function webAndGoSite(options: EmulatorOptions = {}): SiteSpec {
+  return {
+    // HTML bodies: the tests write and read chapter HTML in the files (Markdown has its own tests).
+    body: "html",
+    options: { admin: true, now: manualClock().now, ...options },
+    courses: [
+      { title: "Web", status: 1, excerpt: "HTML" },
+      { title: "Go", excerpt: "Gophers" },
+    ],
+    chapters: [
+      { course_id: 1, title: "Intro", ordinal: 1, content: "<p>a</p>\n<p>b</p>\n<p>c</p>" },
+      { course_id: 1, title: "Tags", ordinal: 2, content: "<p>tags</p>" },
+      { course_id: 2, title: "Tour", ordinal: 1, content: "<p>tour</p>" },
+    ],
+  };
+}
+
+/**
  * Start an emulator holding the given records, init a tree for it in a temp folder and pull it
  * (both must exit 0); the request log is emptied after the pull.
  */

@@ -29,9 +29,10 @@ async function setup() {
 const INTRO = "courses/web/01-intro.md";
 const TAGS = "courses/web/02-tags.md";
 const CONFLICT = `! conflict ${TAGS}  (chapter 2; [title]; changed here and on the site since the last sync: title)`;
+const HELD_IN_PLAN = `! update chapter 2      ${TAGS}  changed here and on the site since the last sync: title`;
 
 describe("push checks its plan against the site before it asks", () => {
-  it("on a terminal: the conflict is reported and nothing is asked or sent (exit 3)", async () => {
+  it("on a terminal: the plan shows the conflicting record held; the rest is asked for and sent (exit 3)", async () => {
     const s = await setup();
     const asked: string[] = [];
     const result = await runCli(["push"], {
@@ -46,28 +47,44 @@ describe("push checks its plan against the site before it asks", () => {
       },
     });
     expect(result.code).toBe(3);
-    expect(asked).toEqual([]);
+    expect(asked).toEqual([expect.stringMatching(/^Apply 1 write to /)]);
     expect(result.stdout).toContain(CONFLICT);
-    expect(result.stdout).toContain("Nothing was sent: 1 record changed on the site since the last sync.");
-    expect(s.writes()).toEqual([]);
+    expect(result.stdout).toMatch(
+      /~ update chapter 1\s+courses\/web\/01-intro\.md {2}title: "Intro" -> "Intro, mine"\n/,
+    );
+    expect(result.stdout).toContain(HELD_IN_PLAN);
+    expect(result.stdout).toContain(
+      "Pushed what is not in conflict (1 updated); held, not sent: 1 record in conflict with the site.",
+    );
+    expect(result.stdout).toContain(`  held ${TAGS} (chapter 2): run \`coursesync pull\``);
+    expect(s.writes()).toEqual(["PATCH /api/v1/chapters/1"]);
+    expect(s.emulator.state.get("chapters", 2)?.title).toBe("Tags, theirs");
+    expect(await s.read(TAGS)).toContain("title: Tags, mine\n");
   });
 
-  it("without a terminal or --yes, and with --yes: the conflict is named, not a request for --yes", async () => {
+  it("without a terminal or --yes the plan names the held record and asks for --yes; with --yes the rest is sent", async () => {
     const s = await setup();
-    for (const args of [["push"], ["push", "--yes"]]) {
-      const result = await s.cli(...args);
-      expect(result.code).toBe(3);
-      expect(result.stdout).toContain(CONFLICT);
-      expect(result.stdout).not.toContain("Run again with --yes");
-    }
+    const refused = await s.cli("push");
+    expect(refused.code).toBe(3);
+    expect(refused.stdout).toContain(CONFLICT);
+    expect(refused.stdout).toContain(HELD_IN_PLAN);
+    expect(refused.stdout).toContain("Run again with --yes");
     expect(s.writes()).toEqual([]);
+    const sent = await s.cli("push", "--yes");
+    expect(sent.code).toBe(3);
+    expect(sent.stdout).toContain(CONFLICT);
+    expect(s.writes()).toEqual(["PATCH /api/v1/chapters/1"]);
   });
 
-  it("--dry-run is the checked plan: it reports the conflict and exits as the push would (3)", async () => {
+  it("--dry-run is the checked plan: it shows what would be sent and what held, and exits as the push would (3)", async () => {
     const s = await setup();
     const result = await s.cli("push", "--dry-run");
     expect(result.code).toBe(3);
     expect(result.stdout).toContain(CONFLICT);
+    expect(result.stdout).toContain("would send 1 write: 0 to create, 1 to update, 0 to delete");
+    expect(result.stdout).toMatch(/~ update chapter 1\s+courses\/web\/01-intro\.md/);
+    expect(result.stdout).toContain(HELD_IN_PLAN);
+    expect(result.stdout).toContain("A push would hold, not send: 1 record in conflict with the site.");
     expect(s.writes()).toEqual([]);
   });
 

@@ -3,8 +3,8 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EmulatorOptions } from "../../src/emulator/server.js";
 import { runCli } from "../helpers/cli.js";
-import { manualClock, useEmulators } from "../helpers/emulator.js";
-import { ok, pulledSite, recordPatches } from "../helpers/site.js";
+import { useEmulators } from "../helpers/emulator.js";
+import { ok, pulledSite, recordPatches, webAndGoSite } from "../helpers/site.js";
 import { readSnapshot } from "../helpers/snapshot.js";
 import { cleanupTestdirs, readTree } from "../helpers/testdir.js";
 
@@ -16,20 +16,7 @@ afterEach(cleanupTestdirs);
  * with Tour (3); `patches` records the bodies of the PATCHes the site applies after the pull.
  */
 async function setup(options: EmulatorOptions = {}) {
-  // HTML bodies: these tests write and read chapter HTML in the files (Markdown has its own tests).
-  const site = await pulledSite(start, {
-    body: "html",
-    options: { admin: true, now: manualClock().now, ...options },
-    courses: [
-      { title: "Web", status: 1, excerpt: "HTML" },
-      { title: "Go", excerpt: "Gophers" },
-    ],
-    chapters: [
-      { course_id: 1, title: "Intro", ordinal: 1, content: "<p>a</p>\n<p>b</p>\n<p>c</p>" },
-      { course_id: 1, title: "Tags", ordinal: 2, content: "<p>tags</p>" },
-      { course_id: 2, title: "Tour", ordinal: 1, content: "<p>tour</p>" },
-    ],
-  });
+  const site = await pulledSite(start, webAndGoSite(options));
   return { ...site, patches: recordPatches(site.emulator) };
 }
 
@@ -226,7 +213,7 @@ describe("push re-reads what it will change", () => {
     expect(s.emulator.state.get("chapters", 2)).toBeUndefined();
   });
 
-  it("a course deleted here whose chapter was edited on the site deletes nothing", async () => {
+  it("a course deleted here whose chapter was edited on the site: that chapter and the course are held, the other chapter is deleted", async () => {
     const s = await setup();
     await rm(s.file("courses/web"), { recursive: true });
     ok(s.emulator.state.edit("chapters", 1, { title: "Edited there" }));
@@ -235,19 +222,27 @@ describe("push re-reads what it will change", () => {
     expect(result.stdout).toContain(
       "! conflict courses/web/01-intro.md  (chapter 1; [title]; deleted here, changed on the site)",
     );
-    expect(s.writes()).toEqual([]);
+    // Deleting the course would take the edited chapter along: it waits with it.
+    expect(result.stdout).toContain(
+      "? skipped  courses/web  (course 1; held with chapter 1 (courses/web/01-intro.md), which is in conflict)",
+    );
+    expect(result.stdout).toContain("- deleted  courses/web/02-tags.md  (chapter 2)");
+    expect(s.writes()).toEqual(["DELETE /api/v1/chapters/2"]);
     expect(s.emulator.state.get("courses", 1)).toBeDefined();
+    expect(s.emulator.state.get("chapters", 1)?.title).toBe("Edited there");
+    expect(s.emulator.state.get("chapters", 2)).toBeUndefined();
   });
 
-  it("a course deleted here that gained a chapter on the site since the pull deletes nothing", async () => {
+  it("a course deleted here that gained a chapter on the site since the pull: the course is held, its chapters deleted here are deleted", async () => {
     const s = await setup();
     ok(s.emulator.state.createChapter({ chapter: { course_id: 1, title: "Added there", content: "" } }));
     await rm(s.file("courses/web"), { recursive: true });
     const result = await s.cli("push", "--yes", "--max-delete", "5");
     expect(result.code).toBe(3);
     expect(result.stdout).toContain("! conflict courses/web  (course 1; deleted here, changed on the site)");
-    expect(s.writes()).toEqual([]);
-    expect(s.emulator.state.dump().chapters).toHaveLength(4);
+    expect(s.writes().sort()).toEqual(["DELETE /api/v1/chapters/1", "DELETE /api/v1/chapters/2"]);
+    expect(s.emulator.state.get("courses", 1)).toBeDefined();
+    expect(s.emulator.state.dump().chapters.map((c) => c.title)).toEqual(["Tour", "Added there"]);
   });
 
   it("sends nothing at all when only the site changed", async () => {

@@ -132,6 +132,41 @@ describe("a push killed at any moment", () => {
     }
   });
 
+  it("that holds a conflict is finished by the next push: the rest ends as uninterrupted, the conflicting record stays held", async () => {
+    const s = await editedSite();
+    await s.replace("courses/web/01-one.md", "title: One\n", "title: One, mine\n");
+    edit(s.emulator, "chapters", 1, { title: "One, theirs" });
+    const points = captureCrashPoints(s.root, () => s.emulator.state.dump());
+    const first = await s.cli("push", "--yes");
+    expect(first.code, first.stderr).toBe(3);
+    vi.restoreAllMocks();
+    expect(points.length).toBeGreaterThanOrEqual(17);
+    const finalSite = s.emulator.state.dump();
+    expect(finalSite.chapters.map((c) => c.title).sort()).toEqual([
+      "Four",
+      "One, theirs",
+      "Ownership",
+      "Tour",
+      "Two!",
+    ]);
+    const finalFiles = userFiles(treeNow(s.root));
+    for (const point of points) {
+      restoreTree(s.root, point.files);
+      s.emulator.state.reset(point.site);
+      const rerun = await s.cli("push", "--yes");
+      expect(rerun.code, `${point.where}: ${rerun.stderr}`).toBe(3);
+      expect(rerun.stdout, point.where).toContain("  held courses/web/01-one.md (chapter 1)");
+      expect(s.emulator.state.dump(), point.where).toEqual(finalSite);
+      expect(userFiles(treeNow(s.root)), point.where).toEqual(finalFiles);
+      const status = await s.cli("status", "--json");
+      const entries = (JSON.parse(status.stdout) as { entries: Array<{ path: string }> }).entries;
+      expect(
+        entries.map((e) => e.path),
+        point.where,
+      ).toEqual(["courses/web/01-one.md"]);
+    }
+  });
+
   it("after saving its snapshot, before removing its journal: later syncs do not replay the journal", async () => {
     const s = await editedSite();
     vi.spyOn(Journal.prototype, "clear").mockImplementation(async () => {});

@@ -41,8 +41,10 @@ describe("another writer during a push", () => {
       `! conflict ${TAGS}  (chapter 2; [title]; changed here and on the site since the last sync: title)`,
     );
     expect(result.stdout).toContain(
-      "Push stopped on a conflict (1 created, 1 conflict): 1 record changed on the site since the last sync was not sent",
+      "Pushed what is not in conflict (1 created); held, not sent: 1 record in conflict with the site.",
     );
+    expect(result.stdout).toContain(`  held ${TAGS} (chapter 2): run \`coursesync pull\``);
+    expect(s.writes()).toEqual(["POST /api/v1/chapters"]);
     expect(s.emulator.state.get("chapters", 2)?.title).toBe("Tags, theirs");
     expect(await s.read(TAGS)).toContain("title: Tags, mine\n");
     // The plan was checked before the create (Tags as the last sync left it), the chapters

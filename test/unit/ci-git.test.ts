@@ -137,18 +137,45 @@ describe("a CI job (runJob) over a fake repository", () => {
     expect(error?.message).toContain("what it pulled is committed");
   });
 
-  it("a pull stopped on conflicts (exit 3) commits nothing, and fails with exit 3", async () => {
+  it("a pull stopped with exit 3 and no record in conflict (its delete guard) commits nothing, and fails with exit 3", async () => {
     const { error, writes } = await job(fakeRepo([true]), [3], backupVerdict);
     expect(writes).toEqual([]);
     expect(error?.exitCode).toBe(3);
+    expect(error?.message).toContain("nothing was committed");
+  });
+
+  it("a pull that met conflicts (exit 3) commits everything it pulled, then fails with exit 3 naming what waits", async () => {
+    const held = ["courses/web/01-intro.md"];
+    const { error, writes } = await job(fakeRepo([true]), [3], (code, changed) =>
+      backupVerdict(code, changed, held),
+    );
+    expect(writes).toEqual([
+      "add --all -- .",
+      "commit --quiet --no-verify -m coursesync: backup of production [skip ci]",
+      "push --quiet origin HEAD:refs/heads/main",
+    ]);
+    expect(error?.exitCode).toBe(3);
+    expect(error?.message).toBe(
+      "backup: 1 record waits on a conflict: courses/web/01-intro.md (see above); everything else pulled, with the events, is committed",
+    );
+  });
+
+  it("a publish that held records (exit 3) commits what push sent, then fails with exit 3 naming them", async () => {
+    const held = ["courses/web/01-intro.md", "courses/web"];
+    const { error, writes } = await job(fakeRepo([true]), [3], (code) => publishVerdict(code, held));
+    expect(writes.filter((c) => c.startsWith("commit"))).toHaveLength(1);
+    expect(error?.exitCode).toBe(3);
+    expect(error?.message).toContain(
+      "publish held 2 records back, in conflict with the site or waiting on one: courses/web/01-intro.md, courses/web (see above)",
+    );
   });
 
   it("a push refused because the branch moved runs the command again on the new tip, up to --attempts", async () => {
-    const moved = await job(fakeRepo([false, true]), [0, 0], publishVerdict);
+    const moved = await job(fakeRepo([false, true]), [0, 0], (code) => publishVerdict(code));
     expect(moved.error).toBeUndefined();
     expect(moved.ran).toEqual(["pull", "pull"]);
     expect(moved.writes.filter((c) => c.startsWith("push"))).toHaveLength(2);
-    const always = await job(fakeRepo([false, false]), [0, 0], publishVerdict);
+    const always = await job(fakeRepo([false, false]), [0, 0], (code) => publishVerdict(code));
     expect(always.ran).toEqual(["pull", "pull"]);
     expect(always.error?.message).toBe("origin/main kept moving: gave up after 2 attempts");
   });

@@ -212,7 +212,7 @@ async function job(
   flags: JobFlags,
   spec: {
     args: readonly string[];
-    verdict: (code: number, snapshotChanged: boolean) => Verdict;
+    verdict: (code: number, snapshotChanged: boolean, held: readonly string[]) => Verdict;
     message: (site: string) => string;
   },
 ) {
@@ -224,6 +224,8 @@ async function job(
   const out = new Output(run, globals.quiet);
   const { tree, git, repo, rel } = await treeInRepo(run, globals);
   const site = resolveSite(tree.config, globals).name;
+  // The records the command of the last attempt left waiting on a conflict (it says so once).
+  let held: readonly string[] = [];
   await runJob(
     {
       git,
@@ -232,8 +234,16 @@ async function job(
       branch: flags.branch,
       attempts,
       command: spec.args,
-      runCommand: (args) => runCli([...forwarded(globals, tree.root), ...args], run),
-      verdict: spec.verdict,
+      runCommand: (args) => {
+        held = [];
+        return runCli([...forwarded(globals, tree.root), ...args], {
+          ...run,
+          onHeld: (paths) => {
+            held = paths;
+          },
+        });
+      },
+      verdict: (code, snapshotChanged) => spec.verdict(code, snapshotChanged, held),
       snapshot: path.relative(tree.root, statePaths(tree.root, site).snapshot).split(path.sep).join("/"),
       message: spec.message(site),
       env: run.env,
@@ -272,7 +282,7 @@ export function registerCi(program: Command, run: CliRun, runCli: RunCli): void 
   ).action((flags: JobFlags, command: Command) =>
     job(run, runCli, command, flags, {
       args: ["push", "--yes"],
-      verdict: (code) => publishVerdict(code),
+      verdict: (code, _changed, held) => publishVerdict(code, held),
       message: () => PUBLISH_MESSAGE,
     }),
   );
@@ -284,7 +294,8 @@ export function registerCi(program: Command, run: CliRun, runCli: RunCli): void 
     .option("--no-events", "do not archive the site's events in events.ndjson")
     .action((flags: JobFlags, command: Command) =>
       job(run, runCli, command, flags, {
-        args: ["pull", ...(flags.events === false ? [] : ["--events"])],
+        // No markers: a backup commits only files a push can send (see backupVerdict).
+        args: ["pull", "--no-markers", ...(flags.events === false ? [] : ["--events"])],
         verdict: backupVerdict,
         message: backupMessage,
       }),

@@ -51,6 +51,7 @@ interface PullFlags extends SelectionFlags {
   events?: boolean;
   dryRun?: boolean;
   theirs?: boolean;
+  markers?: boolean;
   json?: boolean;
   maxDelete?: string;
 }
@@ -79,6 +80,10 @@ export function registerPull(program: Command, run: CliRun): void {
     .argument("[paths...]", "limit to these course folders")
     .option("-n, --dry-run", "print what would change; write nothing anywhere")
     .option("--theirs", "take the site's side of every conflict")
+    .option(
+      "--no-markers",
+      "never write conflict markers into a file: the site's version of a body conflict goes beside it (ci backup)",
+    )
     .option("--events", `also archive the site's events in ${EVENTS_FILE} (append-only, deduplicated)`)
     .option("--json", "print one JSON summary on stdout")
     .addOption(onlyOption("pull"))
@@ -148,6 +153,7 @@ whose files changed since and those the site's changes touch (-v says how many);
             select: fileSelection(flags.only ?? [], flags.ignore ?? []),
             dryRun: flags.dryRun,
             theirs: flags.theirs,
+            markers: flags.markers,
             maxDelete,
             onNote: (line) => out.info(line),
             onWarning: (message) => out.warn(message),
@@ -237,6 +243,7 @@ whose files changed since and those the site's changes touch (-v says how many);
         // A dry run exits as the real run would. Conflicts (3) outrank invalid files (1): both
         // need a person, and 3 says a merge waits.
         if (conflicts.length) run.exitCode = Math.max(run.exitCode, ExitCode.stopped);
+        run.onHeld?.(conflicts.map((c) => c.path));
       } finally {
         progress.stop();
         client.close();

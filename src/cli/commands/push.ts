@@ -3,7 +3,6 @@ import { Option } from "commander";
 import { resolveSite } from "../../config/config.js";
 import { ExitCode, usageError } from "../../errors.js";
 import { processGit } from "../../sync/ci/git.js";
-import type { PushOp, PushPlan } from "../../sync/push/plan.js";
 import { push } from "../../sync/push.js";
 import { type Change, countOutcomes } from "../../sync/report.js";
 import { fileSelection } from "../../sync/selection.js";
@@ -18,6 +17,7 @@ import type { CliRun } from "../io.js";
 import { Output } from "../output.js";
 import { ignoreOption, knownTreePaths, maxDeleteFlag, onlyOption, type SelectionFlags } from "../paths.js";
 import { type WriteProgress, writeProgress } from "../progress.js";
+import { heldPlanLines, heldSummaryLines, opJson, opLine, planSummary } from "../render/push-plan.js";
 import { restoreLines } from "../render/restore.js";
 import { changeJson, changeLines, countsLine } from "../summary.js";
 import { cleanStamp, openTree } from "../tree-root.js";
@@ -35,56 +35,6 @@ interface PushFlags extends SelectionFlags {
   restore?: boolean;
 }
 
-function show(value: unknown): string {
-  if (value === null || value === undefined) return "(none)";
-  // Only text is quoted: `ordinal: 1 -> 3`, `free: true -> false`, `title: "A" -> "B"`.
-  if (typeof value !== "string") return JSON.stringify(value);
-  return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
-}
-
-/** A body's change in the plan: with --force over the site's edit, the site's words it removes. */
-function bodyChange(removes: readonly string[] | undefined): string {
-  if (removes === undefined) return "body changed";
-  if (removes.length === 0) return "body changed (overwrites the site's edit, removing no words)";
-  return `body changed, overwriting the site's edit; removes: ${removes.map((run) => `- ${JSON.stringify(run)}`).join(" ")}`;
-}
-
-/** One line of the plan for people. */
-export function opLine(op: PushOp, out: Output): string {
-  const what = `${op.kind}${op.type === "create" ? "" : ` ${op.id}`}`;
-  switch (op.type) {
-    case "create":
-      return `  ${out.paint("green", "+ create")} ${what.padEnd(14)} ${op.path}`;
-    case "delete":
-      return `  ${out.paint("red", "- delete")} ${what.padEnd(14)} ${op.path}`;
-    case "update": {
-      const fields = op.diff
-        .map((d) =>
-          d.field === "content"
-            ? bodyChange(d.removes)
-            : d.field === "course_id"
-              ? `moved to ${d.to === undefined ? "a new course" : `course ${d.to}`}`
-              : `${d.field}: ${show(d.from)} -> ${show(d.to)}${"site" in d ? ` (overwrites the site's ${show(d.site)})` : ""}`,
-        )
-        .join("; ");
-      return `  ${out.paint("yellow", "~ update")} ${what.padEnd(14)} ${op.path}  ${fields}`;
-    }
-  }
-}
-
-/** The plan as JSON (for a body --force overwrites, `removes`: the site's words it removes). */
-function opJson(op: PushOp): Record<string, unknown> {
-  const base = { type: op.type, kind: op.kind, id: op.type === "create" ? null : op.id, path: op.path };
-  if (op.type !== "update") return base;
-  const removes = op.diff.find((d) => d.field === "content")?.removes;
-  return { ...base, fields: op.fields, ...(removes ? { removes } : {}) };
-}
-
-function planSummary(plan: PushPlan): string {
-  const n = (type: PushOp["type"]) => plan.ops.filter((op) => op.type === type).length;
-  return `${n("create")} to create, ${n("update")} to update, ${n("delete")} to delete`;
-}
-
 /**
  * What a stopped push did and what it did not send: "3 updated, 868 not sent". The writes not
  * sent are counted, not listed one by one.
@@ -96,17 +46,8 @@ function stoppedCounts(changes: readonly Change[]): string {
   return notSent > 0 ? `${counts}, ${grouped(notSent)} not sent` : counts;
 }
 
-/** The last line of a push that met conflicts: what was sent, if anything, and what to do. */
-function conflictSummary(conflicts: number, changes: readonly Change[]): string {
-  const records = `${counted(conflicts, "record")} changed on the site since the last sync`;
-  const advice =
-    "Run `coursesync pull` to merge, or `coursesync push --force` to overwrite the site's changes.";
-  const sent = changes.some(
-    (c) => c.outcome === "created" || c.outcome === "updated" || c.outcome === "deleted",
-  );
-  if (!sent) return `Nothing was sent: ${records}. ${advice}`;
-  return `Push stopped on a conflict (${stoppedCounts(changes)}): ${records} ${conflicts === 1 ? "was" : "were"} not sent; what was applied is saved. ${advice}`;
-}
+/** The outcomes of writes that reached the site. */
+const SENT: ReadonlySet<Change["outcome"]> = new Set(["created", "updated", "deleted"]);
 
 /** The warning for a record another writer changed while this push wrote it. */
 function racedWarning(change: Change): string {
@@ -292,6 +233,7 @@ async function pushRun(run: CliRun, command: Command, paths: string[], flags: Pu
           else if (!flags.json) {
             out.result(`Push to "${site.name}" (${site.url}): ${planSummary(plan)}`);
             for (const op of plan.ops) out.result(opLine(op, out));
+            for (const line of heldPlanLines(plan, out)) out.result(line);
           }
           if (!flags.yes && !run.stdinIsTTY) {
             refused = true;
@@ -331,6 +273,9 @@ async function pushRun(run: CliRun, command: Command, paths: string[], flags: Pu
         plan: plan.ops.map(opJson),
         counts: countOutcomes(result.changes),
         changes: result.changes.map(changeJson),
+        // What went to the site, and what was held back (each saying what resolves it).
+        sent: result.changes.filter((c) => SENT.has(c.outcome)).map(changeJson),
+        held: result.held.map(changeJson),
         conflicts: result.conflicts.map(changeJson),
         raced: result.raced.map(changeJson),
         kept: plan.kept ?? [],
@@ -342,8 +287,9 @@ async function pushRun(run: CliRun, command: Command, paths: string[], flags: Pu
         `Dry run: push to "${site.name}" (${site.url}) would send ${counted(plan.ops.length, "write")}: ${planSummary(plan)}`,
       );
       for (const op of plan.ops) out.result(opLine(op, out));
+      for (const line of heldPlanLines(plan, out)) out.result(line);
       if (result.unchecked) out.warn(`the plan was not checked against the site: ${result.unchecked}`);
-      if (result.conflicts.length > 0) out.result(conflictSummary(result.conflicts.length, []));
+      if (result.held.length > 0) out.results(heldSummaryLines(result.held, [], false));
       const deletes = plan.ops.filter((op) => op.type === "delete").length;
       if (result.deleteLimit !== undefined && deletes > result.deleteLimit) {
         out.warn(
@@ -352,6 +298,8 @@ async function pushRun(run: CliRun, command: Command, paths: string[], flags: Pu
         // A dry run exits as the real run would.
         run.exitCode = Math.max(run.exitCode, ExitCode.stopped);
       }
+    } else if (plan.ops.length === 0 && result.held.length > 0) {
+      out.results(heldSummaryLines(result.held, result.changes, true));
     } else if (plan.ops.length === 0 && (plan.kept ?? []).some((kept) => kept.conflict)) {
       out.result("Nothing was sent: what differs waits for the conflicts below to be resolved.");
     } else if (plan.ops.length === 0) {
@@ -371,8 +319,8 @@ async function pushRun(run: CliRun, command: Command, paths: string[], flags: Pu
         `Push interrupted (${stoppedCounts(result.changes)}): what was applied is saved; ` +
           `run \`coursesync ${verb}\` again to send the rest.`,
       );
-    } else if (result.conflicts.length > 0) {
-      out.result(conflictSummary(result.conflicts.length, result.changes));
+    } else if (result.held.length > 0) {
+      out.results(heldSummaryLines(result.held, result.changes, true));
     } else if (result.failed) {
       out.result(
         `Push stopped by a failure: ${stoppedCounts(result.changes)}. What was applied is saved; ` +
@@ -387,8 +335,9 @@ async function pushRun(run: CliRun, command: Command, paths: string[], flags: Pu
         out.warn(`${kept.kind} ${kept.path} is kept on the site: ${kept.reason}`);
     // Another writer raced this push: like a conflict, a person should look (exit 3).
     // A dry run exits as the real run would: 3 on conflicts.
-    const held = (plan.kept ?? []).some((kept) => kept.conflict);
-    if (refused || held || result.conflicts.length > 0 || result.raced.length > 0)
+    const kept = (plan.kept ?? []).filter((k) => k.conflict);
+    run.onHeld?.([...result.held.map((c) => c.path), ...kept.map((k) => k.path)]);
+    if (refused || kept.length > 0 || result.held.length > 0 || result.raced.length > 0)
       run.exitCode = Math.max(run.exitCode, ExitCode.stopped);
     if (result.failed) run.exitCode = Math.max(run.exitCode, ExitCode.failed);
     if (result.interrupted) run.exitCode = result.interrupted.exitCode;

@@ -9,8 +9,8 @@ import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";
 import type { CliRun } from "../io.js";
 import { Output } from "../output.js";
+import { opLine } from "../render/push-plan.js";
 import { cleanStamp, openTree } from "../tree-root.js";
-import { opLine } from "./push.js";
 
 /** Options of watch, whether started as `watch` or as `push --watch`. */
 export interface WatchFlags {

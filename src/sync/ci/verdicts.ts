@@ -1,4 +1,5 @@
 import { ExitCode, UserError } from "../../errors.js";
+import { counted } from "../../util/words.js";
 import type { Verdict } from "./job.js";
 
 /** The subject of the commit a publish makes: `[skip ci]` keeps it from starting the workflow again. */
@@ -31,19 +32,41 @@ function nothingCommitted(
   };
 }
 
+/** The records named, up to a few. */
+function named(paths: readonly string[]): string {
+  const shown = paths.slice(0, 5).join(", ");
+  return paths.length > 5 ? `${shown} and ${paths.length - 5} more` : shown;
+}
+
+/** What resolves a conflict that holds a record, from a CI job: it happens in a clone. */
+const RESOLVE_IN_A_CLONE =
+  "Run `coursesync pull` in a clone of this branch, resolve the conflicts (`coursesync status` lists them), " +
+  "commit, and merge the fix: the next publish sends it.";
+
 /**
- * What a publish does after `push --yes` exited with `code`: commit the ids and the snapshot on
- * success; on anything else commit nothing (the next run adopts what was sent) and fail.
+ * What a publish does after `push --yes` exited with `code`, `held` naming the records push
+ * held back on a conflict. 0: commit the ids and the snapshot. 3 (one conflict holds one
+ * record: the rest was sent; or another writer raced a write, or a guard stopped it before
+ * any): commit what push saved, then fail with 3 naming what waits. Anything else: commit
+ * nothing (the next run adopts what was sent) and fail.
  */
-export function publishVerdict(code: number): Verdict {
+export function publishVerdict(code: number, held: readonly string[] = []): Verdict {
   if (code === ExitCode.ok) return { commit: true };
+  if (code === ExitCode.stopped) {
+    const message =
+      held.length > 0
+        ? `publish held ${counted(held.length, "record")} back, in conflict with the site or waiting on one: ${named(held)} (see above); the rest was sent, and its ids and snapshot are committed`
+        : "publish stopped (see above); what it sent, if anything, is committed";
+    return {
+      commit: true,
+      error: new UserError(message, { hint: RESOLVE_IN_A_CLONE, exitCode: ExitCode.stopped }),
+    };
+  }
   return nothingCommitted(
     code,
-    "publish stopped: the site changed records this merge changes too",
+    "publish stopped",
     {
-      stopped:
-        "Run `coursesync pull` in a clone of this branch, resolve the conflicts (`coursesync status` lists them), " +
-        "commit, and merge the fix: the next publish sends it.",
+      stopped: RESOLVE_IN_A_CLONE,
       failed:
         "Fix the cause and run the job again: it sends what is left and adopts what was already created.",
     },
@@ -52,14 +75,32 @@ export function publishVerdict(code: number): Verdict {
 }
 
 /**
- * What a backup does after `pull` exited with `code`. 0: commit what changed. 1 with the snapshot
- * rewritten: pull finished its writes but left some records out as they were (invalid local
- * files, or records a listing that moved did not show: kept, never deleted): commit what it
- * pulled, then fail. 3 (conflicts, whose markers must never reach the branch; or the delete
- * guard), and every other failure: commit nothing, and fail.
+ * What a backup does after `pull --no-markers` exited with `code`, `held` naming the records in
+ * conflict. 0: commit what changed. 3 with records in conflict: commit everything pulled (the
+ * files, the snapshot, the events): a conflicting record keeps the branch's file and its last
+ * sync in the snapshot (no markers: pull wrote the site's version beside the file, a copy
+ * git ignores), so the next backup finds it again and a restore sends only valid files;
+ * then fail with 3 naming what waits. 1 with the snapshot rewritten: pull finished its
+ * writes but left some records out as they were (invalid local files, or records a listing
+ * that moved did not show: kept, never deleted): commit what it pulled, then fail. 3 without
+ * conflicts (the delete guard), and every other failure: commit nothing, and fail.
  */
-export function backupVerdict(code: number, snapshotChanged: boolean): Verdict {
+export function backupVerdict(code: number, snapshotChanged: boolean, held: readonly string[] = []): Verdict {
   if (code === ExitCode.ok) return { commit: true };
+  if (code === ExitCode.stopped && held.length > 0) {
+    return {
+      commit: true,
+      error: new UserError(
+        `backup: ${counted(held.length, "record")} ${held.length === 1 ? "waits" : "wait"} on a conflict: ${named(held)} (see above); everything else pulled, with the events, is committed`,
+        {
+          hint:
+            "Run `coursesync pull` in a clone of this branch, resolve what it reports (`coursesync status` lists it), " +
+            "commit and merge: the next publish sends the resolution, and the next backup takes in the rest.",
+          exitCode: ExitCode.stopped,
+        },
+      ),
+    };
+  }
   if (code === ExitCode.failed && snapshotChanged) {
     return {
       commit: true,
@@ -75,7 +116,7 @@ export function backupVerdict(code: number, snapshotChanged: boolean): Verdict {
   }
   return nothingCommitted(
     code,
-    "backup stopped: pull met conflicts or its delete guard",
+    "backup stopped: pull met its delete guard",
     {
       stopped:
         "Run `coursesync pull` in a clone of this branch, resolve what it reports, commit and push; " +

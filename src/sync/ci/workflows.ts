@@ -129,7 +129,8 @@ export function githubWorkflows(options: RecipeOptions): RecipeFile[] {
         `Publishes ${options.branch} to the site on every merge, one run at a time: the API has no`,
         "conditional update, so two publishes at once could overwrite each other. It publishes the tip",
         "of the branch, then commits the new ids and the snapshot back ([skip ci]: no new run).",
-        "A conflict with the site fails the job (exit 3): run `coursesync pull`, resolve, merge the fix.",
+        "A conflict holds only its record: the rest is sent, and the job fails (exit 3) naming it;",
+        "run `coursesync pull`, resolve, merge the fix.",
         ...PINNED,
         ...CREDENTIALS,
       ]),
@@ -179,7 +180,7 @@ export function githubWorkflows(options: RecipeOptions): RecipeFile[] {
               },
               {
                 name: "Back up the site",
-                // After a failed publish too: the backup commits what it can, or nothing on conflicts.
+                // After a failed publish too: the backup commits what it pulled, also beside a conflict.
                 if: `\${{ !cancelled() }}`,
                 run: coursesyncLine(options, ["ci", "backup", "--branch", options.branch]),
                 env: SECRETS,
@@ -220,7 +221,8 @@ export function gitlabJobs(options: RecipeOptions, path: string): RecipeFile {
       `coursesync-publish publishes ${options.branch} on every merge, one job at a time (resource_group):`,
       "the API has no conditional update, so two publishes at once could overwrite each other. It",
       "publishes the tip of the branch and commits the ids and the snapshot back ([skip ci]).",
-      "A conflict with the site fails the job (exit 3): run `coursesync pull`, resolve, merge the fix.",
+      "A conflict holds only its record: the rest is sent, and the job fails (exit 3) naming it;",
+      "run `coursesync pull`, resolve, merge the fix.",
       "coursesync-backup runs from a pipeline schedule (CI/CD > Schedules) or by hand: it publishes",
       "what a failed publish left, then backs up, and commits only when something changed.",
       "CI/CD variables (masked): COURSESYNC_TOKEN (from `coursesync login --print-token`) or",

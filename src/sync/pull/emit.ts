@@ -156,7 +156,10 @@ export function emitChapters(
     const entry = base.chapters[id];
     const current = mine ? translate(mine.file) : undefined;
     const target = layout.chapterFile.get(id);
-    const marked = bodyConflict(plan, { id, mine, entry, remote, baseTexts: input.baseTexts, bodies });
+    const marked =
+      input.markers === false
+        ? undefined
+        : bodyConflict(plan, { id, mine, entry, remote, baseTexts: input.baseTexts, bodies });
     if (marked && current && remote && entry) {
       // Both sides are in the file; the site's version becomes the base, as after a git merge.
       ops.push({ op: "write", path: current, text: marked });

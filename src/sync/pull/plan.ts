@@ -32,6 +32,12 @@ export interface PullInput {
   baseTexts: ReadonlyMap<string, string>;
   bodies: BodyCodec;
   winner?: Winner | undefined;
+  /**
+   * false: a body both sides changed is never written with conflict markers; the site's
+   * version goes beside the file, as for a field conflict, and the snapshot keeps the last
+   * sync (ci backup: a commit never holds markers). @default true
+   */
+  markers?: boolean | undefined;
   /** Conflict copies now in the tree (`*.remote.md`, `course.remote.yaml`), to clean up. */
   existingCopies: ReadonlySet<string>;
   /** Course ids and new-course keys in scope (pull [paths...]); undefined = everything. */

@@ -7,6 +7,7 @@ import { chapterValuesAgainst, type LocalChapter, type LocalView } from "../loca
 import { type Conflict, reconcileEntity } from "../reconcile.js";
 import { type Change, conflictReason } from "../report.js";
 import type { Snapshot } from "../state/snapshot.js";
+import { conflictResolve } from "./hold.js";
 import type { PushOp } from "./plan.js";
 
 // What a record re-read from the site means for its write (pure): send these fields, create
@@ -52,6 +53,7 @@ function conflictChange(op: TargetOp, conflict: Conflict, note = ""): Change {
     reason: `${conflictReason(conflict)}${note}`,
     // Push writes no file: the site's side comes in with a pull.
     resolution: "none",
+    resolve: conflictResolve(conflict.reason),
   };
 }
 

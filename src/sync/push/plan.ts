@@ -7,6 +7,7 @@ import { courseValuesOfRecord, valuesOfRecord } from "../entities.js";
 import type { LocalChange } from "../local-plan.js";
 import type { LocalView } from "../local-view.js";
 import type { Fields } from "../reconcile.js";
+import type { Change } from "../report.js";
 import type { Snapshot } from "../state/snapshot.js";
 
 /** One write push will send, in the order it is sent. */
@@ -48,6 +49,11 @@ export interface PushPlan {
   kept?: Array<{ kind: "course" | "chapter"; path: string; reason: string; conflict?: true }>;
   /** A restore: every record is created on a site that was empty and had no snapshot. */
   restore?: boolean;
+  /**
+   * Writes held back, not sent: their record is in conflict with the site, or they wait on a
+   * write that is (see push/hold.ts). `change` says why and what resolves it.
+   */
+  held?: Array<{ op: PushOp; change: Change }>;
   /** `coursesync restore`: records of the last sync the site lost, and records only it has. */
   restored?: { lost: number; extra: number };
 }
