@@ -7,7 +7,6 @@ import { removeLeftoverTemps, removeTreeFile } from "../tree/fs-ops.js";
 import { conflictCopyPath, courseFolderOf, recordFilePath } from "../tree/layout.js";
 import { DEFAULT_LIMITS } from "../tree/schema.js";
 import { guardedFs } from "../tree/tree-fs.js";
-import type { FileProblem } from "../tree/yaml-text.js";
 import { defaultMaxDelete, guardDeleteLimit, invalidFilesError } from "./guards.js";
 import { openSiteLocal } from "./local/open.js";
 import { carriedFolders, pendingFolders } from "./local/pending.js";
@@ -19,101 +18,23 @@ import { dependenciesOf, heldWith, holdBack } from "./push/hold.js";
 import { doneChange, failureText } from "./push/outcome.js";
 import { showSiteValues } from "./push/overwrites.js";
 import { runInPhases } from "./push/phases.js";
-import { type PushOp, type PushPlan, planPush } from "./push/plan.js";
+import { type PushOp, planPush } from "./push/plan.js";
 import { checkPlan, followRecreatedCourses, listChapters, recheck } from "./push/recheck.js";
 import { holdConflicts, openSnapshot } from "./push/restore.js";
 import type { Change } from "./report.js";
 import { restoreBase } from "./restore/site-base.js";
-import { changeSelected, type Selection } from "./selection.js";
+import { changeSelected } from "./selection.js";
 import { ContentCache } from "./state/content-cache.js";
-import type { FileHistory } from "./state/file-history.js";
-import { emptyIdMap, mappedClient, type RecordClient, SiteIds } from "./state/id-map.js";
+import { emptyIdMap, mappedClient, SiteIds } from "./state/id-map.js";
 import { type Done, Journal, type JournalLine, unconfirmedIntents } from "./state/journal.js";
 import { holdUnmatchedProvisional } from "./state/provisional.js";
 import { foldJournal, newestTime, restoreIds, unsettledCreates } from "./state/recovery.js";
 import { saveSnapshot, snapshotBase, statePaths, stateTemps } from "./state/snapshot.js";
-import type { SyncTarget } from "./target.js";
 import { unknownIdProblems, valueProblems } from "./value-checks.js";
 
-/** The part of the API client push uses. */
-export type PushClient = RecordClient;
+export type { PushClient, PushOptions, PushResult } from "./push/options.js";
 
-/** What push needs to know. */
-export interface PushOptions extends SyncTarget {
-  paths?: readonly string[] | undefined;
-  /** Send nothing for the records of files outside this selection (--only/--ignore). */
-  select?: Selection | undefined;
-  dryRun?: boolean;
-  /** The local side wins conflicts. */
-  force?: boolean;
-  maxDelete?: number | undefined;
-  /** Asked once the plan is known and checked; false stops the push before any write. */
-  confirm: (plan: PushPlan) => Promise<boolean>;
-  /** Called as each operation ends. */
-  onChange?: (change: Change) => void;
-  /** Leave deletes out of the plan (watch without --delete); they are returned as held. */
-  deletes?: boolean;
-  /** Report invalid files through onInvalid and go on without them (watch). */
-  skipInvalid?: boolean;
-  onInvalid?: (problem: FileProblem) => void;
-  /** Told what the scan of the tree skipped (a name that is not UTF-8), one message each. */
-  onWarning?: ((message: string) => void) | undefined;
-  /** How many updates or deletes are under way at once (creates go one at a time). @default 4 */
-  writeConcurrency?: number;
-  /** How push waits (for a file an editor is saving). @default a setTimeout promise */
-  sleep?: (ms: number) => Promise<void>;
-  /**
-   * What a clean verdict of the tree rests on besides its files, as status stamps it (see
-   * PullOptions.stamp): with it, a push of the whole tree tells the stat cache where the tree
-   * is as its new snapshot says, so the next status or pull reads only the rest; a push of
-   * some paths keeps the mark the cache had, adding the folders it touched.
-   */
-  stamp?: (() => string | undefined) | undefined;
-  /**
-   * Make the site hold the tree (`coursesync restore`): plan against the site as it is now, so
-   * that what it lost is created again, what differs is sent from the files, and what only it
-   * has is deleted only with `deletes` (else left alone). @default false
-   */
-  restore?: boolean;
-  /**
-   * The committed versions of a tree file (git's), so that a new file an earlier run created
-   * from an older version is found on the site and adopted, not created again. @default none
-   */
-  history?: FileHistory | undefined;
-}
-
-/** What a push did. */
-export interface PushResult {
-  plan: PushPlan;
-  /** A restore: what the site lost of the last sync, and records only it has. */
-  restored?: { lost: number; extra: number } | undefined;
-  changes: Change[];
-  /** Whether writes were sent (false for a dry run, a refusal, or nothing but conflicts). */
-  applied: boolean;
-  confirmed: boolean;
-  dryRun: boolean;
-  /** The delete guard's limit for this push. */
-  deleteLimit?: number;
-  /** Records the site had changed since the last sync: not written. */
-  conflicts: Change[];
-  /**
-   * Every write held back, not sent (DESIGN 4: one conflict holds one record): the conflicts,
-   * and the writes that depend on one (skipped, `heldBy` naming it); each says what resolves it.
-   */
-  held: Change[];
-  /** Updates whose answer showed another writer's change made between the re-read and the write. */
-  raced: Change[];
-  failed: boolean;
-  /**
-   * The first failure that may pass on its own (network, a 5xx) or with a new token (a 401):
-   * worth trying again later.
-   */
-  transient?: UserError;
-  /** A dry run that could not check its plan against the site: why. */
-  unchecked?: string;
-  /** The run was asked to stop (Ctrl-C, SIGTERM) while it wrote: what was not sent waits. */
-  interrupted?: InterruptedError;
-}
+import type { PushClient, PushOptions, PushResult } from "./push/options.js";
 
 /** Push local changes to the site: validate, plan, confirm; per write re-read, write, journal; snapshot. */
 export async function push(options: PushOptions, siteClient: PushClient): Promise<PushResult> {

@@ -10,7 +10,6 @@ import { recordFilePath } from "../../tree/layout.js";
 import type { TreeFs } from "../../tree/tree-fs.js";
 import { type ChapterValues, type CourseValues, isLiteral } from "../entities.js";
 import type { LocalView } from "../local-view.js";
-import type { PushClient } from "../push.js";
 import type { ContentCache } from "../state/content-cache.js";
 import type { SiteIds } from "../state/id-map.js";
 import type { Done, Intent, Journal } from "../state/journal.js";
@@ -18,6 +17,7 @@ import { type CreateMatch, createdCandidates, matchesCreate } from "../state/rec
 import type { Snapshot } from "../state/snapshot.js";
 import { createdAnswerProblem, normalisedFields } from "./answers.js";
 import type { Decision } from "./decide.js";
+import type { PushClient } from "./options.js";
 import { chapterInput, courseInput, type PushOp } from "./plan.js";
 import { RESOURCE } from "./recheck.js";
 import { treeIdOfKey } from "./restore.js";

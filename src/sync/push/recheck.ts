@@ -1,6 +1,5 @@
 import type { WireRecord } from "../../api/wire.js";
 import { guardEmptyListing } from "../guards.js";
-import type { PushClient } from "../push.js";
 import type { Change } from "../report.js";
 import {
   type Checked,
@@ -10,6 +9,7 @@ import {
   type Known,
   type TargetOp,
 } from "./decide.js";
+import type { PushClient } from "./options.js";
 import type { PushOp } from "./plan.js";
 
 // Reading the site for push's writes: every record before the question (the checked plan), and
