@@ -392,9 +392,15 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
   const maxDelete = options.maxDelete ?? defaultMaxDelete(Math.max(siteSize, known));
   guardDeleteLimit("pull", plan.deletes, maxDelete);
   // What this listing saw, whole: a record made before it that no sync knows is not this tree's.
+  // It moves on with what the site changed (so a pull with nothing new writes nothing); an
+  // older time is only a looser bound.
   const seen = check.moved ? undefined : newestTime([...courses.records, ...chapters.records]);
-  if (seen !== undefined) plan.snapshot.listed = seen;
-  else if (snapshot?.listed !== undefined) plan.snapshot.listed = snapshot.listed;
+  const news =
+    !scope &&
+    !options.select &&
+    plan.changes.some((c) => ["created", "updated", "renamed", "deleted"].includes(c.outcome));
+  const sawTo = (news ? seen : undefined) ?? snapshot?.listed;
+  if (sawTo !== undefined) plan.snapshot.listed = sawTo;
   for (const line of likelyDuplicates(plan.snapshot)) options.onWarning?.(line);
 
   const result: PullResult = {

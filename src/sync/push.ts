@@ -356,7 +356,7 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
     // So do creates whose file could not take its id (a full disk): the next run writes it.
     const unfinished = [...unconfirmedIntents(lines), ...(await unsettledCreates(root, lines))];
     // A restore saw the whole site: what it found, and what it made, as a pull's listing would.
-    if (opened.restore || restored) {
+    if (restored) {
       const records = [...Object.values(next.courses), ...Object.values(next.chapters)].map((e) => e.record);
       const seen = newestTime([
         ...records,

@@ -67,6 +67,10 @@ describe("a file name that is not UTF-8", () => {
         "title: Tags, renamed on the site",
       ),
       [web]: expect.stringContaining("02-tags-renamed-on-the-site.md"),
+      // The site changed: the snapshot records when its listing last saw it.
+      ".coursesync/production/site.json": expect.stringContaining(
+        '"listed": "2026-03-01T09:30:00.001+00:00"',
+      ),
     });
     expect(await readFile(odd, "utf8")).toBe("---\ntitle: Notes\n---\n<p>mine</p>\n");
 
