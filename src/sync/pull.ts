@@ -395,10 +395,7 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
   // It moves on with what the site changed (so a pull with nothing new writes nothing); an
   // older time is only a looser bound.
   const seen = check.moved ? undefined : newestTime([...courses.records, ...chapters.records]);
-  const news =
-    !scope &&
-    !options.select &&
-    plan.changes.some((c) => ["created", "updated", "renamed", "deleted"].includes(c.outcome));
+  const news = !scope && !options.select && siteMoved(snapshot, courses.records, chapters.records);
   const sawTo = (news ? seen : undefined) ?? snapshot?.listed;
   if (sawTo !== undefined) plan.snapshot.listed = sawTo;
   for (const line of likelyDuplicates(plan.snapshot)) options.onWarning?.(line);
@@ -441,4 +438,25 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
       chapters.records.length = 0;
     },
   };
+}
+
+/**
+ * Whether the site changed since the snapshot's last sync, by the records alone (not the files,
+ * so a pull stopped part-way and run again decides as one that was not): a record made, edited
+ * or deleted there.
+ */
+function siteMoved(
+  snapshot: Snapshot | undefined,
+  courses: readonly WireRecord[],
+  chapters: readonly WireRecord[],
+): boolean {
+  if (!snapshot) return true;
+  for (const [table, records] of [
+    [snapshot.courses, courses],
+    [snapshot.chapters, chapters],
+  ] as const) {
+    if (records.length !== Object.keys(table).length) return true;
+    for (const record of records) if (table[record.id]?.record.updated_at !== record.updated_at) return true;
+  }
+  return false;
 }
