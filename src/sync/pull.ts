@@ -15,6 +15,7 @@ import { addBlobIds } from "./pull/blob-ids.js";
 import { completeSummaries, type RecordReader } from "./pull/complete.js";
 import { convertAhead } from "./pull/convert.js";
 import { type Held, holdInvalid } from "./pull/held.js";
+import { listedAfter } from "./pull/listed.js";
 import { type ListClient, type ListingCallbacks, type StartedListing, startListing } from "./pull/listing.js";
 import { mapSite } from "./pull/map-site.js";
 import { foldersRead, openNarrowly, widened } from "./pull/narrow.js";
@@ -36,7 +37,7 @@ import { planPullWithin, type Selection } from "./selection.js";
 import { ContentCache } from "./state/content-cache.js";
 import { mappedClient, type RecordClient } from "./state/id-map.js";
 import { Journal, unconfirmedIntents } from "./state/journal.js";
-import { adoptIntents, foldJournal, newestTime, restoreIds } from "./state/recovery.js";
+import { adoptIntents, foldJournal, restoreIds } from "./state/recovery.js";
 import { type Snapshot, snapshotBase, statCacheOf, statePaths, stateTemps } from "./state/snapshot.js";
 import type { SyncTarget } from "./target.js";
 
@@ -391,12 +392,9 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
   const siteSize = courses.records.length + chapters.records.length;
   const maxDelete = options.maxDelete ?? defaultMaxDelete(Math.max(siteSize, known));
   guardDeleteLimit("pull", plan.deletes, maxDelete);
-  // What this listing saw, whole: a record made before it that no sync knows is not this tree's.
-  // It moves on with what the site changed (so a pull with nothing new writes nothing); an
-  // older time is only a looser bound.
-  const seen = check.moved ? undefined : newestTime([...courses.records, ...chapters.records]);
-  const news = !scope && !options.select && siteMoved(snapshot, courses.records, chapters.records);
-  const sawTo = (news ? seen : undefined) ?? snapshot?.listed;
+  // What this listing saw of the site (see pull/listed.ts).
+  const wholeListing = !check.moved && !scope && !options.select;
+  const sawTo = listedAfter(snapshot, { courses: courses.records, chapters: chapters.records }, wholeListing);
   if (sawTo !== undefined) plan.snapshot.listed = sawTo;
   for (const line of likelyDuplicates(plan.snapshot)) options.onWarning?.(line);
 
@@ -438,25 +436,4 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
       chapters.records.length = 0;
     },
   };
-}
-
-/**
- * Whether the site changed since the snapshot's last sync, by the records alone (not the files,
- * so a pull stopped part-way and run again decides as one that was not): a record made, edited
- * or deleted there.
- */
-function siteMoved(
-  snapshot: Snapshot | undefined,
-  courses: readonly WireRecord[],
-  chapters: readonly WireRecord[],
-): boolean {
-  if (!snapshot) return true;
-  for (const [table, records] of [
-    [snapshot.courses, courses],
-    [snapshot.chapters, chapters],
-  ] as const) {
-    if (records.length !== Object.keys(table).length) return true;
-    for (const record of records) if (table[record.id]?.record.updated_at !== record.updated_at) return true;
-  }
-  return false;
 }
