@@ -11,7 +11,7 @@ import { CredentialStore, configDir } from "../../config/credentials.js";
 import { UserError } from "../../errors.js";
 import { likelyDuplicates } from "../../sync/duplicates.js";
 import { lockState } from "../../sync/state/lock.js";
-import { loadSnapshot, snapshotIsLegacy } from "../../sync/state/snapshot.js";
+import { loadSnapshot, type Snapshot, snapshotIsLegacy } from "../../sync/state/snapshot.js";
 import { CONFLICT_COPY_PATTERNS } from "../../tree/layout.js";
 import { counted } from "../../util/words.js";
 import { resolveCredentials } from "../context.js";
@@ -77,17 +77,14 @@ async function runChecks(run: CliRun, globals: GlobalOptions): Promise<DoctorChe
   const wants = probe.status === 401 || probe.status === 403 ? "it wants a login" : `${probe.status}`;
   checks.push({ check: "url", status: "ok", message: `${site.url} answers as the API (${wants})` });
   const listed = await accountChecks(run, site, checks);
-  if (listed === 0 && site.root !== undefined) {
-    const known = await loadSnapshot(site.root, site.name).catch(() => undefined);
-    const held = Object.keys(known?.courses ?? {}).length;
-    if (held > 0)
-      checks.push({
-        check: "account",
-        status: "warn",
-        message: `the site lists no course, but the last sync knew ${counted(held, "course")}`,
-        hint: "If the site lost them, `coursesync restore` brings the tree back into it (try --dry-run first).",
-      });
-  }
+  const held = site.courses ?? 0;
+  if (listed === 0 && held > 0)
+    checks.push({
+      check: "account",
+      status: "warn",
+      message: `the site lists no course, but the last sync knew ${counted(held, "course")}`,
+      hint: "If the site lost them, `coursesync restore` brings the tree back into it (try --dry-run first).",
+    });
   return checks;
 }
 
@@ -105,7 +102,7 @@ async function treeChecks(
   run: CliRun,
   globals: GlobalOptions,
   checks: DoctorCheck[],
-): Promise<(ResolvedSite & { root?: string }) | undefined> {
+): Promise<(ResolvedSite & { courses?: number }) | undefined> {
   let tree: Awaited<ReturnType<typeof maybeOpenTree>>;
   let site: ResolvedSite;
   try {
@@ -127,44 +124,59 @@ async function treeChecks(
     status: "ok",
     message: `${path.join(root, CONFIG_FILE)} is valid: site "${site.name}" at ${site.url}`,
   });
-  checks.push(await snapshotCheck(root, site.name));
+  const { check, courses } = await snapshotCheck(root, site.name);
+  checks.push(check);
   checks.push(await lockCheck(root, site.name, run.now));
   checks.push(await gitignoreCheck(root));
-  return { ...site, root };
+  return { ...site, ...(courses === undefined ? {} : { courses }) };
 }
 
-async function snapshotCheck(root: string, site: string): Promise<DoctorCheck> {
+/** The snapshot check, and how many courses the snapshot holds (when it reads). */
+async function snapshotCheck(root: string, site: string): Promise<{ check: DoctorCheck; courses?: number }> {
+  let snapshot: Snapshot | undefined;
   try {
-    const snapshot = await loadSnapshot(root, site);
-    if (snapshot === undefined) {
-      return { check: "snapshot", status: "ok", message: "none yet: the first `coursesync pull` makes it" };
-    }
-    const courses = Object.keys(snapshot.courses).length;
-    const chapters = Object.keys(snapshot.chapters).length;
-    const copies = likelyDuplicates(snapshot);
-    if (copies.length > 0) {
-      return {
-        check: "snapshot",
-        status: "warn",
-        message: `${counted(copies.length, "pair")} of records ${copies.length === 1 ? "looks" : "look"} made twice on the site: ${copies.join("; ")}`,
-        hint: "Two publishes that raced (a push by hand beside CI) make such pairs. Delete the copy on the site, then run `coursesync pull`.",
-      };
-    }
-    return {
-      check: "snapshot",
-      status: "ok",
-      message: `${snapshotIsLegacy(root, site) ? `.coursesync/${site}.json` : `.coursesync/${site}/`} is readable: ${counted(courses, "course")}, ${counted(chapters, "chapter")}`,
-    };
+    snapshot = await loadSnapshot(root, site);
   } catch (error) {
-    if (error instanceof UserError) return failed("snapshot", error);
-    const reason = error instanceof Error ? error.message : String(error);
+    return { check: unreadable(site, error) };
+  }
+  if (snapshot === undefined) {
     return {
-      check: "snapshot",
-      status: "fail",
-      message: `.coursesync/${site}.json cannot be read: ${reason}`,
-      hint: "Check its permissions, or restore it (`git checkout -- .coursesync`).",
+      check: { check: "snapshot", status: "ok", message: "none yet: the first `coursesync pull` makes it" },
     };
   }
+  return { check: readableCheck(root, site, snapshot), courses: Object.keys(snapshot.courses).length };
+}
+
+/** The snapshot check of a snapshot that reads: its size, or the records it holds twice. */
+function readableCheck(root: string, site: string, snapshot: Snapshot): DoctorCheck {
+  const courses = Object.keys(snapshot.courses).length;
+  const chapters = Object.keys(snapshot.chapters).length;
+  const copies = likelyDuplicates(snapshot);
+  if (copies.length > 0) {
+    return {
+      check: "snapshot",
+      status: "warn",
+      message: `${counted(copies.length, "pair")} of records ${copies.length === 1 ? "looks" : "look"} made twice on the site: ${copies.join("; ")}`,
+      hint: "Two publishes that raced (a push by hand beside CI) make such pairs. Delete the copy on the site, then run `coursesync pull`.",
+    };
+  }
+  return {
+    check: "snapshot",
+    status: "ok",
+    message: `${snapshotIsLegacy(root, site) ? `.coursesync/${site}.json` : `.coursesync/${site}/`} is readable: ${counted(courses, "course")}, ${counted(chapters, "chapter")}`,
+  };
+}
+
+/** The snapshot check of a snapshot that does not read. */
+function unreadable(site: string, error: unknown): DoctorCheck {
+  if (error instanceof UserError) return failed("snapshot", error);
+  const reason = error instanceof Error ? error.message : String(error);
+  return {
+    check: "snapshot",
+    status: "fail",
+    message: `.coursesync/${site}.json cannot be read: ${reason}`,
+    hint: "Check its permissions, or restore it (`git checkout -- .coursesync`).",
+  };
 }
 
 async function lockCheck(root: string, site: string, now: () => number): Promise<DoctorCheck> {

@@ -63,6 +63,21 @@ export class Adopter {
     if (first) this.taken.add(`${kind}:${first.id}`);
     return first;
   }
+
+  /**
+   * Whether the site (as last listed) holds any record of this kind, in this course for a
+   * chapter, that no sync knows and none took: else no earlier version of a file can be found
+   * there, and git's history of it is not read (a restore creates thousands).
+   */
+  mayHold(kind: "course" | "chapter", fields: Record<string, unknown>): boolean {
+    const known = kind === "course" ? this.snapshot.courses : this.snapshot.chapters;
+    return (this.lists.get(RESOURCE[kind]) ?? []).some(
+      (r) =>
+        !known[r.id] &&
+        !this.taken.has(`${kind}:${r.id}`) &&
+        (kind === "course" || Number(r.course_id) === Number(fields.course_id)),
+    );
+  }
 }
 
 /**
@@ -131,6 +146,7 @@ async function earlierCreate(
     const sent = await ctx.adopter.find(op.kind, earlier.fields, false, op.path, true);
     if (sent) return sent;
   }
+  if (!ctx.adopter.mayHold(op.kind, fields)) return undefined;
   for (const version of (await ctx.earlierFields?.(op, fields)) ?? []) {
     const found = await ctx.adopter.find(op.kind, version, false, op.path);
     if (found) return found;
