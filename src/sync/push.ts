@@ -323,8 +323,8 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
     }
   };
   try {
-    // A create goes one at a time, in order; so do the updates of --force, any of which may
-    // create again a record the site deleted (a chapter only once its course is back).
+    // Chapter creates go in lanes by course (in order within one); course creates and the updates
+    // of --force (which may create again a record the site deleted) go one at a time, in order.
     const creates = (op: PushOp) => op.type === "create" || (known.force && op.type === "update");
     const concurrency = options.writeConcurrency ?? 4;
     const deletes = plan.ops.findIndex((op) => op.type === "delete");

@@ -97,6 +97,42 @@ describe("creates whose answer is lost are looked up, never sent blind", () => {
     expect((await s.cli("status", "--exit-code")).code).toBe(0);
   });
 
+  it("a twin file's create whose answer was lost adopts its own record, not the one its twin just made", async () => {
+    // Two new files alike in every field the site stores: the second POST's answer is lost,
+    // and the look-up must not take the record this run made for the first.
+    let posts = 0;
+    const s = await setup({
+      latencySleep: async (_ms, _signal, request) => {
+        if (request.method === "POST" && request.path === "/api/v1/chapters" && ++posts === 2)
+          s.emulator.faults.update({
+            loseNextWrites: 1,
+            match: { method: "POST", path: "/api/v1/chapters" },
+          });
+      },
+    });
+    await s.write("courses/go/02-slices.md", newChapter("Slices", 2));
+    await s.write("courses/go/02-slices-copy.md", newChapter("Slices", 2));
+    s.emulator.faults.update({ latencyMs: 1 });
+    s.emulator.state.clearRequests();
+
+    const result = await s.cli("push", "--yes");
+    s.emulator.faults.update({ latencyMs: 0 });
+    expect(result.code).toBe(0);
+    expect(s.log().filter((line) => line.startsWith("POST /api/v1/chapters"))).toEqual([
+      "POST /api/v1/chapters 201",
+      "POST /api/v1/chapters lost-write",
+    ]);
+    const made = s.emulator.state.dump().chapters.filter((c) => c.title === "Slices");
+    expect(made).toHaveLength(2);
+    const ids = await Promise.all(
+      ["courses/go/02-slices.md", "courses/go/02-slices-copy.md"].map(
+        async (file) => /\nid: (\d+)\n/.exec(await s.read(file))?.[1],
+      ),
+    );
+    expect(ids.map(Number).sort()).toEqual(made.map((c) => c.id).sort());
+    expect((await s.cli("status", "--exit-code")).code).toBe(0);
+  });
+
   it("after a crash between a POST and its record, the rerun adopts what the site made", async () => {
     const s = await setup();
     await s.write("courses/go/02-slices.md", newChapter("Slices", 2));
@@ -264,6 +300,7 @@ describe("failures while writing", () => {
     expect(s.emulator.state.remove("courses", 2)).toBe(true);
     s.emulator.state.clearRequests();
     await s.write("courses/go/02-big.md", newChapter("Big", 5));
+    await s.write("courses/go/03-more.md", newChapter("More", 6));
     await s.write("courses/web/04-four.md", newChapter("Four", 4));
     await s.retitle(THREE, "Three", "Three, renamed");
 
@@ -273,16 +310,20 @@ describe("failures while writing", () => {
       "x failed   courses/go/02-big.md  (new chapter; POST /api/v1/chapters failed: 422 Unprocessable Entity",
     );
     expect(result.stdout).toContain("courses/go/02-big.md: course_id must exist");
-    expect(result.stdout).toMatch(/\? skipped {2}courses\/web\/04-four\.md {2}\(new chapter; not applied/);
+    // Another course's creates run side by side with Go's: the one already sent finishes and
+    // is reported; nothing starts after the failure (Go's next create, the update).
+    expect(result.stdout).toMatch(/\+ created {2}courses\/web\/04-four\.md {2}\(chapter \d+\)/);
+    expect(result.stdout).toMatch(/\? skipped {2}courses\/go\/03-more\.md {2}\(new chapter; not applied/);
     expect(result.stdout).toMatch(
       /\? skipped {2}courses\/web\/03-three\.md {2}\(chapter 3; not applied: an earlier write failed\)/,
     );
-    expect(s.writes()).toEqual(["POST /api/v1/chapters"]);
+    expect(s.writes()).toEqual(["POST /api/v1/chapters", "POST /api/v1/chapters"]);
     expect(s.emulator.state.get("chapters", 3)?.title).toBe("Three");
 
     // The new chapter dropped by hand, the next thing the site refuses is an update, in its own
     // words: Three moved into Go's folder.
     await rm(s.file("courses/go/02-big.md"));
+    await rm(s.file("courses/go/03-more.md"));
     await rename(s.file(THREE), s.file("courses/go/03-three.md"));
     const second = await s.cli("push", "--yes");
     expect(second.code).toBe(1);
@@ -328,6 +369,50 @@ describe("failures while writing", () => {
       { call: "chapters/2", body: { chapter: { title: "Two v2" } } },
       { call: "chapters/3", body: { chapter: { title: "Three v2" } } },
     ]);
+    expect((await s.cli("status", "--exit-code")).code).toBe(0);
+  });
+
+  it("creates chapters side by side across courses, one at a time within a course, in ordinal order", async () => {
+    // Each chapter POST is held at the site until two are waiting: answered only if the two
+    // courses' creates are in flight together. A site that places a new chapter after the last
+    // one of its course keeps the files' order only if a course's creates arrive in that order.
+    const held: Array<() => void> = [];
+    const s = await setup({
+      normalise: { ordinals: "place" },
+      latencySleep: (_ms, _signal, request) =>
+        request.method === "POST" && request.path === "/api/v1/chapters"
+          ? new Promise<void>((resolve) => held.push(resolve))
+          : Promise.resolve(),
+    });
+    for (const [file, title, ordinal] of [
+      ["courses/web/04-four.md", "Four", 4],
+      ["courses/web/05-five.md", "Five", 5],
+      ["courses/web/06-six.md", "Six", 6],
+      ["courses/go/02-maps.md", "Maps", 2],
+      ["courses/go/03-slices.md", "Slices", 3],
+      ["courses/go/04-channels.md", "Channels", 4],
+    ] as const) {
+      await s.write(file, newChapter(title, ordinal));
+    }
+    s.emulator.faults.update({ latencyMs: 1 });
+    s.emulator.state.clearRequests();
+    const pushing = s.cli("push", "--yes");
+    for (let round = 0; round < 3; round++) {
+      await eventually(() => held.length === 2);
+      for (const release of held.splice(0)) release();
+    }
+    const result = await pushing;
+    s.emulator.faults.update({ latencyMs: 0 });
+    expect(result.code).toBe(0);
+    expect(s.emulator.state.peakWritesInFlight).toBe(2);
+    const inOrder = (courseId: number) =>
+      s.emulator.state
+        .dump()
+        .chapters.filter((c) => c.course_id === courseId)
+        .sort((a, b) => a.ordinal - b.ordinal)
+        .map((c) => c.title);
+    expect(inOrder(1)).toEqual(["One", "Two", "Three", "Four", "Five", "Six"]);
+    expect(inOrder(2)).toEqual(["Tour", "Maps", "Slices", "Channels"]);
     expect((await s.cli("status", "--exit-code")).code).toBe(0);
   });
 

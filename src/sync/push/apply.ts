@@ -64,6 +64,11 @@ export class Adopter {
     return first;
   }
 
+  /** A record this run made: no later look-up (a lost answer's, in any lane) may take it. */
+  take(kind: "course" | "chapter", id: number): void {
+    this.taken.add(`${kind}:${id}`);
+  }
+
   /**
    * Whether the site (as last listed) holds any record of this kind, in this course for a
    * chapter, that no sync knows and none took: else no earlier version of a file can be found
@@ -220,6 +225,7 @@ export async function apply(
         throw new UserError(
           `POST ${resource}: the site answered without the new record and it cannot be found`,
         );
+      ctx.adopter.take(op.kind, record.id);
       const stored = normalisedFields(op.kind, record, fields);
       if (stored.length > 0) ctx.normalised.set(op.key, stored);
     }

@@ -32,7 +32,7 @@ export interface PushOptions extends SyncTarget {
   onInvalid?: (problem: FileProblem) => void;
   /** Told what the scan of the tree skipped (a name that is not UTF-8), one message each. */
   onWarning?: ((message: string) => void) | undefined;
-  /** How many updates or deletes are under way at once (creates go one at a time). @default 4 */
+  /** How many updates or deletes, or courses' chapter creates, are under way at once (within a course creates go one at a time, in order). @default 4 */
   writeConcurrency?: number;
   /** How push waits (for a file an editor is saving). @default a setTimeout promise */
   sleep?: (ms: number) => Promise<void>;
