@@ -1,5 +1,5 @@
+import type { GitRunner } from "../ci/git.js";
 import type { StopSignal } from "../errors.js";
-import type { GitRunner } from "../sync/ci/git.js";
 import type { TreeFs } from "../tree/tree-fs.js";
 import type { SetTimer } from "../util/timer.js";
 

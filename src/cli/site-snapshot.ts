@@ -2,7 +2,7 @@ import path from "node:path";
 import { resolveSite } from "../config/config.js";
 import { UserError } from "../errors.js";
 import { guardSnapshotSite } from "../sync/guards.js";
-import type { SiteNames } from "../sync/push/restore.js";
+import type { SiteNames } from "../sync/push/other-site.js";
 import { guardIdsSite } from "../sync/state/ids-owner.js";
 import { loadSnapshot, STATE_DIR } from "../sync/state/snapshot.js";
 import type { GlobalOptions } from "./io.js";

@@ -1,5 +1,5 @@
+import { type Change, countOutcomes } from "../sync/model/report.js";
 import type { ListingMoved, RecordRef } from "../sync/pull/unlisted.js";
-import { type Change, countOutcomes } from "../sync/report.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { counted } from "../util/words.js";
 import type { Output } from "./output.js";

@@ -6,16 +6,16 @@ import type { ScannedChapter, ScanResult } from "../tree/scan.js";
 import type { Limits } from "../tree/schema.js";
 import { FileProblem } from "../tree/yaml-text.js";
 import { likelyDuplicates } from "./duplicates.js";
+import { inPaths } from "./local/changes.js";
+import { openLocal } from "./local/open.js";
+import { DuplicateId, type LocalView, notTheSites } from "./local/view.js";
 import {
   bodyKey,
   type Content,
   chapterValuesOfRecord,
   courseValuesOfFile,
   courseValuesOfRecord,
-} from "./entities.js";
-import { openLocal } from "./local/open.js";
-import { inPaths } from "./local-plan.js";
-import { DuplicateId, type LocalView, notTheSites } from "./local-view.js";
+} from "./model/entities.js";
 import { ContentCache } from "./state/content-cache.js";
 import { loadSnapshot, type Snapshot, statePaths } from "./state/snapshot.js";
 import { chapterProblems, courseProblems, unknownIdProblems, valueProblems } from "./value-checks.js";

@@ -2,8 +2,8 @@ import { mergeLines } from "../tree/bodies/merge.js";
 import { mergeMarkdown as mergeRendered } from "../tree/bodies/rendered-merge.js";
 import type { BodyCodec } from "../tree/bodies.js";
 import type { BodyFormat } from "../tree/chapter-file.js";
-import { contentKey } from "./entities.js";
 import { type BaseBody, baseBodyOf, baseHtmlOf } from "./local/bases.js";
+import { contentKey } from "./model/entities.js";
 
 /** A chapter file's body as its author wrote it: what a Markdown merge works on. */
 export interface LocalBody {

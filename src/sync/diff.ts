@@ -4,9 +4,14 @@ import type { BodyCodec } from "../tree/bodies.js";
 import { abs } from "../tree/fs-ops.js";
 import { courseFilePath } from "../tree/layout.js";
 import { sha256 } from "../util/hash.js";
-import { chapterFileText, chapterValuesOfRecord, courseFileText, courseValuesOfRecord } from "./entities.js";
-import { planLocalChanges } from "./local-plan.js";
-import type { LocalView } from "./local-view.js";
+import { planLocalChanges } from "./local/changes.js";
+import type { LocalView } from "./local/view.js";
+import {
+  chapterFileText,
+  chapterValuesOfRecord,
+  courseFileText,
+  courseValuesOfRecord,
+} from "./model/entities.js";
 import { type RemoteContext, remotePairs } from "./remote-diff.js";
 import type { ContentCache } from "./state/content-cache.js";
 import { gitBlobReader } from "./state/git-objects.js";

@@ -10,6 +10,8 @@ import { likelyDuplicates } from "./duplicates.js";
 import { defaultMaxDelete, guardDeleteLimit, guardPullListing } from "./guards.js";
 import { openLocal, rekeyed } from "./local/open.js";
 import { pendingFolders } from "./local/pending.js";
+import type { Change } from "./model/report.js";
+import type { SyncTarget } from "./model/target.js";
 import { applyOps, effectiveOps, existingFiles } from "./pull/apply.js";
 import { addBlobIds } from "./pull/blob-ids.js";
 import { completeSummaries, type RecordReader } from "./pull/complete.js";
@@ -31,15 +33,13 @@ import { ContentSpill } from "./pull/spill.js";
 import { StagedFiles } from "./pull/stage.js";
 import { type ListingMoved, planConfirmingDeletes } from "./pull/unlisted.js";
 import { WrittenFiles } from "./pull/written.js";
-import type { SiteNames } from "./push/restore.js";
-import type { Change } from "./report.js";
+import type { SiteNames } from "./push/other-site.js";
 import { planPullWithin, type Selection } from "./selection.js";
 import { ContentCache } from "./state/content-cache.js";
 import { mappedClient, type RecordClient } from "./state/id-map.js";
 import { Journal, unconfirmedIntents } from "./state/journal.js";
 import { adoptIntents, foldJournal, restoreIds } from "./state/recovery.js";
 import { type Snapshot, snapshotBase, statCacheOf, statePaths, stateTemps } from "./state/snapshot.js";
-import type { SyncTarget } from "./target.js";
 
 /** The part of the API client pull uses: the lists, and single reads for summary lists. */
 export interface Lister extends RecordReader, ListClient {}

@@ -3,9 +3,14 @@ import type { Listing, ListOptions } from "../api/client.js";
 import type { WireRecord } from "../api/wire.js";
 import type { BodyCodec } from "../tree/bodies.js";
 import { abs } from "../tree/fs-ops.js";
-import { chapterFileText, chapterValuesOfRecord, courseFileText, courseValuesOfRecord } from "./entities.js";
-import { inPaths } from "./local-plan.js";
-import type { LocalView } from "./local-view.js";
+import { inPaths } from "./local/changes.js";
+import type { LocalView } from "./local/view.js";
+import {
+  chapterFileText,
+  chapterValuesOfRecord,
+  courseFileText,
+  courseValuesOfRecord,
+} from "./model/entities.js";
 import { completeSummaries, type RecordReader } from "./pull/complete.js";
 import type { ContentCache } from "./state/content-cache.js";
 

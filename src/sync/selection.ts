@@ -1,10 +1,10 @@
 import ignore from "ignore";
 import { usageError } from "../errors.js";
 import { courseFilePath } from "../tree/layout.js";
-import type { LocalChange } from "./local-plan.js";
-import type { LocalView } from "./local-view.js";
+import type { LocalChange } from "./local/changes.js";
+import type { LocalView } from "./local/view.js";
+import type { Change } from "./model/report.js";
 import { type PullInput, type PullPlan, planPull } from "./pull/plan.js";
-import type { Change } from "./report.js";
 
 /** Is a tree file (relative to the root, with /) in the selection of --only and --ignore? */
 export type Selection = (file: string) => boolean;

@@ -3,11 +3,11 @@ import { courseFolderOf, fileOfConflictCopy, recordFilePath } from "../tree/layo
 import { ConflictMarkers } from "../tree/marker-problem.js";
 import { DEFAULT_LIMITS, type Limits } from "../tree/schema.js";
 import type { StatCache } from "../tree/stat-cache.js";
+import { copyBeside, inPaths, planLocalChanges } from "./local/changes.js";
 import { openLocal, openLocalIn } from "./local/open.js";
-import { copyBeside, inPaths, planLocalChanges } from "./local-plan.js";
-import type { LocalView } from "./local-view.js";
-import type { SiteNames } from "./push/restore.js";
-import type { ConflictResolution } from "./report.js";
+import type { LocalView } from "./local/view.js";
+import type { ConflictResolution } from "./model/report.js";
+import type { SiteNames } from "./push/other-site.js";
 import type { ContentCache } from "./state/content-cache.js";
 import type { Snapshot } from "./state/snapshot.js";
 import { valueProblems } from "./value-checks.js";

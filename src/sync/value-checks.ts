@@ -2,14 +2,14 @@ import type { ChapterFile } from "../tree/chapter-file.js";
 import type { ScanResult } from "../tree/scan.js";
 import { FIELD_RULES, fieldProblems, type Limits, statusProblem } from "../tree/schema.js";
 import { type FieldLines, FileProblem } from "../tree/yaml-text.js";
+import type { LocalChapter, LocalCourse, LocalView } from "./local/view.js";
 import {
   type ChapterValues,
   type CourseValues,
   chapterValuesOfRecord,
   courseValuesOfRecord,
   fieldsEqual,
-} from "./entities.js";
-import type { LocalChapter, LocalCourse, LocalView } from "./local-view.js";
+} from "./model/entities.js";
 import type { Snapshot } from "./state/snapshot.js";
 
 /**

@@ -7,7 +7,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { processGit } from "../../src/sync/ci/git.js";
+import { processGit } from "../../src/ci/git.js";
 import { runCli } from "../helpers/cli.js";
 import { manualClock, useEmulators } from "../helpers/emulator.js";
 import { asPerson, git, isolatedGit } from "../helpers/git.js";

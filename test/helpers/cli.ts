@@ -1,8 +1,8 @@
 import { realSleep } from "../../src/api/gate.js";
+import type { GitRunner } from "../../src/ci/git.js";
 import type { Prompts } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import type { StopSignal } from "../../src/errors.js";
-import type { GitRunner } from "../../src/sync/ci/git.js";
 import type { TreeFs } from "../../src/tree/tree-fs.js";
 
 /** What one in-process run of the CLI printed and returned. */

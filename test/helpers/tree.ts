@@ -1,13 +1,13 @@
 import type { WireRecord } from "../../src/api/wire.js";
+import { openLocal } from "../../src/sync/local/open.js";
+import type { LocalView } from "../../src/sync/local/view.js";
 import {
   chapterFileText,
   chapterValuesOfRecord,
   courseFileText,
   courseValuesOfRecord,
   snapshotRecord,
-} from "../../src/sync/entities.js";
-import { openLocal } from "../../src/sync/local/open.js";
-import type { LocalView } from "../../src/sync/local-view.js";
+} from "../../src/sync/model/entities.js";
 import type { Snapshot } from "../../src/sync/state/snapshot.js";
 import type { BodyCodec } from "../../src/tree/bodies.js";
 import { htmlBodies } from "../../src/tree/codecs.js";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { BOT_IDENTITY, type GitResult, type GitRunner, Repo } from "../../src/ci/git.js";
+import { type JobOptions, runJob } from "../../src/ci/job.js";
+import { backupVerdict, publishVerdict } from "../../src/ci/verdicts.js";
 import type { UserError } from "../../src/errors.js";
-import { BOT_IDENTITY, type GitResult, type GitRunner, Repo } from "../../src/sync/ci/git.js";
-import { type JobOptions, runJob } from "../../src/sync/ci/job.js";
-import { backupVerdict, publishVerdict } from "../../src/sync/ci/verdicts.js";
 
 /** A git that answers from a script: each call's args joined by spaces → its result (default: success). */
 function scriptedGit(answers: Record<string, Partial<GitResult>>): { git: GitRunner; calls: string[] } {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { gitignoreWith, lockState, pinnedPackageJson, pinnedSpec } from "../../src/ci/package.js";
 import { UserError } from "../../src/errors.js";
-import { gitignoreWith, lockState, pinnedPackageJson, pinnedSpec } from "../../src/sync/ci/package.js";
 
 describe("what `ci github` and `ci gitlab` pin coursesync to", () => {
   it("takes an exact version or a tarball in the repository", () => {

@@ -1,12 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
+import { CI_NODE_VERSION, githubWorkflows, gitlabJobs, type RecipeOptions } from "../../src/ci/workflows.js";
 import { VERSION } from "../../src/cli/version.js";
-import {
-  CI_NODE_VERSION,
-  githubWorkflows,
-  gitlabJobs,
-  type RecipeOptions,
-} from "../../src/sync/ci/workflows.js";
 import { parsed, shellWords } from "../helpers/argv.js";
 
 const OPTIONS: RecipeOptions = {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { type Batch, Coalescer } from "../../src/sync/coalescer.js";
+import { type Batch, Coalescer } from "../../src/sync/watch/coalescer.js";
 
 describe("the save coalescer", () => {
   beforeEach(() => vi.useFakeTimers());

@@ -5,10 +5,10 @@ import {
   courseFileText,
   courseValuesOfRecord,
   renderChapter,
-} from "../../src/sync/entities.js";
+} from "../../src/sync/model/entities.js";
+import type { Change } from "../../src/sync/model/report.js";
 import { type FileOp, type PullInput, type PullPlan, planPull } from "../../src/sync/pull/plan.js";
 import type { Winner } from "../../src/sync/reconcile.js";
-import type { Change } from "../../src/sync/report.js";
 import type { Snapshot } from "../../src/sync/state/snapshot.js";
 import type { BodyCodec } from "../../src/tree/bodies.js";
 import { COURSE_FILE } from "../../src/tree/layout.js";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Resource, WireRecord } from "../../src/api/wire.js";
-import type { LocalView } from "../../src/sync/local-view.js";
+import type { LocalView } from "../../src/sync/local/view.js";
+import type { Change } from "../../src/sync/model/report.js";
 import type { Held } from "../../src/sync/pull/held.js";
 import {
   confirmUnlisted,
@@ -8,7 +9,6 @@ import {
   planConfirmingDeletes,
   unlistedRecords,
 } from "../../src/sync/pull/unlisted.js";
-import type { Change } from "../../src/sync/report.js";
 import type { Snapshot, SnapshotEntry } from "../../src/sync/state/snapshot.js";
 
 const entry = (path: string, record: WireRecord): SnapshotEntry => ({ path, hash: "h", record });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { ChapterValues, CourseValues } from "../../src/sync/entities.js";
+import type { ChapterValues, CourseValues } from "../../src/sync/model/entities.js";
+import type { Change } from "../../src/sync/model/report.js";
 import { holdDependents } from "../../src/sync/push/hold.js";
 import type { PushOp } from "../../src/sync/push/plan.js";
-import type { Change } from "../../src/sync/report.js";
 import type { Snapshot } from "../../src/sync/state/snapshot.js";
 
 /** A snapshot knowing course 1 with chapters 10 and 11, and course 2 with chapter 20. */

@@ -1,10 +1,10 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { courseValuesOfRecord, snapshotRecord } from "../../src/sync/entities.js";
 import { defaultMaxDelete } from "../../src/sync/guards.js";
-import { inPaths, planLocalChanges } from "../../src/sync/local-plan.js";
-import type { LocalChapter, LocalCourse, LocalView } from "../../src/sync/local-view.js";
+import { inPaths, planLocalChanges } from "../../src/sync/local/changes.js";
+import type { LocalChapter, LocalCourse, LocalView } from "../../src/sync/local/view.js";
+import { courseValuesOfRecord, snapshotRecord } from "../../src/sync/model/entities.js";
 import { chapterInput, courseInput, type PushOp, planPush } from "../../src/sync/push/plan.js";
 import { Journal, type JournalLine, unconfirmedIntents } from "../../src/sync/state/journal.js";
 import { foldJournal, withId } from "../../src/sync/state/recovery.js";

@@ -10,15 +10,15 @@ import { mkdir, rename, rm, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { WireRecord } from "../../src/api/wire.js";
+import { defaultMaxDelete } from "../../src/sync/guards.js";
+import { planLocalChanges } from "../../src/sync/local/changes.js";
 import {
   chapterFileText,
   chapterValuesOfRecord,
   courseFileText,
   courseValuesOfRecord,
   fieldsEqual,
-} from "../../src/sync/entities.js";
-import { defaultMaxDelete } from "../../src/sync/guards.js";
-import { planLocalChanges } from "../../src/sync/local-plan.js";
+} from "../../src/sync/model/entities.js";
 import { planPush } from "../../src/sync/push/plan.js";
 import { reconcileEntity } from "../../src/sync/reconcile.js";
 import type { Snapshot } from "../../src/sync/state/snapshot.js";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { WireRecord } from "../../src/api/wire.js";
-import { snapshotRecord } from "../../src/sync/entities.js";
+import { snapshotRecord } from "../../src/sync/model/entities.js";
 import { ContentSpill, spilled } from "../../src/sync/pull/spill.js";
 
 const dirs: string[] = [];

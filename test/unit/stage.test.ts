@@ -20,7 +20,7 @@ import {
   courseValuesOfRecord,
   renderChapter,
   snapshotRecord,
-} from "../../src/sync/entities.js";
+} from "../../src/sync/model/entities.js";
 import { StagedFiles } from "../../src/sync/pull/stage.js";
 import { StageWriter } from "../../src/sync/pull/stage-writer.js";
 import { WrittenFiles } from "../../src/sync/pull/written.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { recordName } from "../../src/cli/render/words.js";
 import { countsLine } from "../../src/cli/summary.js";
-import type { Change } from "../../src/sync/report.js";
+import type { Change } from "../../src/sync/model/report.js";
 import { counted, grouped } from "../../src/util/words.js";
 
 const change = (outcome: Change["outcome"]): Change =>

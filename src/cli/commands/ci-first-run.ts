@@ -1,4 +1,4 @@
-import type { PinnedInstall } from "../../sync/ci/package.js";
+import type { PinnedInstall } from "../../ci/package.js";
 
 /** What `ci github` and `ci gitlab` say must exist before the jobs' first run. */
 export interface FirstRun {

@@ -2,19 +2,19 @@ import { existsSync, realpathSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { type Command, Option } from "commander";
-import { resolveSite } from "../../config/config.js";
-import { usageError } from "../../errors.js";
-import { processGit, Repo } from "../../sync/ci/git.js";
-import { relativeTree, runJob, type Verdict } from "../../sync/ci/job.js";
-import { pinnedSpec, writePinnedInstall } from "../../sync/ci/package.js";
-import { backupMessage, backupVerdict, PUBLISH_MESSAGE, publishVerdict } from "../../sync/ci/verdicts.js";
+import { processGit, Repo } from "../../ci/git.js";
+import { relativeTree, runJob, type Verdict } from "../../ci/job.js";
+import { pinnedSpec, writePinnedInstall } from "../../ci/package.js";
+import { backupMessage, backupVerdict, PUBLISH_MESSAGE, publishVerdict } from "../../ci/verdicts.js";
 import {
   GENERATED_MARK,
   githubWorkflows,
   gitlabJobs,
   type RecipeFile,
   type RecipeOptions,
-} from "../../sync/ci/workflows.js";
+} from "../../ci/workflows.js";
+import { resolveSite } from "../../config/config.js";
+import { usageError } from "../../errors.js";
 import { statePaths } from "../../sync/state/snapshot.js";
 import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";

@@ -3,7 +3,7 @@ import { createTwoFilesPatch } from "diff";
 import { ExitCode, usageError } from "../../errors.js";
 import { type FileDiff, lineCounts, localDiffs, NO_FILE, remoteDiffs } from "../../sync/diff.js";
 import { openSiteLocal } from "../../sync/local/open.js";
-import type { LocalView } from "../../sync/local-view.js";
+import type { LocalView } from "../../sync/local/view.js";
 import type { ContentCache } from "../../sync/state/content-cache.js";
 import { bodyCodec } from "../../tree/codecs.js";
 import { guardedFs } from "../../tree/tree-fs.js";

@@ -1,10 +1,10 @@
 import type { Command } from "commander";
 import { Option } from "commander";
+import { processGit } from "../../ci/git.js";
 import { resolveSite } from "../../config/config.js";
 import { ExitCode, usageError } from "../../errors.js";
-import { processGit } from "../../sync/ci/git.js";
+import { type Change, countOutcomes } from "../../sync/model/report.js";
 import { push } from "../../sync/push.js";
-import { type Change, countOutcomes } from "../../sync/report.js";
 import { fileSelection } from "../../sync/selection.js";
 import { gitFileHistory } from "../../sync/state/file-history.js";
 import { acquireLock } from "../../sync/state/lock.js";

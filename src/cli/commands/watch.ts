@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { CREDENTIALS_HINT } from "../../api/errors.js";
 import { ExitCode, type StopSignal } from "../../errors.js";
 import type { PushPlan } from "../../sync/push/plan.js";
-import { type Pending, type WatchEvent, watchTree } from "../../sync/watch.js";
+import { type Pending, type WatchEvent, watchTree } from "../../sync/watch/watch.js";
 import { counted } from "../../util/words.js";
 import { connect, syncTarget } from "../context.js";
 import { globalsOf } from "../globals.js";

@@ -1,4 +1,4 @@
-import type { Change, ConflictResolution } from "../../sync/report.js";
+import type { Change, ConflictResolution } from "../../sync/model/report.js";
 import { counted } from "../../util/words.js";
 
 /** The files named, up to a few (the lines above name each). */

@@ -1,5 +1,5 @@
+import type { Change } from "../../sync/model/report.js";
 import type { PushOp, PushPlan } from "../../sync/push/plan.js";
-import type { Change } from "../../sync/report.js";
 import { counted } from "../../util/words.js";
 import type { Output } from "../output.js";
 import { countsLine } from "../summary.js";

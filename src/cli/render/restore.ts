@@ -1,6 +1,6 @@
 import type { ResolvedSite } from "../../config/config.js";
+import { NOT_RESTORED } from "../../sync/push/other-site.js";
 import type { PushPlan } from "../../sync/push/plan.js";
-import { NOT_RESTORED } from "../../sync/push/restore.js";
 import { counted } from "../../util/words.js";
 
 /** What a restore into an empty site says before it asks: the counts, and what it cannot bring back. */

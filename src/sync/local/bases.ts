@@ -2,7 +2,7 @@ import type { BodyCodec } from "../../tree/bodies.js";
 import { type BodyFormat, parseChapterFile } from "../../tree/chapter-file.js";
 import type { ScanResult } from "../../tree/scan.js";
 import { sha256 } from "../../util/hash.js";
-import { bodyKey } from "../entities.js";
+import { bodyKey } from "../model/entities.js";
 import type { ContentCache } from "../state/content-cache.js";
 import type { BlobReader } from "../state/git-objects.js";
 import type { Snapshot, SnapshotEntry } from "../state/snapshot.js";

@@ -4,14 +4,14 @@ import { type ScanOptions, type ScanResult, scanTree } from "../../tree/scan.js"
 import type { StatCache } from "../../tree/stat-cache.js";
 import type { TreeFs } from "../../tree/tree-fs.js";
 import type { FileProblem } from "../../tree/yaml-text.js";
-import { buildLocalView, knownHashes, type LocalView } from "../local-view.js";
-import { type SiteNames, siteView } from "../push/restore.js";
+import { type SiteNames, siteView } from "../push/other-site.js";
 import { lostAsNew } from "../restore/site-base.js";
 import { ContentCache } from "../state/content-cache.js";
 import { type BlobReader, gitBlobReader } from "../state/git-objects.js";
 import { rekeyProvisional } from "../state/provisional.js";
 import { loadSnapshot, type Snapshot, statCacheOf, statePaths } from "../state/snapshot.js";
 import { BaseTexts, baseTextsFor } from "./bases.js";
+import { buildLocalView, knownHashes, type LocalView } from "./view.js";
 
 // "Open the local side": the stat cache, the scan, the snapshot's texts of the bodies edited
 // here and the local view, in that order, the same for pull, push, status, diff, check and watch.

@@ -1,8 +1,8 @@
 import { courseFolderContaining } from "../../tree/layout.js";
 import type { ScanResult } from "../../tree/scan.js";
 import type { FileProblem } from "../../tree/yaml-text.js";
-import type { LocalView } from "../local-view.js";
 import type { Snapshot } from "../state/snapshot.js";
+import type { LocalView } from "./view.js";
 
 // Where a run leaves the tree not as its snapshot says: what it tells the stat cache with its
 // clean mark, for the next status or pull to read only those course folders (and those that

@@ -2,7 +2,7 @@ import type { WireRecord } from "../../api/wire.js";
 import type { BodyCodec } from "../../tree/bodies.js";
 import type { memoized } from "../../tree/codecs.js";
 import { convertMany, POOL_THRESHOLD } from "../../tree/markdown/pool.js";
-import { snapshotRecord } from "../entities.js";
+import { snapshotRecord } from "../model/entities.js";
 import { jsonEqual } from "../reconcile.js";
 import type { Snapshot } from "../state/snapshot.js";
 

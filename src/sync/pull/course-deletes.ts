@@ -1,6 +1,6 @@
 import type { WireRecord } from "../../api/wire.js";
-import type { ChapterPlan, CoursePlan } from "../entities.js";
-import type { LocalView } from "../local-view.js";
+import type { LocalView } from "../local/view.js";
+import type { ChapterPlan, CoursePlan } from "../model/entities.js";
 
 import type { Snapshot } from "../state/snapshot.js";
 

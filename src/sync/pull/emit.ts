@@ -2,6 +2,8 @@ import type { WireRecord } from "../../api/wire.js";
 import type { BodyCodec } from "../../tree/bodies.js";
 import { conflictCopyPath, courseFilePath } from "../../tree/layout.js";
 import { sha256 as sha } from "../../util/hash.js";
+import { noBaseNote } from "../local/bases.js";
+import type { LocalView } from "../local/view.js";
 import {
   type ChapterPlan,
   type ChapterValues,
@@ -13,11 +15,9 @@ import {
   courseValuesOfRecord,
   renderChapter,
   snapshotRecord,
-} from "../entities.js";
-import { noBaseNote } from "../local/bases.js";
-import type { LocalView } from "../local-view.js";
+} from "../model/entities.js";
+import { type Change, conflictReason } from "../model/report.js";
 import { jsonEqual } from "../reconcile.js";
-import { type Change, conflictReason } from "../report.js";
 import type { Snapshot } from "../state/snapshot.js";
 import { bodyConflict } from "./markers.js";
 import type { Placement } from "./place.js";

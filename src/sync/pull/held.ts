@@ -4,6 +4,7 @@ import { COURSE_FILE, COURSES_DIR, conflictCopyPath, courseFilePath } from "../.
 import { courseFolderBase } from "../../tree/naming.js";
 import type { ScanResult } from "../../tree/scan.js";
 import type { FileProblem } from "../../tree/yaml-text.js";
+import type { LocalView } from "../local/view.js";
 import {
   chapterFileText,
   chapterValuesOfRecord,
@@ -12,10 +13,9 @@ import {
   fieldsEqual,
   snapshotRecord,
   valuesOfRecord,
-} from "../entities.js";
-import type { LocalView } from "../local-view.js";
+} from "../model/entities.js";
+import type { Change } from "../model/report.js";
 import { type Fields, jsonEqual, type Kind } from "../reconcile.js";
-import type { Change } from "../report.js";
 import type { Snapshot, SnapshotEntry } from "../state/snapshot.js";
 import type { FileOp } from "./plan.js";
 

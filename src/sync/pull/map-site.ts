@@ -10,8 +10,8 @@ import {
   fieldsEqual,
   snapshotRecord,
   valuesEqual,
-} from "../entities.js";
-import type { SiteNames } from "../push/restore.js";
+} from "../model/entities.js";
+import type { SiteNames } from "../push/other-site.js";
 import { emptyIdMap, SiteIds } from "../state/id-map.js";
 import { emptySnapshot, type Snapshot, type SnapshotEntry } from "../state/snapshot.js";
 

@@ -4,9 +4,9 @@ import { mergeMarkdown } from "../../tree/bodies/rendered-merge.js";
 import type { BodyCodec } from "../../tree/bodies.js";
 import { serializeChapterFile } from "../../tree/chapter-file.js";
 import { baseMarkdown } from "../content-merge.js";
-import { type ChapterPlan, fieldsEqual } from "../entities.js";
 import { type BaseBody, baseBodyOf, baseHtmlOf } from "../local/bases.js";
-import type { LocalChapter } from "../local-view.js";
+import type { LocalChapter } from "../local/view.js";
+import { type ChapterPlan, fieldsEqual } from "../model/entities.js";
 
 import type { SnapshotEntry } from "../state/snapshot.js";
 

@@ -2,11 +2,11 @@ import type { Listing } from "../../api/client.js";
 import type { WireRecord } from "../../api/wire.js";
 import { courseFilePath, inCourseFolders } from "../../tree/layout.js";
 import type { StatCache } from "../../tree/stat-cache.js";
-import { courseValuesOfRecord, snapshotRecord } from "../entities.js";
 import { joinSides, type LocalSide, type OpenLocalOptions, openLocalIn } from "../local/open.js";
 import { folderSet } from "../local/pending.js";
 import { changedSinceClean } from "../local/unchanged.js";
-import type { LocalView } from "../local-view.js";
+import type { LocalView } from "../local/view.js";
+import { courseValuesOfRecord, snapshotRecord } from "../model/entities.js";
 import { jsonEqual } from "../reconcile.js";
 import type { Snapshot, SnapshotEntry } from "../state/snapshot.js";
 

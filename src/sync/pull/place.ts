@@ -1,5 +1,5 @@
 import { type ChapterSlot, type CourseSlot, type Layout, planLayout } from "../../tree/layout.js";
-import type { CourseValues } from "../entities.js";
+import type { CourseValues } from "../model/entities.js";
 import type { Planned } from "./emit.js";
 
 const NAME_FIELDS_COURSE = ["title"];

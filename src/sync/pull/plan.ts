@@ -1,6 +1,7 @@
 import type { WireRecord } from "../../api/wire.js";
 import type { BodyCodec } from "../../tree/bodies.js";
 import { contentMerger } from "../content-merge.js";
+import { chapterValuesAgainst, type LocalView } from "../local/view.js";
 import {
   type ChapterPlan,
   type ChapterValues,
@@ -9,10 +10,9 @@ import {
   courseValuesOfRecord,
   fieldsEqual,
   type Rendered,
-} from "../entities.js";
-import { chapterValuesAgainst, type LocalView } from "../local-view.js";
+} from "../model/entities.js";
+import type { Change } from "../model/report.js";
 import { type EntityInput, reconcileEntity, type Winner } from "../reconcile.js";
-import type { Change } from "../report.js";
 import type { Snapshot } from "../state/snapshot.js";
 import { keepCoursesWithChapters } from "./course-deletes.js";
 import { emitChapters, emitCourses, type Planned, type PlanOutput } from "./emit.js";

@@ -8,7 +8,7 @@ import {
   CONTENT_SHA256,
   chapterFieldsOfRecord,
   chapterValuesOfRecord,
-} from "../entities.js";
+} from "../model/entities.js";
 
 /** Contents shorter than this stay in memory: moving them out saves less than it costs. */
 const SMALL = 512;

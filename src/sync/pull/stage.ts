@@ -11,7 +11,7 @@ import {
   type Rendered,
   renderChapter,
   snapshotRecord,
-} from "../entities.js";
+} from "../model/entities.js";
 import { jsonEqual } from "../reconcile.js";
 import type { Snapshot } from "../state/snapshot.js";
 import { type Placed, StageWriter, type WrittenAs } from "./stage-writer.js";

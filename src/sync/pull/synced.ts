@@ -1,7 +1,7 @@
 import type { WireRecord } from "../../api/wire.js";
 import { courseFilePath } from "../../tree/layout.js";
-import { snapshotRecord } from "../entities.js";
-import type { LocalView } from "../local-view.js";
+import type { LocalView } from "../local/view.js";
+import { snapshotRecord } from "../model/entities.js";
 import { jsonEqual } from "../reconcile.js";
 import type { Snapshot, SnapshotEntry } from "../state/snapshot.js";
 import type { PullInput } from "./plan.js";

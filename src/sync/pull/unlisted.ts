@@ -1,8 +1,8 @@
 import PQueue from "p-queue";
 import type { WireRecord } from "../../api/wire.js";
 import { courseFilePath } from "../../tree/layout.js";
-import type { LocalView } from "../local-view.js";
-import type { Change } from "../report.js";
+import type { LocalView } from "../local/view.js";
+import type { Change } from "../model/report.js";
 import type { Selection } from "../selection.js";
 import type { Snapshot } from "../state/snapshot.js";
 import type { RecordReader } from "./complete.js";

@@ -1,6 +1,6 @@
 import type { WireRecord } from "../../api/wire.js";
-import { fieldsEqual, valuesOfRecord } from "../entities.js";
-import type { LocalView } from "../local-view.js";
+import type { LocalView } from "../local/view.js";
+import { fieldsEqual, valuesOfRecord } from "../model/entities.js";
 import type { Fields } from "../reconcile.js";
 import { titleKey } from "../state/recovery.js";
 import type { Snapshot } from "../state/snapshot.js";

@@ -8,8 +8,8 @@ import { parseChapterFile } from "../../tree/chapter-file.js";
 import { abs, writeTreeFile } from "../../tree/fs-ops.js";
 import { recordFilePath } from "../../tree/layout.js";
 import type { TreeFs } from "../../tree/tree-fs.js";
-import { type ChapterValues, type CourseValues, isLiteral } from "../entities.js";
-import type { LocalView } from "../local-view.js";
+import type { LocalView } from "../local/view.js";
+import { type ChapterValues, type CourseValues, isLiteral } from "../model/entities.js";
 import type { ContentCache } from "../state/content-cache.js";
 import type { SiteIds } from "../state/id-map.js";
 import type { Done, Intent, Journal } from "../state/journal.js";
@@ -18,9 +18,9 @@ import type { Snapshot } from "../state/snapshot.js";
 import { createdAnswerProblem, normalisedFields } from "./answers.js";
 import type { Decision } from "./decide.js";
 import type { PushClient } from "./options.js";
+import { treeIdOfKey } from "./other-site.js";
 import { chapterInput, courseInput, type PushOp } from "./plan.js";
 import { RESOURCE } from "./recheck.js";
-import { treeIdOfKey } from "./restore.js";
 import { settleFile } from "./settle.js";
 
 // Applying one write of a push: the request, the journal line, and the file it settles.

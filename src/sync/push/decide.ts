@@ -1,11 +1,11 @@
 import type { WireRecord } from "../../api/wire.js";
 import type { BodyCodec } from "../../tree/bodies.js";
 import { contentMerger } from "../content-merge.js";
-import { type ChapterValues, type CourseValues, fieldsEqual, valuesOfRecord } from "../entities.js";
 import { noBaseNote } from "../local/bases.js";
-import { chapterValuesAgainst, type LocalChapter, type LocalView } from "../local-view.js";
+import { chapterValuesAgainst, type LocalChapter, type LocalView } from "../local/view.js";
+import { type ChapterValues, type CourseValues, fieldsEqual, valuesOfRecord } from "../model/entities.js";
+import { type Change, conflictReason } from "../model/report.js";
 import { type Conflict, reconcileEntity } from "../reconcile.js";
-import { type Change, conflictReason } from "../report.js";
 import type { Snapshot } from "../state/snapshot.js";
 import { conflictResolve } from "./hold.js";
 import type { PushOp } from "./plan.js";

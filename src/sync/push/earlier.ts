@@ -2,7 +2,7 @@ import type { BodyCodec } from "../../tree/bodies.js";
 import { parseChapterFile } from "../../tree/chapter-file.js";
 import { parseCourseFile } from "../../tree/course-file.js";
 import { recordFilePath } from "../../tree/layout.js";
-import { courseValuesOfFile } from "../entities.js";
+import { courseValuesOfFile } from "../model/entities.js";
 import type { FileHistory } from "../state/file-history.js";
 import { courseInput, type PushOp } from "./plan.js";
 

@@ -1,5 +1,5 @@
+import type { Change } from "../model/report.js";
 import type { Conflict } from "../reconcile.js";
-import type { Change } from "../report.js";
 import type { Snapshot } from "../state/snapshot.js";
 import type { PushOp, PushPlan } from "./plan.js";
 

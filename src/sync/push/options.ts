@@ -1,10 +1,10 @@
 import type { InterruptedError, UserError } from "../../errors.js";
 import type { FileProblem } from "../../tree/yaml-text.js";
-import type { Change } from "../report.js";
+import type { Change } from "../model/report.js";
+import type { SyncTarget } from "../model/target.js";
 import type { Selection } from "../selection.js";
 import type { FileHistory } from "../state/file-history.js";
 import type { RecordClient } from "../state/id-map.js";
-import type { SyncTarget } from "../target.js";
 import type { PushPlan } from "./plan.js";
 
 // What a push is told and what it answers (the run itself is sync/push.ts).

@@ -1,6 +1,6 @@
 import { ApiError } from "../../api/errors.js";
 import type { UserError } from "../../errors.js";
-import type { Change } from "../report.js";
+import type { Change } from "../model/report.js";
 import type { Done } from "../state/journal.js";
 import { racedFields } from "./answers.js";
 import type { Decision } from "./decide.js";

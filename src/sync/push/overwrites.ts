@@ -1,7 +1,7 @@
 import { diffWords } from "diff";
 import type { BodyCodec } from "../../tree/bodies.js";
 import { sha256 } from "../../util/hash.js";
-import { fieldsEqual, valuesOfRecord } from "../entities.js";
+import { fieldsEqual, valuesOfRecord } from "../model/entities.js";
 import type { Fields } from "../reconcile.js";
 import type { Decision, Known } from "./decide.js";
 import type { PushPlan } from "./plan.js";

@@ -2,12 +2,12 @@ import type { ChapterInput, CourseInput } from "../../api/wire.js";
 import { recordFilePath } from "../../tree/layout.js";
 import { FIELD_RULES, STATUS_VALUES, statusProblem } from "../../tree/schema.js";
 import { FileProblem } from "../../tree/yaml-text.js";
-import type { ChapterValues, CourseValues } from "../entities.js";
-import { courseValuesOfRecord, valuesOfRecord } from "../entities.js";
-import type { LocalChange } from "../local-plan.js";
-import type { LocalView } from "../local-view.js";
+import type { LocalChange } from "../local/changes.js";
+import type { LocalView } from "../local/view.js";
+import type { ChapterValues, CourseValues } from "../model/entities.js";
+import { courseValuesOfRecord, valuesOfRecord } from "../model/entities.js";
+import type { Change } from "../model/report.js";
 import type { Fields } from "../reconcile.js";
-import type { Change } from "../report.js";
 import type { Snapshot } from "../state/snapshot.js";
 
 /** One write push will send, in the order it is sent. */

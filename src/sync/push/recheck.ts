@@ -1,6 +1,6 @@
 import type { WireRecord } from "../../api/wire.js";
 import { guardEmptyListing } from "../guards.js";
-import type { Change } from "../report.js";
+import type { Change } from "../model/report.js";
 import {
   type Checked,
   courseDeleteConflict,

@@ -6,6 +6,7 @@ import { parseCourseFile } from "../../tree/course-file.js";
 import { abs } from "../../tree/fs-ops.js";
 import { recordFilePath } from "../../tree/layout.js";
 import { gitBlobId, sha256 } from "../../util/hash.js";
+import type { LocalView } from "../local/view.js";
 import {
   bodyKey,
   type ChapterValues,
@@ -15,8 +16,7 @@ import {
   fieldsEqual,
   renderChapter,
   valuesOfRecord,
-} from "../entities.js";
-import type { LocalView } from "../local-view.js";
+} from "../model/entities.js";
 import type { ContentCache } from "../state/content-cache.js";
 import type { SiteIds } from "../state/id-map.js";
 import { withId } from "../state/recovery.js";

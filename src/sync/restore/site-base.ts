@@ -1,6 +1,6 @@
 import type { WireRecord } from "../../api/wire.js";
-import { snapshotRecord } from "../entities.js";
-import type { LocalChapter, LocalCourse, LocalView } from "../local-view.js";
+import type { LocalChapter, LocalCourse, LocalView } from "../local/view.js";
+import { snapshotRecord } from "../model/entities.js";
 import type { ContentCache } from "../state/content-cache.js";
 import { type IdMap, SiteIds } from "../state/id-map.js";
 import { newestTime } from "../state/recovery.js";

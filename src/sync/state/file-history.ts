@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { GitRunner } from "../ci/git.js";
+import type { GitRunner } from "../../ci/git.js";
 
 // The versions of a file that git holds: a new file (no id yet) pushed from one clone whose id
 // never came back (CI that could not commit it, a publish retried on a newer tip) was created

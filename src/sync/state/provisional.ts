@@ -1,7 +1,13 @@
 import type { ChapterFile } from "../../tree/chapter-file.js";
 import { recordFilePath } from "../../tree/layout.js";
 import type { ScanResult } from "../../tree/scan.js";
-import { bodyKey, courseValuesOfFile, courseValuesOfRecord, fieldsEqual, valuesEqual } from "../entities.js";
+import {
+  bodyKey,
+  courseValuesOfFile,
+  courseValuesOfRecord,
+  fieldsEqual,
+  valuesEqual,
+} from "../model/entities.js";
 import type { PushPlan } from "../push/plan.js";
 import type { Snapshot, SnapshotEntry } from "./snapshot.js";
 

@@ -4,7 +4,7 @@ import { abs, hashTreeFile, writeTreeFile } from "../../tree/fs-ops.js";
 import { recordFilePath } from "../../tree/layout.js";
 import { guardedFs, type TreeFs } from "../../tree/tree-fs.js";
 import { sha256 } from "../../util/hash.js";
-import { courseFileText, courseValuesOfRecord, fieldsEqual, snapshotRecord } from "../entities.js";
+import { courseFileText, courseValuesOfRecord, fieldsEqual, snapshotRecord } from "../model/entities.js";
 import type { Done, Intent, JournalLine } from "./journal.js";
 import type { Snapshot } from "./snapshot.js";
 

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
-import { redactUrl } from "../../api/login-url.js";
-import { ExitCode, UserError, usageError } from "../../errors.js";
+import { redactUrl } from "../api/login-url.js";
+import { ExitCode, UserError, usageError } from "../errors.js";
 
 /** What one git command printed and returned. */
 export interface GitResult {

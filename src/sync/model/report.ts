@@ -1,4 +1,4 @@
-import type { Conflict } from "./reconcile.js";
+import type { Conflict } from "../reconcile.js";
 
 /** The fixed set of outcomes an entity can end a run with (feeds the summary and --json). */
 export type Outcome =

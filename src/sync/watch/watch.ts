@@ -1,19 +1,19 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { watch as chokidarWatch, type FSWatcher } from "chokidar";
-import { isCredentialsRefused } from "../api/errors.js";
-import { UserError } from "../errors.js";
-import { ignoreMatcher } from "../tree/ignore-rules.js";
-import { COURSES_DIR, courseFolderOf, recordFilePath } from "../tree/layout.js";
-import type { FileProblem } from "../tree/yaml-text.js";
-import { realSetTimer, type SetTimer } from "../util/timer.js";
+import { isCredentialsRefused } from "../../api/errors.js";
+import { UserError } from "../../errors.js";
+import { ignoreMatcher } from "../../tree/ignore-rules.js";
+import { COURSES_DIR, courseFolderOf, recordFilePath } from "../../tree/layout.js";
+import type { FileProblem } from "../../tree/yaml-text.js";
+import { realSetTimer, type SetTimer } from "../../util/timer.js";
+import type { Change } from "../model/report.js";
+import type { SyncTarget } from "../model/target.js";
+import type { PushPlan } from "../push/plan.js";
+import { type PushClient, push } from "../push.js";
+import { acquireLock } from "../state/lock.js";
 import { type Batch, Coalescer } from "./coalescer.js";
-import type { PushPlan } from "./push/plan.js";
-import { type PushClient, push } from "./push.js";
-import type { Change } from "./report.js";
-import { acquireLock } from "./state/lock.js";
-import type { SyncTarget } from "./target.js";
-import { localPending } from "./watch-pending.js";
+import { localPending } from "./pending.js";
 
 /** Something watch wants the person (or a --json reader) to know. */
 export type WatchEvent =

@@ -1,9 +1,9 @@
-import type { BodyCodec } from "../tree/bodies.js";
-import { recordFilePath } from "../tree/layout.js";
-import type { TreeFs } from "../tree/tree-fs.js";
-import { openSiteLocal } from "./local/open.js";
-import { planLocalChanges } from "./local-plan.js";
-import { loadSnapshot } from "./state/snapshot.js";
+import type { BodyCodec } from "../../tree/bodies.js";
+import { recordFilePath } from "../../tree/layout.js";
+import type { TreeFs } from "../../tree/tree-fs.js";
+import { planLocalChanges } from "../local/changes.js";
+import { openSiteLocal } from "../local/open.js";
+import { loadSnapshot } from "../state/snapshot.js";
 
 /** What the tree holds that the site has not been sent, against the snapshot. */
 export interface LocalPending {

@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { usageError } from "../../errors.js";
+import { usageError } from "../errors.js";
 
 /** The package's name on a registry, and the folder npm installs it in. */
 const NAME = "coursesync";

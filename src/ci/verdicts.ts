@@ -1,5 +1,5 @@
-import { ExitCode, UserError } from "../../errors.js";
-import { counted } from "../../util/words.js";
+import { ExitCode, UserError } from "../errors.js";
+import { counted } from "../util/words.js";
 import type { Verdict } from "./job.js";
 
 /** The subject of the commit a publish makes: `[skip ci]` keeps it from starting the workflow again. */

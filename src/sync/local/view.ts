@@ -1,9 +1,9 @@
-import type { BodyCodec } from "../tree/bodies.js";
-import type { ChapterFile } from "../tree/chapter-file.js";
-import { courseFilePath } from "../tree/layout.js";
-import type { ScanResult } from "../tree/scan.js";
-import { type FieldProblem, FileProblem } from "../tree/yaml-text.js";
-import type { LocalBody } from "./content-merge.js";
+import type { BodyCodec } from "../../tree/bodies.js";
+import type { ChapterFile } from "../../tree/chapter-file.js";
+import { courseFilePath } from "../../tree/layout.js";
+import type { ScanResult } from "../../tree/scan.js";
+import { type FieldProblem, FileProblem } from "../../tree/yaml-text.js";
+import type { LocalBody } from "../content-merge.js";
 import {
   bodyKey,
   type ChapterValues,
@@ -13,9 +13,9 @@ import {
   courseValuesOfFile,
   courseValuesOfRecord,
   fieldsEqual,
-} from "./entities.js";
-import { baseHtmlOf } from "./local/bases.js";
-import type { Snapshot, SnapshotEntry } from "./state/snapshot.js";
+} from "../model/entities.js";
+import type { Snapshot, SnapshotEntry } from "../state/snapshot.js";
+import { baseHtmlOf } from "./bases.js";
 
 /** A course as the tree has it. */
 export interface LocalCourse {

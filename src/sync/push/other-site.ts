@@ -2,7 +2,7 @@ import type { Listing } from "../../api/client.js";
 import { ExitCode, UserError } from "../../errors.js";
 import { counted } from "../../util/words.js";
 import { guardSnapshotSite } from "../guards.js";
-import type { LocalChapter, LocalCourse, LocalView } from "../local-view.js";
+import type { LocalChapter, LocalCourse, LocalView } from "../local/view.js";
 import { emptyIdMap } from "../state/id-map.js";
 import { emptySnapshot, loadSnapshot, type Snapshot } from "../state/snapshot.js";
 import type { PushOp, PushPlan } from "./plan.js";

@@ -1,4 +1,4 @@
-import { realSetTimer, type SetTimer } from "../util/timer.js";
+import { realSetTimer, type SetTimer } from "../../util/timer.js";
 
 /** A file-system event as the watcher reports it, path relative to the tree root with /. */
 export interface FsEvent {

@@ -1,9 +1,9 @@
-import type { WireRecord } from "../api/wire.js";
-import type { BodyCodec } from "../tree/bodies.js";
-import { type ChapterFile, serializeChapterFile } from "../tree/chapter-file.js";
-import { COURSE_KEYS, type CourseFile, serializeCourseFile } from "../tree/course-file.js";
-import { gitBlobId, sha256 } from "../util/hash.js";
-import { type EntityPlan, type Fields, jsonEqual } from "./reconcile.js";
+import type { WireRecord } from "../../api/wire.js";
+import type { BodyCodec } from "../../tree/bodies.js";
+import { type ChapterFile, serializeChapterFile } from "../../tree/chapter-file.js";
+import { COURSE_KEYS, type CourseFile, serializeCourseFile } from "../../tree/course-file.js";
+import { gitBlobId, sha256 } from "../../util/hash.js";
+import { type EntityPlan, type Fields, jsonEqual } from "../reconcile.js";
 
 /**
  * The editable fields of a course, as reconcile compares them. Each holds the value the site

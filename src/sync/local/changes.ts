@@ -1,8 +1,13 @@
-import { conflictCopyPath, courseFilePath } from "../tree/layout.js";
-import { chapterValuesOfRecord, courseValuesOfRecord, fieldsEqual, type RecordPlan } from "./entities.js";
-import type { LocalView } from "./local-view.js";
-import { reconcileEntity } from "./reconcile.js";
-import type { Snapshot } from "./state/snapshot.js";
+import { conflictCopyPath, courseFilePath } from "../../tree/layout.js";
+import {
+  chapterValuesOfRecord,
+  courseValuesOfRecord,
+  fieldsEqual,
+  type RecordPlan,
+} from "../model/entities.js";
+import { reconcileEntity } from "../reconcile.js";
+import type { Snapshot } from "../state/snapshot.js";
+import type { LocalView } from "./view.js";
 
 /** One entity's pending local change, as status shows it and push starts from. */
 export interface LocalChange {

@@ -1,6 +1,6 @@
-import type { BodyCodec } from "../tree/bodies.js";
-import type { Limits } from "../tree/schema.js";
-import type { TreeFs } from "../tree/tree-fs.js";
+import type { BodyCodec } from "../../tree/bodies.js";
+import type { Limits } from "../../tree/schema.js";
+import type { TreeFs } from "../../tree/tree-fs.js";
 
 /** The tree and the site a pull, push or watch works between: what each of them is told first. */
 export interface SyncTarget {

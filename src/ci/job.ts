@@ -1,5 +1,5 @@
 import path from "node:path";
-import { ExitCode, UserError, usageError } from "../../errors.js";
+import { ExitCode, UserError, usageError } from "../errors.js";
 import type { GitRunner, Repo } from "./git.js";
 
 /** Runs one coursesync command in this process (e.g. `["push", "--yes"]`); resolves with its exit code. */
