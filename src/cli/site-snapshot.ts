@@ -4,7 +4,8 @@ import { UserError } from "../errors.js";
 import { guardSnapshotSite } from "../sync/guards.js";
 import type { SiteNames } from "../sync/push/other-site.js";
 import { guardIdsSite } from "../sync/state/ids-owner.js";
-import { loadSnapshot, STATE_DIR } from "../sync/state/snapshot.js";
+import { STATE_DIR } from "../sync/state/paths.js";
+import { loadSnapshot } from "../sync/state/snapshot.js";
 import type { GlobalOptions } from "./io.js";
 import type { TreeContext } from "./tree-root.js";
 

@@ -1,9 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { CONFIG_FILE, type Config, findRoot, loadConfig, type ResolvedSite } from "../config/config.js";
+import { CONFIG_FILE, type Config, findRoot, loadConfig } from "../config/config.js";
 import { usageError } from "../errors.js";
-import { snapshotStamp } from "../sync/state/snapshot.js";
-import type { FolderData } from "../tree/folder-thread.js";
 import type { CliRun, GlobalOptions } from "./io.js";
 
 /** The tree a command works on: its root folder and validated config. */
@@ -38,18 +36,5 @@ export async function maybeOpenTree(run: CliRun, globals: GlobalOptions): Promis
   return root ? { root, config: await loadConfig(root) } : undefined;
 }
 
-/**
- * What a clean verdict of the tree rests on besides its files: the committed snapshot, and the
- * settings that change what status says (the site's address, ignore rules, body format, limits).
- * Status and pull both stamp the stat cache's verdict with it.
- */
-export function cleanStamp(
-  tree: TreeContext,
-  site: ResolvedSite,
-  /** The snapshot's course files as a thread read them (snapshotCoursesFolder), if it did. */
-  courses?: FolderData | null,
-): string | undefined {
-  const snapshot = snapshotStamp(tree.root, site.name, courses);
-  const { ignore, body, limits } = tree.config;
-  return snapshot && `${snapshot} ${JSON.stringify({ url: site.url, ignore, body, limits })}`;
-}
+// The clean stamp lives beside the site's state; push and watch still import it from here.
+export { cleanStamp } from "../sync/state/clean-mark.js";

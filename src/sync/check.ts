@@ -16,8 +16,8 @@ import {
   courseValuesOfFile,
   courseValuesOfRecord,
 } from "./model/entities.js";
-import { ContentCache } from "./state/content-cache.js";
-import { loadSnapshot, type Snapshot, statePaths } from "./state/snapshot.js";
+import type { Snapshot } from "./state/snapshot.js";
+import { SiteState } from "./state/workspace.js";
 import { chapterProblems, courseProblems, unknownIdProblems, valueProblems } from "./value-checks.js";
 
 /** What `check` is told: the tree, how it is read, and which files to report on. */
@@ -49,12 +49,13 @@ export interface CheckResult {
  */
 export async function checkTree(options: CheckOptions): Promise<CheckResult> {
   const { root, site, paths } = options;
-  const snapshot = await loadSnapshot(root, site);
+  const state = SiteState.open(root, site);
+  const snapshot = await state.loadSnapshot();
   const { scan, local } = await openLocal(root, snapshot, {
     ignore: options.ignore,
     bodies: options.bodies,
     parseAll: true,
-    cache: new ContentCache(statePaths(root, site).cache),
+    cache: state.cache,
   });
   const problems = treeProblems({
     scan,

@@ -28,18 +28,17 @@ import {
   otherSite,
   withoutConflicts,
 } from "./pull/other-site.js";
-import { contentHashes, saveIfChanged } from "./pull/save.js";
 import { ContentSpill } from "./pull/spill.js";
 import { StagedFiles } from "./pull/stage.js";
 import { type ListingMoved, planConfirmingDeletes } from "./pull/unlisted.js";
 import { WrittenFiles } from "./pull/written.js";
 import type { SiteNames } from "./push/other-site.js";
 import { planPullWithin, type Selection } from "./selection.js";
-import { ContentCache } from "./state/content-cache.js";
 import { mappedClient, type RecordClient } from "./state/id-map.js";
-import { Journal, unconfirmedIntents } from "./state/journal.js";
+import { unconfirmedIntents } from "./state/journal.js";
 import { adoptIntents, foldJournal, restoreIds } from "./state/recovery.js";
-import { type Snapshot, snapshotBase, statCacheOf, statePaths, stateTemps } from "./state/snapshot.js";
+import { type Snapshot, snapshotBase } from "./state/snapshot.js";
+import { SiteState } from "./state/workspace.js";
 
 /** The part of the API client pull uses: the lists, and single reads for summary lists. */
 export interface Lister extends RecordReader, ListClient {}
@@ -109,16 +108,21 @@ const NOTED = 20;
 
 /** Pull the site into the tree: list, reconcile, write, save the snapshot last. */
 export async function pull(options: PullOptions, client: Lister): Promise<PullResult> {
+  // Every write of this run goes through it: a full disk or a permission names the path.
+  const state = SiteState.open(options.root, options.site, {
+    fs: guardedFs(options.root, options.fs),
+    now: options.now,
+  });
   // The default site's chapter contents wait in a temp file while the pull works, not in memory
   // (another site's records are translated to tree ids, copies that would read them all back).
   const spill =
     options.dryRun || (options.idsSite ?? options.site) !== options.site
       ? undefined
-      : new ContentSpill(statePaths(options.root, options.site).cache);
+      : new ContentSpill(state.paths.cache);
   // Files staged while the listing arrived (see pull/stage.ts): what the plan did not take goes.
   const run: Staging = {};
   try {
-    return await pullTree(options, client, spill, run);
+    return await pullTree(options, client, state, spill, run);
   } finally {
     spill?.close();
     await run.staged?.clear();
@@ -133,15 +137,16 @@ interface Staging {
 async function pullTree(
   options: PullOptions,
   client: Lister,
+  state: SiteState,
   spill: ContentSpill | undefined,
   run: Staging,
 ): Promise<PullResult> {
   const { root } = options;
+  const { fs, cache } = state;
   // Planning returns only what writing needs: the listing, the local view and the planner's
   // maps are garbage before the first file is written.
-  const planned = await planTree(options, client, spill, run);
-  const { loaded, plan, result, existing, temps, statCache, cache, journal, wholeSite, pending, fs } =
-    planned;
+  const planned = await planTree(options, client, state, spill, run);
+  const { loaded, plan, result, existing, temps, statCache, wholeSite, pending } = planned;
   if (options.dryRun) {
     result.filesWritten = (await effectiveOps(root, plan.ops, existing)).length;
     return result;
@@ -172,37 +177,39 @@ async function pullTree(
   plan.cacheTexts.length = 0;
   plan.cacheRecords.length = 0;
   await addBlobIds(root, plan.snapshot, plan.blobless);
-  result.snapshotWritten = await saveIfChanged(root, options.site, loaded, plan.snapshot, fs);
-  // A pull of the whole site knows every text the snapshot needs: the rest of the cache goes.
-  if (result.snapshotWritten && wholeSite) await cache.prune(contentHashes(plan.snapshot));
-  cache.close();
-  // Its lines are in the snapshot now (a stale journal's were already).
-  await journal.clear();
-  // The tree is now the snapshot but where something stays pending: said as status says it,
-  // for the next pull and status to read only the folders that changed since.
-  const stamp = pending && options.stamp?.();
-  if (pending && stamp) statCache.markClean(stamp, pending);
-  else statCache.forgetClean();
-  await statCache.save();
+  result.snapshotWritten = await state.commit({
+    loaded,
+    snapshot: plan.snapshot,
+    // A pull of the whole site knows every text the snapshot needs: the rest of the cache goes.
+    prune: wholeSite,
+    // The tree is now the snapshot but where something stays pending: said as status says it,
+    // for the next pull and status to read only the folders that changed since.
+    clean: pending && options.stamp ? { dirty: pending, stamp: options.stamp } : undefined,
+  });
   return result;
 }
 
 /** List, read the tree, reconcile, guard: the plan of a pull and what writing it needs. */
-async function planTree(options: PullOptions, client: Lister, spill: ContentSpill | undefined, run: Staging) {
+async function planTree(
+  options: PullOptions,
+  client: Lister,
+  state: SiteState,
+  spill: ContentSpill | undefined,
+  run: Staging,
+) {
   const { root } = options;
-  // Every write of this run goes through it: a full disk or a permission names the path.
-  const fs = guardedFs(root, options.fs);
+  const { fs, cache } = state;
   const bodies = memoized(options.bodies);
   const { loaded, listed, attach } = await (options.listing ?? startListing(options, client));
   // Temp files of killed runs under `.coursesync/`, listed before this run stages any: the
   // listing then does not read this run's thousands of staged files (removed after planning).
-  const leftover = options.dryRun ? Promise.resolve([]) : stateTemps(root, options.site);
+  const leftover = options.dryRun ? Promise.resolve([]) : state.temps();
   leftover.catch(() => {});
   // New and changed records' files are written to temp files while the pages arrive (with the
   // spill: the default site, not a dry run); the plan then moves those it writes into place.
   const staged = spill
     ? new StagedFiles({
-        cache: statePaths(root, options.site).cache,
+        cache: state.paths.cache,
         bodies,
         snapshot: loaded,
         // A tree written through another file system (tests) has its files moved through it.
@@ -223,7 +230,7 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
   });
   // A push killed part-way left its journal: what it confirmed counts as synced, and a create
   // it sent without an answer is found on the site (by the fields sent) and its file gets the id.
-  const journal = new Journal(statePaths(root, options.site).journal, () => snapshotBase(loaded), fs);
+  const journal = state.journal(() => snapshotBase(loaded));
   const earlier = loaded ? await journal.read() : [];
   let snapshot = earlier.length > 0 && loaded ? foldJournal(loaded, earlier) : loaded;
   // Another site than the default one is read through its id map: records under tree ids. Its
@@ -231,7 +238,6 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
   let other = otherSite(options, snapshot);
   let otherReady: (other: OtherSite | undefined) => void = () => {};
   const ready = other ? new Promise<OtherSite | undefined>((resolve) => (otherReady = resolve)) : undefined;
-  const cache = new ContentCache(statePaths(root, options.site).cache, fs);
   // Records a summary list left a field out of are made whole before anything looks at them.
   const whole = async (
     resource: Resource,
@@ -285,7 +291,7 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
     if (!options.dryRun) for (const text of map.texts) await cache.put(text);
     return map.snapshot;
   };
-  const statCache = await statCacheOf(root, options.site, fs, options.now).load();
+  const statCache = state.loadStatCache();
   // A warning of the scan (a name that is not UTF-8) leaves the tree's clean verdict unsaid.
   let warned = false;
   const open = {
@@ -426,11 +432,8 @@ async function planTree(options: PullOptions, client: Lister, spill: ContentSpil
     /** Temp files of killed runs: the tree's (from the scan) and the state's. */
     temps: leftover.then((state) => [...scan.temps, ...state]),
     statCache,
-    cache,
-    journal,
     wholeSite,
     pending,
-    fs,
     release: () => {
       courses.records.length = 0;
       chapters.records.length = 0;

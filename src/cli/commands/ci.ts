@@ -15,7 +15,7 @@ import {
 } from "../../ci/workflows.js";
 import { resolveSite } from "../../config/config.js";
 import { usageError } from "../../errors.js";
-import { statePaths } from "../../sync/state/snapshot.js";
+import { SiteState } from "../../sync/state/workspace.js";
 import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";
 import type { CliIO, CliRun, GlobalOptions } from "../io.js";
@@ -244,7 +244,10 @@ async function job(
         });
       },
       verdict: (code, snapshotChanged) => spec.verdict(code, snapshotChanged, held),
-      snapshot: path.relative(tree.root, statePaths(tree.root, site).snapshot).split(path.sep).join("/"),
+      snapshot: path
+        .relative(tree.root, SiteState.open(tree.root, site).paths.snapshot)
+        .split(path.sep)
+        .join("/"),
       message: spec.message(site),
       env: run.env,
       say: (line) => out.info(`coursesync ci: ${line}`),

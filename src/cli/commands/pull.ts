@@ -8,6 +8,7 @@ import { FIX_INVALID_FILES, invalidFilesMessage } from "../../sync/guards.js";
 import { countOutcomes, type Outcome } from "../../sync/model/report.js";
 import { startListing } from "../../sync/pull/listing.js";
 import type { PullResult } from "../../sync/pull.js";
+import { cleanStamp } from "../../sync/state/clean-mark.js";
 import { acquireLock } from "../../sync/state/lock.js";
 import { courseFolderContaining } from "../../tree/layout.js";
 import { counted } from "../../util/words.js";
@@ -27,7 +28,7 @@ import {
   listingMovedMessage,
   problemJson,
 } from "../summary.js";
-import { cleanStamp, openTree } from "../tree-root.js";
+import { openTree } from "../tree-root.js";
 
 /** Pull works on whole course folders: a file stands for its folder; anything else is an error. */
 function courseFolders(root: string, paths: readonly string[]): string[] {

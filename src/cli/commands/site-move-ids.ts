@@ -1,11 +1,11 @@
 import type { Command } from "commander";
 import { CONFIG_FILE, resolveSite } from "../../config/config.js";
 import { writeConfigEdit } from "../../config/edit.js";
-import { unfinishedWrites } from "../../config/sites.js";
 import { ExitCode, UserError, usageError } from "../../errors.js";
 import { guardIdsSite } from "../../sync/state/ids-owner.js";
 import { acquireLock } from "../../sync/state/lock.js";
 import { moveIds, unfinishedMove } from "../../sync/state/move-ids-run.js";
+import { unfinishedWrites } from "../../sync/state/sites.js";
 import { counted } from "../../util/words.js";
 import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";

@@ -3,10 +3,10 @@ import { parseBaseUrl } from "../../api/login-url.js";
 import { CONFIG_FILE, type Config, resolveSite, validSiteName } from "../../config/config.js";
 import { CredentialStore, configDir } from "../../config/credentials.js";
 import { writeConfigEdit } from "../../config/edit.js";
-import { removeSiteState, snapshotInfo, unfinishedWrites } from "../../config/sites.js";
 import { ExitCode, UserError, usageError } from "../../errors.js";
 import { acquireLock } from "../../sync/state/lock.js";
-import { loadSnapshot, saveSnapshot, statePaths } from "../../sync/state/snapshot.js";
+import { removeSiteState, snapshotInfo, unfinishedWrites } from "../../sync/state/sites.js";
+import { SiteState } from "../../sync/state/workspace.js";
 import { counted } from "../../util/words.js";
 import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";
@@ -104,7 +104,7 @@ function knownSite(config: Config, name: string): string {
 
 /** The tree's path of a site's snapshot, for messages. */
 function snapshotPath(name: string): string {
-  return statePaths("", name).snapshot;
+  return SiteState.open("", name).paths.snapshot;
 }
 
 /** `coursesync site add <name> --url <api-base-url>` */
@@ -319,8 +319,9 @@ async function setUrl(
       });
     }
     await writeConfigEdit(tree.config, { op: "set-url", name, url });
-    const loaded = snapshot ? await loadSnapshot(tree.root, name) : undefined;
-    if (loaded) await saveSnapshot(tree.root, name, { ...loaded, site: url });
+    const state = SiteState.open(tree.root, name);
+    const loaded = snapshot ? await state.loadSnapshot() : undefined;
+    if (loaded) await state.saveSnapshot({ ...loaded, site: url });
     out.result(`Site "${name}" now has the URL ${url}${loaded ? `; ${snapshot?.file} moved with it` : ""}.`);
     out.info(`Tokens are stored per URL: coursesync login --site ${name}, unless COURSESYNC_TOKEN is set.`);
   } finally {

@@ -1,10 +1,8 @@
 import type { Config } from "../../config/config.js";
-import { ContentCache } from "../../sync/state/content-cache.js";
-import { statePaths } from "../../sync/state/snapshot.js";
+import type { SiteState } from "../../sync/state/workspace.js";
 import { type StatusEntry, treeStatus } from "../../sync/status.js";
 import { bodyCodec } from "../../tree/codecs.js";
 import { courseFolderContaining } from "../../tree/layout.js";
-import type { StatCache } from "../../tree/stat-cache.js";
 import type { CliRun, GlobalOptions } from "../io.js";
 import { knownTreePaths } from "../paths.js";
 import { siteSnapshot } from "../site-snapshot.js";
@@ -20,14 +18,16 @@ export async function fullStatus(options: {
   globals: GlobalOptions;
   tree: { root: string; config: Config };
   paths: readonly string[];
-  statCache: StatCache;
+  /** The site's state, its stat cache loaded. */
+  state: SiteState;
   stamp: string | undefined;
   /** Only these course folders differ from the last clean status (see treeStatus). */
   folders?: ReadonlySet<string> | undefined;
   warn: (message: string) => void;
 }): Promise<StatusEntry[]> {
-  const { run, tree, paths, statCache } = options;
-  const { site, snapshot, names, other } = await siteSnapshot(tree, options.globals);
+  const { run, tree, paths, state } = options;
+  const { statCache } = state;
+  const { snapshot, names, other } = await siteSnapshot(tree, options.globals);
   let warned = false;
   const look = (folders: ReadonlySet<string> | undefined) =>
     treeStatus({
@@ -37,7 +37,7 @@ export async function fullStatus(options: {
       bodies: bodyCodec(tree.config.body),
       paths: paths.length ? knownTreePaths(run, tree.root, paths, snapshot) : undefined,
       statCache,
-      cache: new ContentCache(statePaths(tree.root, site.name).cache),
+      cache: state.cache,
       limits: tree.config.limits,
       onWarning: (message) => {
         warned = true;

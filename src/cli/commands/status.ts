@@ -1,10 +1,11 @@
-import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { resolveSite } from "../../config/config.js";
 import { ExitCode, usageError } from "../../errors.js";
 import { changedSinceClean, prereadFolders } from "../../sync/local/unchanged.js";
+import { cleanStamp } from "../../sync/state/clean-mark.js";
 import { guardIdsSite } from "../../sync/state/ids-owner.js";
-import { snapshotCoursesFolder, statCacheOf, statCachePath, statePaths } from "../../sync/state/snapshot.js";
+import { snapshotCoursesFolder } from "../../sync/state/snapshot.js";
+import { SiteState } from "../../sync/state/workspace.js";
 import type { StatusEntry } from "../../sync/status.js";
 import { guardedFs } from "../../tree/tree-fs.js";
 import { globalsOf } from "../globals.js";
@@ -13,7 +14,7 @@ import type { CliRun } from "../io.js";
 import { Output } from "../output.js";
 import { treePaths } from "../paths.js";
 import { recordName } from "../render/words.js";
-import { cleanStamp, openTree } from "../tree-root.js";
+import { openTree } from "../tree-root.js";
 
 const STYLE = {
   new: "green",
@@ -120,11 +121,12 @@ A path holding a quote, backslash, control character or " -> " is printed as a J
       // A walk of the whole tree starts its second thread now, so that its start-up overlaps
       // loading the stat cache; that thread also stats the snapshot's files for the stamp.
       const snapshotCourses = snapshotCoursesFolder(site.name);
+      const state = SiteState.open(tree.root, site.name, { fs: guardedFs(tree.root, run.fs), now: run.now });
       const preread =
-        fast && paths.length === 0 && existsSync(statCachePath(tree.root, site.name))
+        fast && paths.length === 0 && state.hasStatCache()
           ? prereadFolders(tree.root, { first: [snapshotCourses] })
           : undefined;
-      const statCache = statCacheOf(tree.root, site.name, guardedFs(tree.root, run.fs), run.now).loadSync();
+      const statCache = state.loadStatCache();
       const stamp = !fast
         ? undefined
         : preread
@@ -143,7 +145,7 @@ A path holding a quote, backslash, control character or " -> " is printed as a J
               globals,
               tree,
               paths,
-              statCache,
+              state,
               stamp: await stamp,
               folders: changed,
               warn: (message) => out.warn(message),
@@ -151,7 +153,7 @@ A path holding a quote, backslash, control character or " -> " is printed as a J
       await statCache.save();
       // A push killed part-way: status reads the last sync alone, so what it sent may show here
       // as pending until the next push or pull folds its journal in.
-      const interrupted = existsSync(statePaths(tree.root, site.name).journal);
+      const interrupted = state.hasJournal();
       if (flags.short) {
         if (interrupted) {
           out.warn(

@@ -1,4 +1,4 @@
-import type { SiteSnapshotInfo } from "../../config/sites.js";
+import type { SiteSnapshotInfo } from "../../sync/state/sites.js";
 import { counted } from "../../util/words.js";
 
 /** One site as `site list --json` prints it; never a token, only whether one is stored. */

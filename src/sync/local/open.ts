@@ -6,10 +6,11 @@ import type { TreeFs } from "../../tree/tree-fs.js";
 import type { FileProblem } from "../../tree/yaml-text.js";
 import { type SiteNames, siteView } from "../push/other-site.js";
 import { lostAsNew } from "../restore/site-base.js";
-import { ContentCache } from "../state/content-cache.js";
+import type { ContentCache } from "../state/content-cache.js";
 import { type BlobReader, gitBlobReader } from "../state/git-objects.js";
 import { rekeyProvisional } from "../state/provisional.js";
-import { loadSnapshot, type Snapshot, statCacheOf, statePaths } from "../state/snapshot.js";
+import { loadSnapshot, type Snapshot } from "../state/snapshot.js";
+import { SiteState } from "../state/workspace.js";
 import { BaseTexts, baseTextsFor } from "./bases.js";
 import { buildLocalView, knownHashes, type LocalView } from "./view.js";
 
@@ -22,7 +23,7 @@ export interface OpenLocalOptions<S extends Snapshot | undefined> {
   ignore: readonly string[];
   /** How chapter bodies are read. */
   bodies: BodyCodec;
-  /** Spares reading files whose stat is unchanged (see statCacheOf). @default none: every file is read */
+  /** Spares reading files whose stat is unchanged (see SiteState). @default none: every file is read */
   statCache?: StatCache | undefined;
   /** Parse every file (or those it says) even when its hash is known, to validate them. */
   parseAll?: ScanOptions["parseAll"];
@@ -76,9 +77,18 @@ export async function openSiteLocal<S extends Snapshot | undefined>(
   options: Omit<OpenLocalOptions<S>, "statCache" | "cache"> & { fs?: TreeFs | undefined },
 ): Promise<LocalSide<S> & { statCache: StatCache; cache: ContentCache }> {
   const { fs, ...open } = options;
-  const cache = new ContentCache(statePaths(root, site).cache, fs);
-  const statCache = await statCacheOf(root, site, fs).load();
-  return { ...(await openLocal(root, snapshot, { ...open, statCache, cache })), statCache, cache };
+  return openStateLocal(SiteState.open(root, site, { fs }), snapshot, open);
+}
+
+/** As openSiteLocal, through a site's state the caller opened. */
+export async function openStateLocal<S extends Snapshot | undefined>(
+  state: SiteState,
+  snapshot: S,
+  options: Omit<OpenLocalOptions<S>, "statCache" | "cache">,
+): Promise<LocalSide<S> & { statCache: StatCache; cache: ContentCache }> {
+  const { cache } = state;
+  const statCache = state.loadStatCache();
+  return { ...(await openLocal(state.root, snapshot, { ...options, statCache, cache })), statCache, cache };
 }
 
 /** Open the local side of the tree at `root` against `snapshot`. */

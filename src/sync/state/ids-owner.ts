@@ -3,8 +3,9 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { ExitCode, UserError } from "../../errors.js";
 import { unfinishedMove } from "./move-ids-run.js";
+import { statePaths } from "./paths.js";
 import { SITE_FILE } from "./shards.js";
-import { loadSnapshot, snapshotIsLegacy, statePaths } from "./snapshot.js";
+import { loadSnapshot, snapshotIsLegacy } from "./snapshot.js";
 
 // The ids in the files belong to one named site (`ids:` in coursesync.yaml). Its snapshot keeps
 // records under those ids directly; every other site's snapshot maps them to its own. A tree

@@ -5,7 +5,7 @@ import { UserError } from "../../errors.js";
 import { atomicWrite } from "../../tree/fs-ops.js";
 import { guardedFs } from "../../tree/tree-fs.js";
 import { processRunning } from "../../util/process.js";
-import { statePaths } from "./snapshot.js";
+import { statePaths } from "./paths.js";
 
 /** Who holds a tree's lock, as written beside it. */
 export interface Holder {

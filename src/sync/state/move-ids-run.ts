@@ -7,9 +7,10 @@ import { scanTree } from "../../tree/scan.js";
 import { guardedFs } from "../../tree/tree-fs.js";
 import { unignoreFolders } from "./git-files.js";
 import { type FileMove, type IdFile, planIdMove } from "./move-ids.js";
+import { moveIdsDir, statCachePath, statePaths } from "./paths.js";
 import { withId } from "./recovery.js";
 import { splitSnapshot } from "./shards.js";
-import { loadSnapshot, type Snapshot, STATE_DIR, statCachePath, statePaths } from "./snapshot.js";
+import { loadSnapshot, type Snapshot } from "./snapshot.js";
 import { writeFolder } from "./snapshot-folder.js";
 
 // `coursesync site move-ids <to>`, on disk. Crash-safe and all-or-nothing: every site's new
@@ -28,7 +29,7 @@ interface MoveJournal {
 
 /** Where a move keeps its staged snapshots and journal (no site can be named `_move-ids`). */
 function moveDir(root: string): string {
-  return path.join(root, STATE_DIR, "cache", "_move-ids");
+  return moveIdsDir(root);
 }
 
 function journalFile(root: string): string {

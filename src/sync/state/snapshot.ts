@@ -1,15 +1,14 @@
 import { existsSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { WireRecord } from "../../api/wire.js";
 import type { FolderData } from "../../tree/folder-thread.js";
-import { tempFileOwner } from "../../tree/fs-ops.js";
-import { StatCache } from "../../tree/stat-cache.js";
 import { guardedFs, type TreeFs } from "../../tree/tree-fs.js";
 import { sha256 } from "../../util/hash.js";
 import { stableStringify } from "../../util/stable-json.js";
 import { unignoreFolders } from "./git-files.js";
 import type { IdMap } from "./id-map.js";
+import { STATE_DIR, statePaths } from "./paths.js";
 import {
   COURSES_DIR,
   entryFile,
@@ -28,8 +27,8 @@ import {
   writeFolder,
 } from "./snapshot-folder.js";
 
-/** Folder of the snapshot, lock and caches, at the tree root. */
-export const STATE_DIR = ".coursesync";
+// Kept here while push and watch import them from this module.
+export { statePaths, stateTemps } from "./paths.js";
 
 /** What the last sync knew of one course or chapter. */
 export interface SnapshotEntry {
@@ -91,41 +90,6 @@ export function emptySnapshot(site: string): Snapshot {
   return { version: 1, site, courses: {}, chapters: {} };
 }
 
-/** Paths of the snapshot and its side files for one site. */
-export function statePaths(root: string, site: string) {
-  const dir = path.join(root, STATE_DIR);
-  return {
-    dir,
-    /** The snapshot's folder (committed). */
-    snapshot: path.join(dir, site),
-    /** The single-file snapshot of earlier versions (committed until the first save replaces it). */
-    legacy: path.join(dir, `${site}.json`),
-    /** A save of the snapshot under way (see state/snapshot-folder.ts). */
-    pending: path.join(dir, `${site}.pending`),
-    lock: path.join(dir, `${site}.lock`),
-    cache: path.join(dir, "cache", site),
-    journal: path.join(dir, `${site}.journal`),
-  };
-}
-
-/** The stat cache file of a site's runs in the tree at `root`. */
-export function statCachePath(root: string, site: string): string {
-  return path.join(statePaths(root, site).cache, "stat.json");
-}
-
-/**
- * The stat cache of a site's runs in the tree at `root`, not loaded yet. The scan updates it;
- * a run saves it once it went well.
- */
-export function statCacheOf(
-  root: string,
-  site: string,
-  fs?: TreeFs,
-  now: () => number = Date.now,
-): StatCache {
-  return new StatCache(statCachePath(root, site), now, fs);
-}
-
 function folderPaths(root: string, site: string): FolderPaths {
   const paths = statePaths(root, site);
   return { root, folder: paths.snapshot, legacy: paths.legacy, pending: paths.pending };
@@ -146,24 +110,6 @@ export function snapshotStamp(root: string, site: string, courses?: FolderData |
  */
 export function snapshotCoursesFolder(site: string): string {
   return `${STATE_DIR}/${site}/${COURSES_DIR}`;
-}
-
-/**
- * Temp files that writes to the state folder and to this site's cache left (a run killed
- * mid-write), as tree paths: for `removeLeftoverTemps`, which spares those of live processes.
- */
-export async function stateTemps(root: string, site: string): Promise<string[]> {
-  const paths = statePaths(root, site);
-  const names = async (dir: string, recursive: boolean) =>
-    ((await readdir(dir, { recursive }).catch(() => [])) as string[]).map((name) =>
-      path.relative(root, path.join(dir, name)).split(path.sep).join("/"),
-    );
-  const all = [
-    ...(await names(paths.dir, false)),
-    ...(await names(paths.cache, true)),
-    ...(await names(paths.snapshot, true)),
-  ];
-  return all.filter((file) => tempFileOwner(file) !== undefined);
 }
 
 /** Read the snapshot: undefined when there is none; an error when it does not parse. */

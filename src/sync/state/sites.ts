@@ -1,11 +1,11 @@
 import { existsSync } from "node:fs";
 import { readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
-import { UserError } from "../errors.js";
-import { Journal } from "../sync/state/journal.js";
-import { COURSES_DIR, SITE_FILE } from "../sync/state/shards.js";
-import { loadSnapshot, snapshotBase, snapshotIsLegacy, statePaths } from "../sync/state/snapshot.js";
-import { tempFileOwner } from "../tree/fs-ops.js";
+import { UserError } from "../../errors.js";
+import { tempFileOwner } from "../../tree/fs-ops.js";
+import { COURSES_DIR, SITE_FILE } from "./shards.js";
+import { snapshotBase, snapshotIsLegacy } from "./snapshot.js";
+import { SiteState } from "./workspace.js";
 
 /** What a tree holds of one site's last sync, as `site list` shows it. */
 export interface SiteSnapshotInfo {
@@ -24,7 +24,8 @@ export async function snapshotInfo(
   root: string,
   site: string,
 ): Promise<{ snapshot?: SiteSnapshotInfo; problem?: string }> {
-  const paths = statePaths(root, site);
+  const state = SiteState.open(root, site);
+  const { paths } = state;
   const legacy = snapshotIsLegacy(root, site);
   const file = legacy ? paths.legacy : paths.snapshot;
   // A folder's course files are renamed into courses/: its time is that of the last save too.
@@ -39,7 +40,7 @@ export async function snapshotInfo(
   if (times[0] === undefined) return {};
   const written = new Date(Math.max(...times.filter((t) => t !== undefined)));
   try {
-    const snapshot = await loadSnapshot(root, site);
+    const snapshot = await state.loadSnapshot();
     if (!snapshot) return {};
     return {
       snapshot: {
@@ -61,16 +62,16 @@ export async function snapshotInfo(
  * in flight among them). A journal beside a snapshot that cannot be read counts as unfinished.
  */
 export async function unfinishedWrites(root: string, site: string): Promise<number> {
-  const paths = statePaths(root, site);
-  if (!existsSync(paths.journal)) return 0;
+  const state = SiteState.open(root, site);
+  if (!state.hasJournal()) return 0;
   let base: string;
   try {
-    base = snapshotBase(await loadSnapshot(root, site));
+    base = snapshotBase(await state.loadSnapshot());
   } catch (error) {
     if (error instanceof UserError) return 1;
     throw error;
   }
-  return (await new Journal(paths.journal, base).read()).length;
+  return (await state.journal(base).read()).length;
 }
 
 /**
@@ -78,7 +79,7 @@ export async function unfinishedWrites(root: string, site: string): Promise<numb
  * run left of them. Its lock is taken and let go by the caller, which removes it.
  */
 async function siteFiles(root: string, site: string): Promise<string[]> {
-  const paths = statePaths(root, site);
+  const { paths } = SiteState.open(root, site);
   const own = new Set(
     [paths.snapshot, paths.legacy, paths.pending, paths.journal].map((f) => path.basename(f)),
   );
