@@ -1,6 +1,6 @@
 import { stableStringify } from "../../util/stable-json.js";
 import type { IdMap } from "./id-map.js";
-import type { Snapshot, SnapshotEntry } from "./snapshot.js";
+import type { Snapshot, SnapshotEntry } from "./snapshot-model.js";
 
 // The committed snapshot of a site is a folder, `.coursesync/<site>/`: `site.json` (what the
 // whole snapshot shares) and one file per course under `courses/` holding the course's entry,
