@@ -106,6 +106,12 @@ function changedFields(from: Fields, to: Fields, equal: (f: string, a: unknown, 
 
 const NONE = { type: "none" } as const;
 
+/** The parts of a plan a rule decides; the rest (kind, id, key, no action, no conflict) is filled in. */
+type PlanParts<T extends Fields> = Pick<EntityPlan<T>, "localState" | "remoteState"> &
+  Partial<Pick<EntityPlan<T>, "merged" | "toTree" | "toSite" | "conflict">>;
+
+type Equal = (field: string, a: unknown, b: unknown) => boolean;
+
 /**
  * Reconcile one entity: the per-field three-way rule of DESIGN section 4. The plan's merged
  * fields are of the input's type (course or chapter values), and its kind is the input's.
@@ -114,151 +120,117 @@ export function reconcileEntity<T extends Fields, K extends Kind>(
   input: EntityInput<T, K>,
   options: ReconcileOptions = {},
 ): EntityPlan<T, K> {
-  const equal = options.equal ?? ((_f: string, a: unknown, b: unknown) => jsonEqual(a, b));
+  const equal: Equal = options.equal ?? ((_f: string, a: unknown, b: unknown) => jsonEqual(a, b));
   const { kind, id, key, base, local } = input;
   // Offline, the site is taken to be as the snapshot left it.
   const remote = input.remoteKnown ? input.remote : base;
-  // Unless said otherwise: nothing to do on either side, nothing merged, no conflict.
-  const plan = (
-    p: Pick<EntityPlan<T, K>, "localState" | "remoteState"> &
-      Partial<Pick<EntityPlan<T, K>, "merged" | "toTree" | "toSite" | "conflict">>,
-  ): EntityPlan<T, K> => ({
-    kind,
-    id,
-    key,
-    merged: undefined,
-    toTree: NONE,
-    toSite: NONE,
-    conflict: undefined,
-    ...p,
-  });
-
-  // Made locally, never on the site: a create.
+  let parts: PlanParts<T>;
   if (id === undefined) {
+    // Made locally, never on the site: a create.
     if (!local) throw new Error(`entity ${key} has neither an id nor a local file`);
-    return plan({
-      localState: "new",
-      remoteState: "absent",
-      merged: local,
-      toSite: { type: "create" },
-    });
+    parts = { localState: "new", remoteState: "absent", merged: local, toSite: { type: "create" } };
+  } else if (!base) {
+    parts = reconcileWithoutBase(key, local, remote, input.remoteKnown, equal, options.winner);
+  } else {
+    parts = reconcileWithBase(base, local, remote, input.remoteKnown, equal, options);
   }
+  // Unless said otherwise: nothing to do on either side, nothing merged, no conflict.
+  return { kind, id, key, merged: undefined, toTree: NONE, toSite: NONE, conflict: undefined, ...parts };
+}
 
-  if (!base) {
-    if (local && remote) {
-      const differing = changedFields(remote, local, equal);
-      if (differing.length === 0) {
-        return plan({
-          localState: "unchanged",
-          remoteState: "unchanged",
-          merged: remote,
-        });
-      }
-      if (options.winner === "local") {
-        return plan({
-          localState: "modified",
-          remoteState: "modified",
-          merged: local,
-          toSite: { type: "update", fields: differing },
-        });
-      }
-      if (options.winner === "remote") {
-        return plan({
-          localState: "modified",
-          remoteState: "modified",
-          merged: remote,
-          toTree: { type: "write", fields: differing },
-        });
-      }
-      return plan({
+/** The snapshot does not know the entity: compare the two sides directly. */
+function reconcileWithoutBase<T extends Fields>(
+  key: string,
+  local: T | undefined,
+  remote: T | undefined,
+  remoteKnown: boolean,
+  equal: Equal,
+  winner: Winner | undefined,
+): PlanParts<T> {
+  if (local && remote) {
+    const differing = changedFields(remote, local, equal);
+    if (differing.length === 0) {
+      return { localState: "unchanged", remoteState: "unchanged", merged: remote };
+    }
+    if (winner === "local") {
+      return {
         localState: "modified",
         remoteState: "modified",
-        conflict: { fields: differing, reason: "no-base" },
-      });
+        merged: local,
+        toSite: { type: "update", fields: differing },
+      };
     }
-    if (remote) {
-      return plan({
-        localState: "absent",
-        remoteState: "new",
-        merged: remote,
-        toTree: { type: "create" },
-      });
-    }
-    if (local) {
-      return plan({
+    if (winner === "remote") {
+      return {
         localState: "modified",
-        remoteState: input.remoteKnown ? "absent" : "unknown",
-        conflict: input.remoteKnown ? { fields: [], reason: "unknown-id" } : undefined,
-      });
+        remoteState: "modified",
+        merged: remote,
+        toTree: { type: "write", fields: differing },
+      };
     }
-    throw new Error(`entity ${key} is on no side`);
+    return {
+      localState: "modified",
+      remoteState: "modified",
+      conflict: { fields: differing, reason: "no-base" },
+    };
   }
+  if (remote) {
+    return { localState: "absent", remoteState: "new", merged: remote, toTree: { type: "create" } };
+  }
+  if (local) {
+    return {
+      localState: "modified",
+      remoteState: remoteKnown ? "absent" : "unknown",
+      conflict: remoteKnown ? { fields: [], reason: "unknown-id" } : undefined,
+    };
+  }
+  throw new Error(`entity ${key} is on no side`);
+}
 
+/** The snapshot knows the entity: each side against the base. */
+function reconcileWithBase<T extends Fields>(
+  base: T,
+  local: T | undefined,
+  remote: T | undefined,
+  remoteKnown: boolean,
+  equal: Equal,
+  options: ReconcileOptions,
+): PlanParts<T> {
   const localChanged = local ? changedFields(base, local, equal) : [];
   const remoteChanged = remote ? changedFields(base, remote, equal) : [];
   const localState: SideState = !local ? "deleted" : localChanged.length ? "modified" : "unchanged";
-  const remoteState: SideState = !input.remoteKnown
+  const remoteState: SideState = !remoteKnown
     ? "unknown"
     : !remote
       ? "deleted"
       : remoteChanged.length
         ? "modified"
         : "unchanged";
+  const states = { localState, remoteState };
+  const winner = options.winner;
 
-  if (!local && !remote) {
-    return plan({
-      localState,
-      remoteState,
-    });
-  }
+  if (!local && !remote) return states;
   if (!remote && local) {
-    if (localState === "unchanged" || options.winner === "remote") {
-      return plan({
-        localState,
-        remoteState,
-        toTree: { type: "delete" },
-      });
-    }
-    if (options.winner === "local") {
-      return plan({
-        localState,
-        remoteState,
-        merged: local,
-        toSite: { type: "create" },
-      });
-    }
-    return plan({
-      localState,
-      remoteState,
-      conflict: { fields: localChanged, reason: "deleted-remotely-edited-locally" },
-    });
+    if (localState === "unchanged" || winner === "remote") return { ...states, toTree: { type: "delete" } };
+    if (winner === "local") return { ...states, merged: local, toSite: { type: "create" } };
+    return { ...states, conflict: { fields: localChanged, reason: "deleted-remotely-edited-locally" } };
   }
   if (!local && remote) {
-    if (remoteChanged.length === 0 || options.winner === "local") {
-      return plan({
-        localState,
-        remoteState,
-        toSite: { type: "delete" },
-      });
-    }
-    if (options.winner === "remote") {
-      return plan({
-        localState,
-        remoteState,
-        merged: remote,
-        toTree: { type: "create" },
-      });
-    }
-    return plan({
-      localState,
-      remoteState,
-      conflict: { fields: remoteChanged, reason: "deleted-locally-edited-remotely" },
-    });
+    if (remoteChanged.length === 0 || winner === "local") return { ...states, toSite: { type: "delete" } };
+    if (winner === "remote") return { ...states, merged: remote, toTree: { type: "create" } };
+    return { ...states, conflict: { fields: remoteChanged, reason: "deleted-locally-edited-remotely" } };
   }
+  return { ...states, ...mergeBothSides(base, local as T, remote as T, equal, options) };
+}
 
-  // Both sides have it: field by field.
-  const l: Fields = local as T;
-  const r: Fields = remote as T;
+/** Both sides have the entity: merge field by field. */
+function mergeBothSides<T extends Fields>(
+  base: T,
+  l: Fields,
+  r: Fields,
+  equal: Equal,
+  options: ReconcileOptions,
+): Partial<PlanParts<T>> {
   // Every field is set below (but those in conflict, when nothing is merged).
   const fields: Record<string, unknown> = {};
   const conflicting: string[] = [];
@@ -277,20 +249,14 @@ export function reconcileEntity<T extends Fields, K extends Kind>(
     }
   }
   if (conflicting.length > 0) {
-    return plan({
-      localState,
-      remoteState,
-      conflict: { fields: conflicting, reason: "both-changed" },
-    });
+    return { conflict: { fields: conflicting, reason: "both-changed" } };
   }
   const merged: T = { ...base, ...fields };
   const toLocal = changedFields(l, merged, equal);
   const toRemote = changedFields(r, merged, equal);
-  return plan({
-    localState,
-    remoteState,
+  return {
     merged,
     toTree: toLocal.length ? { type: "write", fields: toLocal } : NONE,
     toSite: toRemote.length ? { type: "update", fields: toRemote } : NONE,
-  });
+  };
 }
