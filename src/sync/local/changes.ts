@@ -47,6 +47,16 @@ export function planLocalChanges(
       out.push(change);
     }
   };
+  courseChanges(snapshot, local, consider);
+  chapterChanges(snapshot, local, consider);
+  return out;
+}
+
+/** A change found, and whether it is of a file the snapshot does not know. */
+type Consider = (change: LocalChange, untracked?: boolean) => void;
+
+/** The courses' changes: new folders first, then by id. */
+function courseChanges(snapshot: Snapshot, local: LocalView, consider: Consider): void {
   const courseIds = new Set<number>([...Object.keys(snapshot.courses).map(Number)]);
   for (const course of local.courses.values()) if (course.id !== undefined) courseIds.add(course.id);
   for (const course of local.courses.values()) {
@@ -82,7 +92,10 @@ export function planLocalChanges(
     // A file with an id the snapshot does not know is neither new nor in sync: status says so.
     consider({ plan, path: mine?.folder ?? entry?.path ?? "", from }, entry === undefined);
   }
+}
 
+/** The chapters' changes: new files first, then by id. */
+function chapterChanges(snapshot: Snapshot, local: LocalView, consider: Consider): void {
   const chapterIds = new Set<number>([...Object.keys(snapshot.chapters).map(Number)]);
   for (const chapter of local.chapters.values()) if (chapter.id !== undefined) chapterIds.add(chapter.id);
   for (const chapter of local.chapters.values()) {
@@ -121,7 +134,6 @@ export function planLocalChanges(
       entry === undefined,
     );
   }
-  return out;
 }
 
 /**
