@@ -3,7 +3,8 @@ import { courseFolderOf, fileOfConflictCopy, recordFilePath } from "../tree/layo
 import { ConflictMarkers } from "../tree/marker-problem.js";
 import { DEFAULT_LIMITS, type Limits } from "../tree/schema.js";
 import type { StatCache } from "../tree/stat-cache.js";
-import { copyBeside, inPaths, planLocalChanges } from "./local/changes.js";
+import type { FileProblem } from "../tree/yaml-text.js";
+import { copyBeside, inPaths, type LocalChange, planLocalChanges } from "./local/changes.js";
 import { openLocal, openLocalIn } from "./local/open.js";
 import type { LocalView } from "./local/view.js";
 import type { ConflictResolution } from "./model/report.js";
@@ -38,8 +39,8 @@ export interface StatusEntry {
   message?: string;
 }
 
-/** Local changes against the snapshot, offline: what push would send, and what is in the way. */
-export async function treeStatus(options: {
+/** What `treeStatus` reads: the tree, its snapshot, and how to read it. */
+export interface TreeStatusOptions {
   root: string;
   snapshot: Snapshot;
   ignore: readonly string[];
@@ -61,7 +62,10 @@ export async function treeStatus(options: {
    * copy, a duplicate): that takes a look at the whole tree.
    */
   folders?: ReadonlySet<string> | undefined;
-}): Promise<StatusEntry[] | undefined> {
+}
+
+/** Local changes against the snapshot, offline: what push would send, and what is in the way. */
+export async function treeStatus(options: TreeStatusOptions): Promise<StatusEntry[] | undefined> {
   const { paths, folders } = options;
   const open = {
     ignore: options.ignore,
@@ -76,9 +80,38 @@ export async function treeStatus(options: {
     : await openLocal(options.root, options.snapshot, open);
   if (!side) return undefined;
   const { scan, local, snapshot } = side;
-  const entries: StatusEntry[] = [];
   const values = [...valueProblems(scan, local, snapshot, options.limits ?? DEFAULT_LIMITS)];
-  for (const problem of [...side.problems, ...values]) {
+  const entries = problemEntries([...side.problems, ...values], paths);
+  // A record whose file is invalid is that: invalid, never deleted (DESIGN 4).
+  const invalid = new Set(side.problems.map((problem) => problem.file));
+  const carried = new Set(
+    scan.chapters.filter((c) => invalid.has(c.file) && c.parsed?.id !== undefined).map((c) => c.parsed?.id),
+  );
+  const conflicted = new Set<string>();
+  for (const copy of scan.copies) {
+    // Named by its file's path or by the copy's: `status courses/web/02-tags.md` shows the conflict.
+    const file = fileOfConflictCopy(copy);
+    if (!inPaths(copy, paths) && !inPaths(file, paths)) continue;
+    conflicted.add(file);
+  }
+  for (const change of planLocalChanges(snapshot, local, paths)) {
+    const file = recordFilePath(change.plan.kind, change.path);
+    if (conflicted.has(file)) continue; // reported once below, as a conflict
+    const entry = changeEntry(change, snapshot, invalid.has(file), carried);
+    if (entry) entries.push(entry);
+  }
+  const copies = new Set(scan.copies);
+  for (const file of conflicted) entries.push(conflictEntry(file, local, copies));
+  return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.state < b.state ? -1 : 1));
+}
+
+/** The lines of invalid files (markers among them are conflicts), within the paths asked. */
+function problemEntries(
+  problems: readonly FileProblem[],
+  paths: readonly string[] | undefined,
+): StatusEntry[] {
+  const entries: StatusEntry[] = [];
+  for (const problem of problems) {
     if (!inPaths(problem.file, paths)) continue;
     // Markers are a merge waiting for its author: a conflict, with what resolves it.
     const markers = problem instanceof ConflictMarkers;
@@ -93,58 +126,55 @@ export async function treeStatus(options: {
       }`,
     });
   }
-  // A record whose file is invalid is that: invalid, never deleted (DESIGN 4).
-  const invalid = new Set(side.problems.map((problem) => problem.file));
-  const carried = new Set(
-    scan.chapters.filter((c) => invalid.has(c.file) && c.parsed?.id !== undefined).map((c) => c.parsed?.id),
-  );
-  const copies = new Set(scan.copies);
-  const conflicted = new Set<string>();
-  for (const copy of scan.copies) {
-    // Named by its file's path or by the copy's: `status courses/web/02-tags.md` shows the conflict.
-    const file = fileOfConflictCopy(copy);
-    if (!inPaths(copy, paths) && !inPaths(file, paths)) continue;
-    conflicted.add(file);
+  return entries;
+}
+
+/**
+ * The line of one local change; undefined for a delete of a record whose file is invalid or
+ * whose id an invalid file carries.
+ */
+function changeEntry(
+  change: LocalChange,
+  snapshot: Snapshot,
+  fileInvalid: boolean,
+  carried: ReadonlySet<number | undefined>,
+): StatusEntry | undefined {
+  const { plan } = change;
+  const base = { kind: plan.kind, id: plan.id, path: change.path } as const;
+  if (plan.localState === "new") return { ...base, state: "new" };
+  if (plan.id !== undefined && !snapshot[plan.kind === "course" ? "courses" : "chapters"][plan.id]) {
+    return { ...base, state: "untracked", message: "not in the snapshot: run `coursesync pull` to adopt it" };
   }
-  for (const change of planLocalChanges(snapshot, local, paths)) {
-    const { plan } = change;
-    const file = recordFilePath(plan.kind, change.path);
-    const base = { kind: plan.kind, id: plan.id, path: change.path } as const;
-    if (conflicted.has(file)) continue; // reported once below, as a conflict
-    if (plan.localState === "new") entries.push({ ...base, state: "new" });
-    else if (plan.id !== undefined && !snapshot[plan.kind === "course" ? "courses" : "chapters"][plan.id]) {
-      entries.push({
-        ...base,
-        state: "untracked",
-        message: "not in the snapshot: run `coursesync pull` to adopt it",
-      });
-    } else if (plan.toSite.type === "delete") {
-      if (!invalid.has(file) && !(plan.kind === "chapter" && carried.has(plan.id)))
-        entries.push({ ...base, state: "deleted" });
-    } else if (plan.toSite.type === "update") {
-      const moved = plan.toSite.fields.includes("course_id");
-      entries.push({
-        ...base,
-        state: moved ? "moved" : "modified",
-        fields: plan.toSite.fields,
-        ...(change.from ? { from: change.from } : {}),
-      });
-    } else if (change.from) entries.push({ ...base, state: "renamed", from: change.from });
+  if (plan.toSite.type === "delete") {
+    if (!fileInvalid && !(plan.kind === "chapter" && carried.has(plan.id)))
+      return { ...base, state: "deleted" };
+    return undefined;
   }
-  for (const file of conflicted) {
-    const id = idAt(file, local);
-    entries.push({
-      state: "conflict",
-      kind: file.endsWith(".md") ? "chapter" : "course",
-      id,
-      path: courseFolderOf(file),
-      copy: copyBeside(file, copies),
-      resolution: "beside",
-      message:
-        "the site changed it too: merge by hand and `coursesync push --force`, or `coursesync pull --theirs`",
-    });
+  if (plan.toSite.type === "update") {
+    const moved = plan.toSite.fields.includes("course_id");
+    return {
+      ...base,
+      state: moved ? "moved" : "modified",
+      fields: plan.toSite.fields,
+      ...(change.from ? { from: change.from } : {}),
+    };
   }
-  return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.state < b.state ? -1 : 1));
+  if (change.from) return { ...base, state: "renamed", from: change.from };
+  return undefined;
+}
+
+/** The line of a file with the site's version beside it. */
+function conflictEntry(file: string, local: LocalView, copies: ReadonlySet<string>): StatusEntry {
+  return {
+    state: "conflict",
+    kind: file.endsWith(".md") ? "chapter" : "course",
+    id: idAt(file, local),
+    path: courseFolderOf(file),
+    copy: copyBeside(file, copies),
+    resolution: "beside",
+    message:
+      "the site changed it too: merge by hand and `coursesync push --force`, or `coursesync pull --theirs`",
+  };
 }
 
 function idAt(file: string, local: LocalView): number | undefined {
