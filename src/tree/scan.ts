@@ -7,7 +7,7 @@ import { readFolder } from "./folder-entries.js";
 import { tempFileOwner } from "./fs-ops.js";
 import { ignoreMatcher } from "./ignore-rules.js";
 import { COURSE_FILE, COURSES_DIR, inCourseFolders, isConflictCopy } from "./layout.js";
-import { markerProblem } from "./marker-problem.js";
+import { fileProblems, linkProblem, oddNameProblem, oddNameWarning, utf8Problem } from "./scan-problems.js";
 import type { StatCache } from "./stat-cache.js";
 import { type FieldLines, type FieldProblem, FileProblem } from "./yaml-text.js";
 
@@ -61,23 +61,6 @@ export interface ScanResult {
   lookalikes: string[];
   /** Whether a tree path is ignored (built-in rules and `ignore:`): the scan did not read it. */
   isIgnored?: (relPath: string) => boolean;
-}
-
-/**
- * Every problem of one record file: its encoding, leftover conflict markers, and all its parse
- * found. Markers break the YAML they stand in, so its syntax errors are theirs, not more.
- */
-function fileProblems(
-  file: string,
-  text: string,
-  encoding: FileProblem | undefined,
-  parsed: readonly FileProblem[],
-  chapter: ChapterFile | "course" | undefined,
-): FileProblem[] {
-  const marker = markerProblem(file, text, chapter);
-  const broken = parsed.some((p) => p.rule === "yaml-syntax" || p.rule === "front-matter");
-  const rest = marker && broken ? [] : parsed;
-  return [encoding, marker, ...rest].filter((problem): problem is FileProblem => problem !== undefined);
 }
 
 /**
@@ -162,63 +145,23 @@ async function nestedChapters(
   }
 }
 
-const ODD_NAME = "has a name that is not valid UTF-8 (its bad bytes shown as \\xNN)";
-
-/** A skipped name that is not UTF-8, where no record can be. */
-function oddNameWarning(shown: string): string {
-  return `${shown} ${ODD_NAME}: skipped`;
-}
-
-/**
- * A name that is not UTF-8 where a record's file or folder could be: invalid, not skipped, as
- * skipping a record's file renamed so would read the record as deleted here.
- */
-function oddNameProblem(shown: string): FileProblem {
-  return new FileProblem(
-    shown,
-    undefined,
-    `${ODD_NAME}, so coursesync cannot tell which record it holds`,
-    `Rename it to a UTF-8 name (in a shell: mv $'${shown}' <new name>), or add it to ignore: in coursesync.yaml.`,
-    { rule: "encoding" },
-  );
-}
-
 /** Report a name that is not UTF-8: invalid where a record could be, else skipped with a warning. */
 function reportOddName(result: ScanResult, shown: string, recordPlace: boolean): void {
   if (recordPlace) result.problems.push(oddNameProblem(shown));
   else result.warnings.push(oddNameWarning(shown));
 }
 
-/** A symbolic link where a course folder or a record's file belongs. */
-function linkProblem(relPath: string): FileProblem {
-  return new FileProblem(
-    relPath,
-    undefined,
-    "is a symbolic link, which coursesync does not follow",
-    "Put the file or folder itself here, not a link to it.",
-  );
-}
+/** Reads a record file of the tree: its text and hash, and whether it needs parsing. */
+type ReadFile = (
+  relPath: string,
+) => Promise<{ text: string; hash: string; parse: boolean; encoding?: FileProblem | undefined }>;
 
-/**
- * A file that is not valid UTF-8, named with the line of its first bad byte: read as text,
- * the byte would become U+FFFD and be sent so. (Valid text re-encodes to the same bytes, so
- * the first byte that differs is the first bad one.)
- */
-function utf8Problem(relPath: string, buffer: Buffer, text: string): FileProblem | undefined {
-  if (!text.includes("\uFFFD")) return undefined;
-  const again = Buffer.from(text, "utf8");
-  let at = 0;
-  while (at < buffer.length && at < again.length && buffer[at] === again[at]) at++;
-  if (at === buffer.length && at === again.length) return undefined;
-  let line = 1;
-  for (let i = 0; i < at; i++) if (buffer[i] === 0x0a) line++;
-  return new FileProblem(
-    relPath,
-    line,
-    "is not valid UTF-8 text",
-    "Save the file as UTF-8 (your editor's encoding setting) and run the command again.",
-    { rule: "encoding" },
-  );
+/** What scanning the course folders shares: where, what is ignored, the result so far. */
+interface Scanning {
+  root: string;
+  ignored: (relPath: string) => boolean;
+  result: ScanResult;
+  read: ReadFile;
 }
 
 /** Read every course folder and chapter file under `courses/`. Never throws for file content. */
@@ -234,9 +177,34 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
     lookalikes: [],
     isIgnored: ignored,
   };
-  let folders: string[];
+  const folders = await courseFolderNames(root, options, ignored, result);
+  if (folders === undefined) return result;
+  const seen = new Set<string>();
+  const scanning: Scanning = { root, ignored, result, read: fileReader(root, options, seen) };
+  await Promise.all(folders.map((name) => scanCourseFolder(scanning, name)));
+  const only = options.folders;
+  options.statCache?.keepOnly(seen, only && inCourseFolders(only));
+  result.courses.sort((a, b) => (a.folder < b.folder ? -1 : 1));
+  result.chapters.sort((a, b) => (a.file < b.file ? -1 : 1));
+  result.problems.sort((a, b) =>
+    a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0),
+  );
+  result.warnings.sort();
+  return result;
+}
+
+/**
+ * The course folders under `courses/` to read, sorted; what else is there is reported. Undefined
+ * when there is no `courses/`.
+ */
+async function courseFolderNames(
+  root: string,
+  options: ScanOptions,
+  ignored: (relPath: string) => boolean,
+  result: ScanResult,
+): Promise<string[] | undefined> {
   try {
-    folders = (await readFolder(path.join(root, COURSES_DIR)))
+    return (await readFolder(path.join(root, COURSES_DIR)))
       .filter((entry) => {
         const relPath = rel(COURSES_DIR, entry.name);
         if (entry.odd !== undefined) {
@@ -270,18 +238,18 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
       .filter((name) => !options.folders || options.folders.has(rel(COURSES_DIR, name)))
       .sort();
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return result;
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
   }
+}
 
+/** The reader of record files: through the stat cache and the known hashes; notes what it read in `seen`. */
+function fileReader(root: string, options: ScanOptions, seen: Set<string>): ReadFile {
   const known = options.knownHashes ?? new Map<string, string>();
   const parseAll = options.parseAll;
   const mustParse = (relPath: string) =>
     typeof parseAll === "function" ? parseAll(relPath) : parseAll === true;
-  const seen = new Set<string>();
-  const read = async (
-    relPath: string,
-  ): Promise<{ text: string; hash: string; parse: boolean; encoding?: FileProblem | undefined }> => {
+  return async (relPath) => {
     const full = path.join(root, ...relPath.split("/"));
     seen.add(relPath);
     const cache = options.statCache;
@@ -300,96 +268,96 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
     const parse = mustParse(relPath) || known.get(relPath) !== hash;
     return { text, hash, parse, ...(parse ? { encoding: utf8Problem(relPath, buffer, text) } : {}) };
   };
+}
 
-  await Promise.all(
-    folders.map(async (name) => {
-      const folder = rel(COURSES_DIR, name);
-      const all = [];
-      for (const entry of await readFolder(path.join(root, COURSES_DIR, name))) {
-        if (entry.odd === undefined) all.push(entry);
-        else if (!ignored(rel(folder, entry.name)))
-          reportOddName(result, rel(folder, entry.odd), entry.name.endsWith(".md"));
-      }
-      for (const entry of all) {
-        if (entry.isFile() && isConflictCopy(entry.name)) result.copies.push(rel(folder, entry.name));
-        if (entry.isFile() && tempFileOwner(entry.name) !== undefined)
-          result.temps.push(rel(folder, entry.name));
-      }
-      for (const entry of all) {
-        const relPath = rel(folder, entry.name);
-        if (entry.isFile() || ignored(relPath)) continue;
-        // Not a file where a chapter or course.yaml would be: reading past it would take the
-        // record for deleted here.
-        if (entry.name.endsWith(".md") || entry.name === COURSE_FILE) {
-          result.problems.push(
-            entry.isSymbolicLink()
-              ? linkProblem(relPath)
-              : new FileProblem(relPath, undefined, "is a folder, not a file", "Rename the folder."),
-          );
-        } else if (entry.isDirectory()) {
-          await nestedChapters(root, relPath, ignored, result);
-        }
-      }
-      const entries = all
-        .filter((entry) => entry.isFile() && !ignored(rel(folder, entry.name)))
-        .map((entry) => entry.name)
-        .sort();
-      for (const name of entries) if (isLookalike(name)) result.lookalikes.push(rel(folder, name));
-      const course: ScannedCourse = { folder, file: undefined, hash: undefined, parsed: undefined };
-      if (entries.includes(COURSE_FILE)) {
-        const file = rel(folder, COURSE_FILE);
-        const { text, hash, parse, encoding } = await read(file);
-        course.file = file;
-        course.hash = hash;
-        if (parse) {
-          const read = readCourseFile(text, file);
-          keepRead(
-            course,
-            read,
-            read.course,
-            fileProblems(file, text, encoding, read.problems, "course"),
-            result,
-          );
-        }
-      }
-      result.courses.push(course);
-      const chapterNames = entries.filter((entry) => entry.endsWith(".md"));
-      if (!course.file && chapterNames.length > 0) {
-        result.problems.push(
-          new FileProblem(
-            folder,
-            undefined,
-            "holds chapter files but no course.yaml",
-            "Add a course.yaml with at least a title, or move the chapters into a course folder.",
-            { rule: "outside-course" },
-          ),
-        );
-      }
-      for (const entry of chapterNames) {
-        const file = rel(folder, entry);
-        const { text, hash, parse, encoding } = await read(file);
-        const chapter: ScannedChapter = { file, folder, hash, parsed: undefined };
-        if (parse) {
-          const read = readChapterFile(text, file);
-          keepRead(
-            chapter,
-            read,
-            read.chapter,
-            fileProblems(file, text, encoding, read.problems, read.chapter),
-            result,
-          );
-        }
-        result.chapters.push(chapter);
-      }
-    }),
-  );
-  const only = options.folders;
-  options.statCache?.keepOnly(seen, only && inCourseFolders(only));
-  result.courses.sort((a, b) => (a.folder < b.folder ? -1 : 1));
-  result.chapters.sort((a, b) => (a.file < b.file ? -1 : 1));
-  result.problems.sort((a, b) =>
-    a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0),
-  );
-  result.warnings.sort();
-  return result;
+/**
+ * The files of one course folder that are not ignored, sorted by name; copies, temp files,
+ * odd names, lookalikes and folders where a record's file belongs are noted on the way.
+ */
+async function courseFolderFiles(s: Scanning, folder: string): Promise<string[]> {
+  const { root, ignored, result } = s;
+  const all = [];
+  for (const entry of await readFolder(path.join(root, ...folder.split("/")))) {
+    if (entry.odd === undefined) all.push(entry);
+    else if (!ignored(rel(folder, entry.name)))
+      reportOddName(result, rel(folder, entry.odd), entry.name.endsWith(".md"));
+  }
+  for (const entry of all) {
+    if (entry.isFile() && isConflictCopy(entry.name)) result.copies.push(rel(folder, entry.name));
+    if (entry.isFile() && tempFileOwner(entry.name) !== undefined) result.temps.push(rel(folder, entry.name));
+  }
+  for (const entry of all) {
+    const relPath = rel(folder, entry.name);
+    if (entry.isFile() || ignored(relPath)) continue;
+    // Not a file where a chapter or course.yaml would be: reading past it would take the
+    // record for deleted here.
+    if (entry.name.endsWith(".md") || entry.name === COURSE_FILE) {
+      result.problems.push(
+        entry.isSymbolicLink()
+          ? linkProblem(relPath)
+          : new FileProblem(relPath, undefined, "is a folder, not a file", "Rename the folder."),
+      );
+    } else if (entry.isDirectory()) {
+      await nestedChapters(root, relPath, ignored, result);
+    }
+  }
+  const entries = all
+    .filter((entry) => entry.isFile() && !ignored(rel(folder, entry.name)))
+    .map((entry) => entry.name)
+    .sort();
+  for (const name of entries) if (isLookalike(name)) result.lookalikes.push(rel(folder, name));
+  return entries;
+}
+
+/** Scan one course folder: its course.yaml and its chapter files. */
+async function scanCourseFolder(s: Scanning, name: string): Promise<void> {
+  const { result } = s;
+  const folder = rel(COURSES_DIR, name);
+  const entries = await courseFolderFiles(s, folder);
+  const course: ScannedCourse = { folder, file: undefined, hash: undefined, parsed: undefined };
+  if (entries.includes(COURSE_FILE)) {
+    const file = rel(folder, COURSE_FILE);
+    const { text, hash, parse, encoding } = await s.read(file);
+    course.file = file;
+    course.hash = hash;
+    if (parse) {
+      const read = readCourseFile(text, file);
+      keepRead(
+        course,
+        read,
+        read.course,
+        fileProblems(file, text, encoding, read.problems, "course"),
+        result,
+      );
+    }
+  }
+  result.courses.push(course);
+  const chapterNames = entries.filter((entry) => entry.endsWith(".md"));
+  if (!course.file && chapterNames.length > 0) {
+    result.problems.push(
+      new FileProblem(
+        folder,
+        undefined,
+        "holds chapter files but no course.yaml",
+        "Add a course.yaml with at least a title, or move the chapters into a course folder.",
+        { rule: "outside-course" },
+      ),
+    );
+  }
+  for (const entry of chapterNames) {
+    const file = rel(folder, entry);
+    const { text, hash, parse, encoding } = await s.read(file);
+    const chapter: ScannedChapter = { file, folder, hash, parsed: undefined };
+    if (parse) {
+      const read = readChapterFile(text, file);
+      keepRead(
+        chapter,
+        read,
+        read.chapter,
+        fileProblems(file, text, encoding, read.problems, read.chapter),
+        result,
+      );
+    }
+    result.chapters.push(chapter);
+  }
 }
