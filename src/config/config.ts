@@ -71,6 +71,28 @@ function problem(file: string, line: number | undefined, message: string, hint?:
 
 /** Validate the text of coursesync.yaml. Errors name the file and line and end with exit 2. */
 export function parseConfig(text: string, root: string, displayPath = CONFIG_FILE): Config {
+  const { raw, lineOf } = readMapping(text, displayPath);
+  const { sites, site, ids } = parseSites(raw, lineOf, displayPath);
+  const { body, concurrency, rps, ignore } = parseSettings(raw, lineOf, displayPath);
+  return {
+    root,
+    site,
+    ids,
+    idsSet: raw.ids !== undefined,
+    sites,
+    body,
+    concurrency,
+    requestsPerSecond: rps,
+    ignore,
+    limits: parseLimits(raw.limits, lineOf, displayPath),
+  };
+}
+
+/** The file's YAML: a mapping of known keys. */
+function readMapping(
+  text: string,
+  displayPath: string,
+): { raw: Record<string, unknown>; lineOf: ParsedYaml["lineOf"] } {
   let parsed: ReturnType<typeof parseYamlDocument>;
   try {
     parsed = parseYamlDocument(text, displayPath);
@@ -98,6 +120,15 @@ export function parseConfig(text: string, root: string, displayPath = CONFIG_FIL
       );
     }
   }
+  return { raw, lineOf };
+}
+
+/** `sites:`, the default `site:` and the ids' site (`ids:`). */
+function parseSites(
+  raw: Record<string, unknown>,
+  lineOf: ParsedYaml["lineOf"],
+  displayPath: string,
+): { sites: Record<string, SiteConfig>; site: string; ids: string } {
   const sitesRaw = raw.sites;
   if (sitesRaw === null || typeof sitesRaw !== "object" || Array.isArray(sitesRaw)) {
     throw problem(
@@ -109,24 +140,7 @@ export function parseConfig(text: string, root: string, displayPath = CONFIG_FIL
   }
   const sites: Record<string, SiteConfig> = {};
   for (const [name, site] of Object.entries(sitesRaw as Record<string, unknown>)) {
-    if (!validSiteName(name)) {
-      throw problem(
-        displayPath,
-        lineOf(["sites", name]),
-        `site name "${name}" may hold only letters, digits, . _ - (and is not cache or schemas)`,
-      );
-    }
-    const url = (site as { url?: unknown } | null)?.url;
-    if (typeof url !== "string") {
-      throw problem(displayPath, lineOf(["sites", name]), `site "${name}" needs a url`);
-    }
-    try {
-      sites[name] = { url: parseBaseUrl(url, `sites.${name}.url`).toString() };
-    } catch (error) {
-      if (error instanceof UserError)
-        throw problem(displayPath, lineOf(["sites", name, "url"]), error.message, error.hint);
-      throw error;
-    }
+    sites[name] = parseSite(name, site, lineOf, displayPath);
   }
   const names = Object.keys(sites);
   if (names.length === 0) throw problem(displayPath, lineOf(["sites"]), "`sites` names no site");
@@ -150,6 +164,42 @@ export function parseConfig(text: string, root: string, displayPath = CONFIG_FIL
       `Set \`ids:\` to the site the tree was pulled from (one of ${names.join(", ")}), or remove the line if that is the default site.`,
     );
   }
+  return { sites, site, ids };
+}
+
+/** One entry of `sites:`: a valid name and its url. */
+function parseSite(
+  name: string,
+  site: unknown,
+  lineOf: ParsedYaml["lineOf"],
+  displayPath: string,
+): SiteConfig {
+  if (!validSiteName(name)) {
+    throw problem(
+      displayPath,
+      lineOf(["sites", name]),
+      `site name "${name}" may hold only letters, digits, . _ - (and is not cache or schemas)`,
+    );
+  }
+  const url = (site as { url?: unknown } | null)?.url;
+  if (typeof url !== "string") {
+    throw problem(displayPath, lineOf(["sites", name]), `site "${name}" needs a url`);
+  }
+  try {
+    return { url: parseBaseUrl(url, `sites.${name}.url`).toString() };
+  } catch (error) {
+    if (error instanceof UserError)
+      throw problem(displayPath, lineOf(["sites", name, "url"]), error.message, error.hint);
+    throw error;
+  }
+}
+
+/** `body:`, `concurrency:`, `requests_per_second:` and `ignore:`, defaulted. */
+function parseSettings(
+  raw: Record<string, unknown>,
+  lineOf: ParsedYaml["lineOf"],
+  displayPath: string,
+): { body: Config["body"]; concurrency: number; rps: number | undefined; ignore: string[] } {
   const body = raw.body ?? "markdown";
   if (body !== "markdown" && body !== "html") {
     throw problem(
@@ -187,16 +237,10 @@ export function parseConfig(text: string, root: string, displayPath = CONFIG_FIL
     throw problem(displayPath, lineOf(["ignore"]), "ignore must be a list of patterns");
   }
   return {
-    root,
-    site,
-    ids,
-    idsSet: raw.ids !== undefined,
-    sites,
     body,
     concurrency: concurrency as number,
-    requestsPerSecond: rps === null ? undefined : (rps as number | undefined),
+    rps: rps === null ? undefined : (rps as number | undefined),
     ignore: ignore as string[],
-    limits: parseLimits(raw.limits, lineOf, displayPath),
   };
 }
 
