@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { UserError } from "../errors.js";
+import { lastPageFromHeaders, parseLinkHeader } from "./page-headers.js";
 import type { WireRecord } from "./wire.js";
 
 /** One list page as the client read it: its records (checked to carry ids, for resources), and the headers. */
@@ -56,76 +57,6 @@ export interface Collected<T extends object = WireRecord> {
   records: T[];
   /** Page numbers read up to the one that showed the end (an empty final page included). */
   pages: number;
-}
-
-/** Where the server's Link header points, as page numbers. */
-export interface LinkPages {
-  next?: number;
-  last?: number;
-}
-
-/** Parse an RFC 8288 Link header for rel="next" and rel="last" page numbers. */
-export function parseLinkHeader(value: string | string[] | undefined): LinkPages | undefined {
-  if (value === undefined) return undefined;
-  const text = Array.isArray(value) ? value.join(", ") : value;
-  const result: LinkPages = {};
-  let sawLink = false;
-  for (const match of text.matchAll(/<([^>]*)>((?:\s*;\s*[^;,]*)*)/g)) {
-    sawLink = true;
-    const href = match[1] ?? "";
-    const rel = /;\s*rel\s*=\s*"?([^";,]*)"?/i.exec(match[2] ?? "")?.[1];
-    if (rel === undefined) continue;
-    const page = pageParam(href);
-    if (page === undefined) continue;
-    for (const r of rel.toLowerCase().split(/\s+/)) {
-      if (r === "next") result.next = page;
-      if (r === "last") result.last = page;
-    }
-  }
-  return sawLink ? result : undefined;
-}
-
-function pageParam(href: string): number | undefined {
-  let url: URL;
-  try {
-    url = new URL(href, "http://relative.invalid/");
-  } catch {
-    return undefined;
-  }
-  const raw = url.searchParams.get("page");
-  if (raw === null || !/^\d+$/.test(raw)) return undefined;
-  return Number(raw);
-}
-
-function headerNumber(headers: IncomingHttpHeaders, names: readonly string[]): number | undefined {
-  for (const name of names) {
-    const raw = headers[name];
-    const value = Array.isArray(raw) ? raw[0] : raw;
-    if (value !== undefined && /^\s*\d+\s*$/.test(value)) return Number(value);
-  }
-  return undefined;
-}
-
-/**
- * The last page number the headers promise, if they say: Link rel="last", X-Total-Pages, or a
- * total count (X-Total-Count, X-Total, Total) divided by the page size (X-Per-Page, Per-Page,
- * or the length of page 1 when that is the page read).
- */
-export function lastPageFromHeaders(
-  headers: IncomingHttpHeaders,
-  page: number,
-  pageLength: number,
-): number | undefined {
-  const link = parseLinkHeader(headers.link);
-  if (link?.last !== undefined) return Math.max(link.last, 1);
-  const totalPages = headerNumber(headers, ["x-total-pages", "total-pages"]);
-  if (totalPages !== undefined) return Math.max(totalPages, 1);
-  const total = headerNumber(headers, ["x-total-count", "x-total", "total"]);
-  if (total === undefined) return undefined;
-  if (total === 0) return 1;
-  const perPage = headerNumber(headers, ["x-per-page", "per-page"]) ?? (page === 1 ? pageLength : 0);
-  if (perPage <= 0) return undefined;
-  return Math.max(Math.ceil(total / perPage), 1);
 }
 
 /**
@@ -258,142 +189,160 @@ function collectConcurrent<T extends object>(
   guard: PageGuard<T>,
 ): Promise<Collected<T>> {
   return new Promise<Collected<T>>((resolve, reject) => {
-    const results = new Map<number, Page<T>>();
-    const failures = new Map<number, unknown>();
-    /** Pages answered Not Found, read as past the end (see Page.pastEnd). */
-    const pastEnd = new Map<number, Error>();
-    /** The last page of the listing, once something showed it. */
-    let end = Number.POSITIVE_INFINITY;
-    /** Pages the headers said exist (rel=last, totals): scheduled without guessing. */
-    let exactLast: number | undefined;
-    /** rel=next without rel=last: pages up to this one are known to exist. */
-    let knownToExist: number | undefined;
-    /** Pages up to this one were checked by the guard, in order. */
-    let folded = 0;
-    let largest = 0;
-    let nextPage = 1;
-    let inFlight = 0;
-    let settled = false;
-
-    // With the end set by a Not Found page, the page after that one confirms it.
-    const confirming = (page: number): boolean => pastEnd.has(end + 1) && page === end + 2;
-
-    const mayStart = (page: number): boolean => {
-      if (failures.size > 0 || (page > end && !confirming(page))) return false;
-      if (page === 1) return true;
-      if (!results.has(1)) return false; // page 1 alone first: its headers may say how many
-      if (exactLast !== undefined) return page <= exactLast;
-      if (knownToExist !== undefined) return page <= knownToExist;
-      return true;
-    };
-
-    // The guard sees pages in order, whatever order they arrive in.
-    const foldInOrder = (): void => {
-      while (folded < end && results.has(folded + 1) && failures.size === 0) {
-        const page = folded + 1;
-        const broken = guard.fold(page, results.get(page)!);
-        if (broken) failures.set(page, broken);
-        folded = page;
-      }
-    };
-
-    const onResult = (page: number, result: Page<T>): void => {
-      if (result.pastEnd) {
-        pastEnd.set(page, result.pastEnd);
-        end = Math.min(end, page - 1);
-        return;
-      }
-      results.set(page, result);
-      const count = result.records.length;
-      if (page === 1) {
-        exactLast = lastPageFromHeaders(result.headers, 1, count);
-        if (exactLast !== undefined) end = Math.min(end, exactLast);
-      }
-      if (exactLast === undefined) {
-        const link = parseLinkHeader(result.headers.link);
-        if (link !== undefined) {
-          if (link.next !== undefined && link.next > page)
-            knownToExist = Math.max(knownToExist ?? 0, link.next);
-          else if (link.next === undefined) end = Math.min(end, page);
-          else failures.set(page, guard.linkLoop(page, link.next));
-        } else if (knownToExist !== undefined) {
-          knownToExist = undefined; // the links stopped coming: fall back to page lengths
-        }
-      }
-      if (count === 0 || count < largest) end = Math.min(end, page);
-      largest = Math.max(largest, count);
-      if (page <= end) options.onPage?.(page, count);
-      foldInOrder();
-    };
-
-    const succeed = (): void => {
-      const pages: Page<T>[] = [];
-      for (let page = 1; page <= end; page++) {
-        const result = results.get(page);
-        if (result === undefined) {
-          // Unreachable when every page up to the end succeeded; guard rather than return a gap.
-          reject(new Error(`listing stopped before page ${page} was read`));
-          return;
-        }
-        pages.push(result);
-      }
-      resolve({ records: dedupe(pages, guard.identity), pages: pages.length });
-    };
-
-    const finish = (): void => {
-      if (settled || inFlight > 0) return;
-      settled = true;
-      const failed = [...failures.keys()].filter((page) => page <= end).sort((a, b) => a - b)[0];
-      if (failed !== undefined) {
-        reject(failures.get(failed));
-        return;
-      }
-      // An end set by a Not Found page holds only on a site that answers so past its end (see
-      // confirmPastEnd), and when no page after it holds records; else it was a hole in the list.
-      const notFound = pastEnd.get(end + 1);
-      if (notFound === undefined) {
-        succeed();
-        return;
-      }
-      const after = [...results].some(([page, result]) => page > end && result.records.length > 0);
-      if (!pastEnd.has(end + 2) || after) {
-        reject(notFound);
-        return;
-      }
-      fetchPage(end + 1).then(
-        (again) => (again.pastEnd ? succeed() : reject(notFound)),
-        () => reject(notFound),
-      );
-    };
-
-    const pump = (): void => {
-      while (inFlight < Math.max(1, options.window()) && mayStart(nextPage)) {
-        const capped = exactLast === undefined ? guard.checkCap(nextPage) : undefined;
-        if (capped) {
-          failures.set(nextPage, capped);
-          end = Math.min(end, nextPage);
-          break;
-        }
-        const page = nextPage++;
-        inFlight += 1;
-        fetchPage(page).then(
-          (result) => {
-            inFlight -= 1;
-            onResult(page, result);
-            pump();
-          },
-          (error: unknown) => {
-            inFlight -= 1;
-            failures.set(page, error);
-            pump();
-          },
-        );
-      }
-      if (inFlight === 0) finish();
-    };
-
-    pump();
+    new ConcurrentListing(fetchPage, options, guard, resolve, reject).pump();
   });
+}
+
+/** One listing read with a window of pages in flight (see `collectPages`); settles its promise once. */
+class ConcurrentListing<T extends object> {
+  readonly #results = new Map<number, Page<T>>();
+  readonly #failures = new Map<number, unknown>();
+  /** Pages answered Not Found, read as past the end (see Page.pastEnd). */
+  readonly #pastEnd = new Map<number, Error>();
+  /** The last page of the listing, once something showed it. */
+  #end = Number.POSITIVE_INFINITY;
+  /** Pages the headers said exist (rel=last, totals): scheduled without guessing. */
+  #exactLast: number | undefined;
+  /** rel=next without rel=last: pages up to this one are known to exist. */
+  #knownToExist: number | undefined;
+  /** Pages up to this one were checked by the guard, in order. */
+  #folded = 0;
+  #largest = 0;
+  #nextPage = 1;
+  #inFlight = 0;
+  #settled = false;
+
+  constructor(
+    readonly fetchPage: (page: number) => Promise<Page<T>>,
+    readonly options: CollectOptions<T>,
+    readonly guard: PageGuard<T>,
+    readonly resolve: (collected: Collected<T>) => void,
+    readonly reject: (error: unknown) => void,
+  ) {}
+
+  /** With the end set by a Not Found page, the page after that one confirms it. */
+  #confirming(page: number): boolean {
+    return this.#pastEnd.has(this.#end + 1) && page === this.#end + 2;
+  }
+
+  #mayStart(page: number): boolean {
+    if (this.#failures.size > 0 || (page > this.#end && !this.#confirming(page))) return false;
+    if (page === 1) return true;
+    if (!this.#results.has(1)) return false; // page 1 alone first: its headers may say how many
+    if (this.#exactLast !== undefined) return page <= this.#exactLast;
+    if (this.#knownToExist !== undefined) return page <= this.#knownToExist;
+    return true;
+  }
+
+  /** The guard sees pages in order, whatever order they arrive in. */
+  #foldInOrder(): void {
+    while (this.#folded < this.#end && this.#results.has(this.#folded + 1) && this.#failures.size === 0) {
+      const page = this.#folded + 1;
+      const broken = this.guard.fold(page, this.#results.get(page)!);
+      if (broken) this.#failures.set(page, broken);
+      this.#folded = page;
+    }
+  }
+
+  #onResult(page: number, result: Page<T>): void {
+    if (result.pastEnd) {
+      this.#pastEnd.set(page, result.pastEnd);
+      this.#end = Math.min(this.#end, page - 1);
+      return;
+    }
+    this.#results.set(page, result);
+    const count = result.records.length;
+    if (page === 1) {
+      this.#exactLast = lastPageFromHeaders(result.headers, 1, count);
+      if (this.#exactLast !== undefined) this.#end = Math.min(this.#end, this.#exactLast);
+    }
+    if (this.#exactLast === undefined) this.#followLinks(page, result);
+    if (count === 0 || count < this.#largest) this.#end = Math.min(this.#end, page);
+    this.#largest = Math.max(this.#largest, count);
+    if (page <= this.#end) this.options.onPage?.(page, count);
+    this.#foldInOrder();
+  }
+
+  /** Without a known last page: rel="next" says which pages exist, or where the list ends. */
+  #followLinks(page: number, result: Page<T>): void {
+    const link = parseLinkHeader(result.headers.link);
+    if (link !== undefined) {
+      if (link.next !== undefined && link.next > page)
+        this.#knownToExist = Math.max(this.#knownToExist ?? 0, link.next);
+      else if (link.next === undefined) this.#end = Math.min(this.#end, page);
+      else this.#failures.set(page, this.guard.linkLoop(page, link.next));
+    } else if (this.#knownToExist !== undefined) {
+      this.#knownToExist = undefined; // the links stopped coming: fall back to page lengths
+    }
+  }
+
+  #succeed(): void {
+    const pages: Page<T>[] = [];
+    for (let page = 1; page <= this.#end; page++) {
+      const result = this.#results.get(page);
+      if (result === undefined) {
+        // Unreachable when every page up to the end succeeded; guard rather than return a gap.
+        this.reject(new Error(`listing stopped before page ${page} was read`));
+        return;
+      }
+      pages.push(result);
+    }
+    this.resolve({ records: dedupe(pages, this.guard.identity), pages: pages.length });
+  }
+
+  #finish(): void {
+    if (this.#settled || this.#inFlight > 0) return;
+    this.#settled = true;
+    const end = this.#end;
+    const failed = [...this.#failures.keys()].filter((page) => page <= end).sort((a, b) => a - b)[0];
+    if (failed !== undefined) {
+      this.reject(this.#failures.get(failed));
+      return;
+    }
+    // An end set by a Not Found page holds only on a site that answers so past its end (see
+    // confirmPastEnd), and when no page after it holds records; else it was a hole in the list.
+    const notFound = this.#pastEnd.get(end + 1);
+    if (notFound === undefined) {
+      this.#succeed();
+      return;
+    }
+    const after = [...this.#results].some(([page, result]) => page > end && result.records.length > 0);
+    if (!this.#pastEnd.has(end + 2) || after) {
+      this.reject(notFound);
+      return;
+    }
+    this.fetchPage(end + 1).then(
+      (again) => (again.pastEnd ? this.#succeed() : this.reject(notFound)),
+      () => this.reject(notFound),
+    );
+  }
+
+  /** Start pages while the window and what is known allow; finish when none is in flight. */
+  pump(): void {
+    while (this.#inFlight < Math.max(1, this.options.window()) && this.#mayStart(this.#nextPage)) {
+      const capped = this.#exactLast === undefined ? this.guard.checkCap(this.#nextPage) : undefined;
+      if (capped) {
+        this.#failures.set(this.#nextPage, capped);
+        this.#end = Math.min(this.#end, this.#nextPage);
+        break;
+      }
+      const page = this.#nextPage++;
+      this.#inFlight += 1;
+      this.fetchPage(page).then(
+        (result) => {
+          this.#inFlight -= 1;
+          this.#onResult(page, result);
+          this.pump();
+        },
+        (error: unknown) => {
+          this.#inFlight -= 1;
+          this.#failures.set(page, error);
+          this.pump();
+        },
+      );
+    }
+    if (this.#inFlight === 0) this.#finish();
+  }
 }
 
 /** Records of the pages in order, keeping the first occurrence of each record. */

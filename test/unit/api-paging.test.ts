@@ -1,13 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { describe, expect, it } from "vitest";
-import {
-  collectPages,
-  lastPageFromHeaders,
-  PAGE_CAP_FLOOR,
-  type Page,
-  pageCap,
-  parseLinkHeader,
-} from "../../src/api/paging.js";
+import { lastPageFromHeaders, parseLinkHeader } from "../../src/api/page-headers.js";
+import { collectPages, PAGE_CAP_FLOOR, type Page, pageCap } from "../../src/api/paging.js";
 import type { WireRecord } from "../../src/api/wire.js";
 
 function records(from: number, count: number): WireRecord[] {
