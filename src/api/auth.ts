@@ -1,8 +1,9 @@
 import { UserError } from "../errors.js";
 import { wrongUrlHint } from "./advice.js";
-import { CREDENTIALS_HINT, LoginRefusedError, scrubSecrets } from "./errors.js";
+import { CREDENTIALS_HINT, LoginRefusedError } from "./errors.js";
 import { loginUrlFor, redactUrl, siteKey } from "./login-url.js";
 import { apiError, apiErrorInit, authToken, type Exchange, isOk, wrongUrlError } from "./responses.js";
+import { scrubSecrets } from "./secrets.js";
 import type { ClientStats, RequestSpec, Session } from "./transport.js";
 
 export { LoginRefusedError } from "./errors.js";

@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  ApiError,
-  NetworkError,
-  scrubSecrets,
-  serverMessage,
-  WriteOutcomeUnknownError,
-} from "../../src/api/errors.js";
+import { ApiError, NetworkError, serverMessage, WriteOutcomeUnknownError } from "../../src/api/errors.js";
+import { scrubSecrets } from "../../src/api/secrets.js";
 import { UserError } from "../../src/errors.js";
 
 describe("serverMessage", () => {
