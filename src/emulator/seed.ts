@@ -19,6 +19,9 @@ interface SeedEntry<T> {
   value: T;
 }
 
+type SeedCourse = SeedEntry<ReturnType<typeof parseCourseFile>> & { folder: string };
+type SeedChapter = SeedEntry<ReturnType<typeof parseChapterFile>> & { course: number };
+
 function isMissing(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === "ENOENT" || code === "ENOTDIR";
@@ -58,54 +61,7 @@ function assignIds<T>(entries: Array<SeedEntry<T>>, what: string): number[] {
  * record is stamped `stamp`. Throws FileProblem naming the file (and line) on any problem.
  */
 export async function loadSeed(dir: string, stamp: string): Promise<StateDump> {
-  const coursesDir = join(dir, COURSES_DIR);
-  let folders: Awaited<ReturnType<typeof listDir>>;
-  try {
-    folders = await listDir(coursesDir);
-  } catch (error) {
-    if (!isMissing(error)) throw error;
-    throw new FileProblem(
-      coursesDir,
-      undefined,
-      "the seed has no courses folder",
-      "A seed is a tree with courses/<folder>/course.yaml and chapter files; use --empty for an empty site.",
-    );
-  }
-  const courses: Array<SeedEntry<ReturnType<typeof parseCourseFile>> & { folder: string }> = [];
-  const chapters: Array<SeedEntry<ReturnType<typeof parseChapterFile>> & { course: number }> = [];
-  for (const folder of folders) {
-    if (!folder.isDirectory() || folder.name.startsWith(".")) continue;
-    const courseFile = join(coursesDir, folder.name, COURSE_FILE);
-    let text: string;
-    try {
-      text = await readFile(courseFile, "utf8");
-    } catch (error) {
-      if (!isMissing(error)) throw error;
-      throw new FileProblem(
-        courseFile,
-        undefined,
-        "the course folder has no course.yaml",
-        "Add one or remove the folder.",
-      );
-    }
-    const course = parseCourseFile(text, courseFile, { strict: true });
-    courses.push({ file: courseFile, id: course.id, value: course, folder: folder.name });
-    for (const entry of await listDir(join(coursesDir, folder.name))) {
-      if (!entry.isFile() || !entry.name.endsWith(".md") || isConflictCopy(entry.name)) continue;
-      const file = join(coursesDir, folder.name, entry.name);
-      const chapter = parseChapterFile(await readFile(file, "utf8"), file, { strict: true });
-      if (chapter.format !== "html") {
-        throw new FileProblem(
-          file,
-          undefined,
-          "the emulator seeds only HTML chapters",
-          'Add "format: html" to the front matter; the body is then served as the chapter content.',
-        );
-      }
-      chapters.push({ file, id: chapter.id, value: chapter, course: courses.length - 1 });
-    }
-  }
-
+  const { courses, chapters } = await readSeed(dir);
   const courseIds = assignIds(courses, "course");
   const chapterIds = assignIds(chapters, "chapter");
   const slugs = new Set<string>();
@@ -140,4 +96,56 @@ export async function loadSeed(dir: string, stamp: string): Promise<StateDump> {
     }),
   );
   return { courses: courseRecords, chapters: chapterRecords, events: [] };
+}
+
+/** The seed tree's course and chapter files, parsed, in folder and name order. */
+async function readSeed(dir: string): Promise<{ courses: SeedCourse[]; chapters: SeedChapter[] }> {
+  const coursesDir = join(dir, COURSES_DIR);
+  let folders: Awaited<ReturnType<typeof listDir>>;
+  try {
+    folders = await listDir(coursesDir);
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+    throw new FileProblem(
+      coursesDir,
+      undefined,
+      "the seed has no courses folder",
+      "A seed is a tree with courses/<folder>/course.yaml and chapter files; use --empty for an empty site.",
+    );
+  }
+  const courses: SeedCourse[] = [];
+  const chapters: SeedChapter[] = [];
+  for (const folder of folders) {
+    if (!folder.isDirectory() || folder.name.startsWith(".")) continue;
+    const courseFile = join(coursesDir, folder.name, COURSE_FILE);
+    let text: string;
+    try {
+      text = await readFile(courseFile, "utf8");
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+      throw new FileProblem(
+        courseFile,
+        undefined,
+        "the course folder has no course.yaml",
+        "Add one or remove the folder.",
+      );
+    }
+    const course = parseCourseFile(text, courseFile, { strict: true });
+    courses.push({ file: courseFile, id: course.id, value: course, folder: folder.name });
+    for (const entry of await listDir(join(coursesDir, folder.name))) {
+      if (!entry.isFile() || !entry.name.endsWith(".md") || isConflictCopy(entry.name)) continue;
+      const file = join(coursesDir, folder.name, entry.name);
+      const chapter = parseChapterFile(await readFile(file, "utf8"), file, { strict: true });
+      if (chapter.format !== "html") {
+        throw new FileProblem(
+          file,
+          undefined,
+          "the emulator seeds only HTML chapters",
+          'Add "format: html" to the front matter; the body is then served as the chapter content.',
+        );
+      }
+      chapters.push({ file, id: chapter.id, value: chapter, course: courses.length - 1 });
+    }
+  }
+  return { courses, chapters };
 }

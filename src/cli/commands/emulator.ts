@@ -52,21 +52,43 @@ function choice<T extends string>(flag: string, raw: string, choices: readonly T
   throw usageError(`${flag} must be one of ${choices.join(", ")}, not "${raw}"`);
 }
 
+const whole =
+  (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  (n: number) =>
+    Number.isInteger(n) && n >= min && n <= max;
+const probability = (n: number) => n >= 0 && n <= 1;
+
 /** Turn the command-line flags into emulator options; bad values are usage errors. */
 export function emulatorOptions(flags: EmulatorFlags, cwd = "."): EmulatorOptions {
   if (flags.empty && flags.seed !== undefined) {
     throw usageError("--empty and --seed do not go together", "Give one: --seed <dir> or --empty.");
   }
-  const whole =
-    (min: number, max = Number.MAX_SAFE_INTEGER) =>
-    (n: number) =>
-      Number.isInteger(n) && n >= min && n <= max;
-  const probability = (n: number) => n >= 0 && n <= 1;
   const options: EmulatorOptions = {
     port: number("--port", flags.port, "a whole number from 0 to 65535", whole(0, 65535)),
     seedDir: flags.empty ? null : flags.seed === undefined ? defaultSeedDir() : resolve(cwd, flags.seed),
     admin: flags.admin === true,
   };
+  addPacingFlags(flags, options);
+  addSiteFlags(flags, options);
+  for (const [flag, value] of [
+    ["--email", flags.email],
+    ["--password", flags.password],
+  ] as const) {
+    if (value !== undefined && value.trim() === "") throw usageError(`${flag} must not be empty`);
+  }
+  if (flags.placeOrdinals || flags.trimTitles) {
+    options.normalise = {
+      ...(flags.placeOrdinals ? { ordinals: "place" as const } : {}),
+      ...(flags.trimTitles ? { titles: "trim" as const } : {}),
+    };
+  }
+  if (flags.email !== undefined) options.email = flags.email;
+  if (flags.password !== undefined) options.password = flags.password;
+  return options;
+}
+
+/** Paging, latency, the rate limit and the random faults. */
+function addPacingFlags(flags: EmulatorFlags, options: EmulatorOptions): void {
   if (flags.pageSize !== undefined) {
     options.pageSize = number("--page-size", flags.pageSize, "a whole number, 1 or more", whole(1));
   }
@@ -95,6 +117,10 @@ export function emulatorOptions(flags: EmulatorFlags, cwd = "."): EmulatorOption
       probability,
     );
   }
+}
+
+/** Tokens, list order, headers, answer shapes and the faults' random seed. */
+function addSiteFlags(flags: EmulatorFlags, options: EmulatorOptions): void {
   if (flags.tokenTtl !== undefined) {
     options.tokenTtlMs =
       number("--token-ttl", flags.tokenTtl, "a number of seconds, more than 0", (n) => n > 0 && n < 2 ** 31) *
@@ -126,21 +152,6 @@ export function emulatorOptions(flags: EmulatorFlags, cwd = "."): EmulatorOption
       "total",
     ] as const);
   }
-  for (const [flag, value] of [
-    ["--email", flags.email],
-    ["--password", flags.password],
-  ] as const) {
-    if (value !== undefined && value.trim() === "") throw usageError(`${flag} must not be empty`);
-  }
-  if (flags.placeOrdinals || flags.trimTitles) {
-    options.normalise = {
-      ...(flags.placeOrdinals ? { ordinals: "place" as const } : {}),
-      ...(flags.trimTitles ? { titles: "trim" as const } : {}),
-    };
-  }
-  if (flags.email !== undefined) options.email = flags.email;
-  if (flags.password !== undefined) options.password = flags.password;
-  return options;
 }
 
 async function start(options: EmulatorOptions): Promise<RunningEmulator> {
