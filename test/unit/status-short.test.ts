@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { shortLines } from "../../src/cli/commands/status.js";
+import { shortLines } from "../../src/cli/render/status.js";
 
 describe("status --short lines", () => {
   it("keeps one line per path, invalid and conflict before any other state", () => {
