@@ -100,97 +100,109 @@ const SECRETS = {
   COURSESYNC_PASSWORD: secret("COURSESYNC_PASSWORD"),
 };
 
+const WORKFLOWS_DIR = ".github/workflows";
+const ONE_AT_A_TIME = { group: CONCURRENCY_GROUP, "cancel-in-progress": false };
+
 /** The three GitHub Actions workflows: check on pull requests, publish on merges, scheduled backup. */
 export function githubWorkflows(options: RecipeOptions): RecipeFile[] {
-  const dir = ".github/workflows";
-  const oneAtATime = { group: CONCURRENCY_GROUP, "cancel-in-progress": false };
-  return [
-    yamlFile(
-      `${dir}/coursesync-check.yml`,
-      header("github", [
-        "Checks the course files of every pull request, offline (no secret needed).",
-        ...PINNED,
-      ]),
-      {
-        name: "coursesync check",
-        on: { pull_request: null },
-        permissions: { contents: "read" },
-        jobs: {
-          check: {
-            "runs-on": "ubuntu-latest",
-            steps: [...setup(false), { run: coursesyncLine(options, ["check", "--format", "github"]) }],
-          },
+  return [githubCheck(options), githubPublish(options), githubBackup(options)];
+}
+
+/** Checks every pull request offline. */
+function githubCheck(options: RecipeOptions): RecipeFile {
+  return yamlFile(
+    `${WORKFLOWS_DIR}/coursesync-check.yml`,
+    header("github", [
+      "Checks the course files of every pull request, offline (no secret needed).",
+      ...PINNED,
+    ]),
+    {
+      name: "coursesync check",
+      on: { pull_request: null },
+      permissions: { contents: "read" },
+      jobs: {
+        check: {
+          "runs-on": "ubuntu-latest",
+          steps: [...setup(false), { run: coursesyncLine(options, ["check", "--format", "github"]) }],
         },
       },
-    ),
-    yamlFile(
-      `${dir}/coursesync-publish.yml`,
-      header("github", [
-        `Publishes ${options.branch} to the site on every merge, one run at a time: the API has no`,
-        "conditional update, so two publishes at once could overwrite each other. It publishes the tip",
-        "of the branch, then commits the new ids and the snapshot back ([skip ci]: no new run).",
-        "A conflict holds only its record: the rest is sent, and the job fails (exit 3) naming it;",
-        "run `coursesync pull`, resolve, merge the fix.",
-        ...PINNED,
-        ...CREDENTIALS,
-      ]),
-      {
-        name: "coursesync publish",
-        on: { push: { branches: [options.branch] } },
-        concurrency: oneAtATime,
-        permissions: { contents: "write" },
-        jobs: {
-          publish: {
-            "runs-on": "ubuntu-latest",
-            steps: [
-              ...setup(true),
-              {
-                run: coursesyncLine(options, ["ci", "publish", "--branch", options.branch]),
-                env: SECRETS,
-              },
-            ],
-          },
+    },
+  );
+}
+
+/** Publishes every merge, one run at a time. */
+function githubPublish(options: RecipeOptions): RecipeFile {
+  return yamlFile(
+    `${WORKFLOWS_DIR}/coursesync-publish.yml`,
+    header("github", [
+      `Publishes ${options.branch} to the site on every merge, one run at a time: the API has no`,
+      "conditional update, so two publishes at once could overwrite each other. It publishes the tip",
+      "of the branch, then commits the new ids and the snapshot back ([skip ci]: no new run).",
+      "A conflict holds only its record: the rest is sent, and the job fails (exit 3) naming it;",
+      "run `coursesync pull`, resolve, merge the fix.",
+      ...PINNED,
+      ...CREDENTIALS,
+    ]),
+    {
+      name: "coursesync publish",
+      on: { push: { branches: [options.branch] } },
+      concurrency: ONE_AT_A_TIME,
+      permissions: { contents: "write" },
+      jobs: {
+        publish: {
+          "runs-on": "ubuntu-latest",
+          steps: [
+            ...setup(true),
+            {
+              run: coursesyncLine(options, ["ci", "publish", "--branch", options.branch]),
+              env: SECRETS,
+            },
+          ],
         },
       },
-    ),
-    yamlFile(
-      `${dir}/coursesync-backup.yml`,
-      header("github", [
-        "Backs the site up into the branch on a schedule (and on demand): pulls, archives the events,",
-        "and commits only when something changed. It shares the publish group: their commits never interleave.",
-        "It publishes first: GitHub cancels a pending run when another joins the group, so a merge",
-        "whose publish was cancelled by this run (or failed on the network) reaches the site here.",
-        ...PINNED,
-        ...CREDENTIALS,
-      ]),
-      {
-        name: "coursesync backup",
-        on: { schedule: [{ cron: options.cron }], workflow_dispatch: null },
-        concurrency: oneAtATime,
-        permissions: { contents: "write" },
-        jobs: {
-          backup: {
-            "runs-on": "ubuntu-latest",
-            steps: [
-              ...setup(true),
-              {
-                name: "Publish what is merged and not yet published",
-                run: coursesyncLine(options, ["ci", "publish", "--branch", options.branch]),
-                env: SECRETS,
-              },
-              {
-                name: "Back up the site",
-                // After a failed publish too: the backup commits what it pulled, also beside a conflict.
-                if: `\${{ !cancelled() }}`,
-                run: coursesyncLine(options, ["ci", "backup", "--branch", options.branch]),
-                env: SECRETS,
-              },
-            ],
-          },
+    },
+  );
+}
+
+/** Backs the site up on a schedule, publishing first. */
+function githubBackup(options: RecipeOptions): RecipeFile {
+  return yamlFile(
+    `${WORKFLOWS_DIR}/coursesync-backup.yml`,
+    header("github", [
+      "Backs the site up into the branch on a schedule (and on demand): pulls, archives the events,",
+      "and commits only when something changed. It shares the publish group: their commits never interleave.",
+      "It publishes first: GitHub cancels a pending run when another joins the group, so a merge",
+      "whose publish was cancelled by this run (or failed on the network) reaches the site here.",
+      ...PINNED,
+      ...CREDENTIALS,
+    ]),
+    {
+      name: "coursesync backup",
+      on: { schedule: [{ cron: options.cron }], workflow_dispatch: null },
+      concurrency: ONE_AT_A_TIME,
+      permissions: { contents: "write" },
+      jobs: {
+        backup: {
+          "runs-on": "ubuntu-latest",
+          steps: [
+            ...setup(true),
+            {
+              name: "Publish what is merged and not yet published",
+              run: coursesyncLine(options, ["ci", "publish", "--branch", options.branch]),
+              env: SECRETS,
+            },
+            {
+              name: "Back up the site",
+              // After a failed publish too: the backup commits what it pulled, also beside a conflict.
+              if: `\${{ !cancelled() }}`,
+              run: coursesyncLine(options, ["ci", "backup", "--branch", options.branch]),
+              env: SECRETS,
+            },
+          ],
         },
       },
-    ),
-  ];
+    },
+  );
 }
 
 /**
