@@ -94,6 +94,49 @@ interface RecipeFlags {
   from?: string;
 }
 
+/**
+ * What writing either recipe starts from: the tree's default site (which must own the ids),
+ * the recipe's options, and the steps both take after their files (pin, schemas).
+ */
+async function prepareRecipe(run: CliRun, flags: RecipeFlags, command: Command) {
+  const globals = globalsOf(command);
+  const { tree, repo, rel } = await treeInRepo(run, globals);
+  // The jobs talk to the tree's default site: a --site they would not carry is refused, not dropped.
+  const site = resolveSite(tree.config, globals).name;
+  if (site !== tree.config.site) {
+    throw usageError(
+      `the CI recipes publish to and back up the default site "${tree.config.site}", not "${site}"`,
+      `Drop --site, or make "${site}" the default first: coursesync site default ${site}`,
+    );
+  }
+  // They commit the ids a publish gives new files back: that site must own the files' ids.
+  if (site !== tree.config.ids) {
+    throw usageError(
+      `the CI recipes publish to the default site "${site}", but the files carry the ids of "${tree.config.ids}" (\`ids:\` in coursesync.yaml); a publish there could give no new file its id`,
+      `Make "${tree.config.ids}" the default again (coursesync site default ${tree.config.ids}), or move the files' ids to "${site}" first: coursesync site move-ids ${site}`,
+    );
+  }
+  const options: RecipeOptions = {
+    pinned: pinnedSpec(flags.from ?? VERSION),
+    tree: rel,
+    branch: flags.branch ?? (await repo.currentBranch()) ?? "main",
+    cron: flags.cron,
+  };
+  const out = new Output(run, globals.quiet);
+  /** The editor schemas, made current: the jobs' `check` and the editors then agree. */
+  const schemas = async () => {
+    for (const file of await refreshSchemas(tree.root))
+      out.result(`wrote ${rel === "." ? file : `${rel}/${file}`}`);
+  };
+  /** package.json pinning coursesync, .gitignore keeping the install out; what must exist first. */
+  const pin = async (ignored: readonly string[]) => {
+    const install = await writePinnedInstall(repo.top, options.pinned, ignored);
+    for (const file of install.written) out.result(`wrote ${file}`);
+    return { pinned: options.pinned, install, branch: options.branch };
+  };
+  return { out, top: repo.top, options, schemas, pin };
+}
+
 /** `ci github` and `ci gitlab`: write the recipes for the tree's repository. */
 function registerRecipes(ci: Command, run: CliRun): void {
   const recipe = (name: "github" | "gitlab", description: string) =>
@@ -108,49 +151,11 @@ function registerRecipes(ci: Command, run: CliRun): void {
         `what package.json pins coursesync to: an exact version (default ${VERSION}, this one) or a tarball in the repository, file:vendor/coursesync-${VERSION}.tgz`,
       )
       .addHelpText("after", examplesText(EXAMPLES[name]));
-  const prepare = async (flags: RecipeFlags, command: Command) => {
-    const globals = globalsOf(command);
-    const { tree, repo, rel } = await treeInRepo(run, globals);
-    // The jobs talk to the tree's default site: a --site they would not carry is refused, not dropped.
-    const site = resolveSite(tree.config, globals).name;
-    if (site !== tree.config.site) {
-      throw usageError(
-        `the CI recipes publish to and back up the default site "${tree.config.site}", not "${site}"`,
-        `Drop --site, or make "${site}" the default first: coursesync site default ${site}`,
-      );
-    }
-    // They commit the ids a publish gives new files back: that site must own the files' ids.
-    if (site !== tree.config.ids) {
-      throw usageError(
-        `the CI recipes publish to the default site "${site}", but the files carry the ids of "${tree.config.ids}" (\`ids:\` in coursesync.yaml); a publish there could give no new file its id`,
-        `Make "${tree.config.ids}" the default again (coursesync site default ${tree.config.ids}), or move the files' ids to "${site}" first: coursesync site move-ids ${site}`,
-      );
-    }
-    const options: RecipeOptions = {
-      pinned: pinnedSpec(flags.from ?? VERSION),
-      tree: rel,
-      branch: flags.branch ?? (await repo.currentBranch()) ?? "main",
-      cron: flags.cron,
-    };
-    const out = new Output(run, globals.quiet);
-    /** The editor schemas, made current: the jobs' `check` and the editors then agree. */
-    const schemas = async () => {
-      for (const file of await refreshSchemas(tree.root))
-        out.result(`wrote ${rel === "." ? file : `${rel}/${file}`}`);
-    };
-    /** package.json pinning coursesync, .gitignore keeping the install out; what must exist first. */
-    const pin = async (ignored: readonly string[]) => {
-      const install = await writePinnedInstall(repo.top, options.pinned, ignored);
-      for (const file of install.written) out.result(`wrote ${file}`);
-      return { pinned: options.pinned, install, branch: options.branch };
-    };
-    return { out, top: repo.top, options, schemas, pin };
-  };
   recipe(
     "github",
     "write GitHub Actions workflows: check pull requests, publish merges, back up daily",
   ).action(async (flags: RecipeFlags, command: Command) => {
-    const { out, top, options, schemas, pin } = await prepare(flags, command);
+    const { out, top, options, schemas, pin } = await prepareRecipe(run, flags, command);
     const files = githubWorkflows(options);
     await writeRecipes(top, files, Boolean(flags.force));
     for (const file of files) out.result(`wrote ${file.path}`);
@@ -162,7 +167,7 @@ function registerRecipes(ci: Command, run: CliRun): void {
     "gitlab",
     "write GitLab CI jobs: check merge requests, publish merges, back up on a schedule",
   ).action(async (flags: RecipeFlags, command: Command) => {
-    const { out, top, options, schemas, pin } = await prepare(flags, command);
+    const { out, top, options, schemas, pin } = await prepareRecipe(run, flags, command);
     const main = path.join(top, ".gitlab-ci.yml");
     // A pipeline of the project's own is left alone: our jobs go beside it, to be included.
     const theirs = existsSync(main) && !(await readFile(main, "utf8")).includes(GENERATED_MARK);
