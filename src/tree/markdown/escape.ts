@@ -69,25 +69,10 @@ export function writeText(state: InlineState, text: string, more = false): void 
   while (i < n) {
     if (lineStart) {
       lineStart = false;
-      const c = text[i]!;
-      if (c === " " || c === "\t" || c === "\n") {
-        // Leading whitespace would be dropped, and a line end here would leave an empty line.
-        out += c === " " ? "&#32;" : c === "\t" ? "&#9;" : "&#10;";
-        i++;
-        continue;
-      }
-      const lineEnd = text.indexOf("\n", i);
-      const line = text.slice(i, lineEnd === -1 ? n : lineEnd);
-      if (LINE_START.test(line)) {
-        out += `\\${c}`;
-        i++;
-        continue;
-      }
-      const number = ORDERED_MARKER.exec(line);
-      if (number !== null) {
-        const end = i + number[0].length;
-        out += `${number[0]}\\${text[end]}`;
-        i = end + 1;
+      const escaped = escapeLineStart(text, i);
+      if (escaped !== undefined) {
+        out += escaped.out;
+        i = escaped.next;
         continue;
       }
     }
@@ -98,54 +83,74 @@ export function writeText(state: InlineState, text: string, more = false): void 
     if (at === n) break;
     const c = text[at]!;
     i = at + 1;
-    switch (c) {
-      case "\n": {
-        // Spaces before a line end would be dropped (or read as a hard break).
-        const last = out.at(-1);
-        if (last === " " || last === "\t") out = `${out.slice(0, -1)}${last === " " ? "&#32;" : "&#9;"}`;
-        out += "\n";
-        lineStart = true;
-        break;
-      }
-      case "]":
-        out += state.inLink ? "\\]" : c;
-        break;
-      case "_": {
-        // Between two letters or digits an underscore cannot open or close emphasis.
-        const intraword = at > 0 && at < n - 1 && WORD.test(text[at - 1]!) && WORD.test(text[at + 1]!);
-        out += intraword ? c : "\\_";
-        break;
-      }
-      case "\\": {
-        const next = text[at + 1];
-        out += next === undefined || next === "\n" || PUNCTUATION.test(next) ? "\\\\" : c;
-        break;
-      }
-      case "<": {
-        const next = text[at + 1];
-        out += next === undefined || /[A-Za-z/!?]/.test(next) ? "\\<" : c;
-        break;
-      }
-      case "&":
-        out += /^&#?[A-Za-z0-9]+;/.test(text.slice(at, at + 40)) ? "\\&" : c;
-        break;
-      case "!":
-        // `!` right before a link makes an image.
-        out += at === n - 1 && more ? "\\!" : c;
-        break;
-      case "*":
-      case "`":
-      case "[":
-      case "|":
-      case "~":
-        out += `\\${c}`;
-        break;
-      default:
-        // Unicode whitespace: Markdown trims it at the ends of a paragraph or heading.
-        out += c === "\u00a0" ? "&nbsp;" : `&#x${c.charCodeAt(0).toString(16).toUpperCase()};`;
+    if (c === "\n") {
+      // Spaces before a line end would be dropped (or read as a hard break).
+      const last = out.at(-1);
+      if (last === " " || last === "\t") out = `${out.slice(0, -1)}${last === " " ? "&#32;" : "&#9;"}`;
+      out += "\n";
+      lineStart = true;
+    } else {
+      out += escapeSpecial(c, text, at, state.inLink, more);
     }
   }
   state.out += out;
   state.lineStart = lineStart;
   state.skipLineEnd = false;
+}
+
+/**
+ * At the start of a line: leading whitespace as a character reference, or block syntax
+ * escaped; the markup and the index after what it stands for, or undefined when nothing needs it.
+ */
+function escapeLineStart(text: string, i: number): { out: string; next: number } | undefined {
+  const c = text[i]!;
+  if (c === " " || c === "\t" || c === "\n") {
+    // Leading whitespace would be dropped, and a line end here would leave an empty line.
+    return { out: c === " " ? "&#32;" : c === "\t" ? "&#9;" : "&#10;", next: i + 1 };
+  }
+  const lineEnd = text.indexOf("\n", i);
+  const line = text.slice(i, lineEnd === -1 ? text.length : lineEnd);
+  if (LINE_START.test(line)) return { out: `\\${c}`, next: i + 1 };
+  const number = ORDERED_MARKER.exec(line);
+  if (number !== null) {
+    const end = i + number[0].length;
+    return { out: `${number[0]}\\${text[end]}`, next: end + 1 };
+  }
+  return undefined;
+}
+
+/** One special character (not a line end) of `text`, at `at`, as Markdown that reads back to it. */
+function escapeSpecial(c: string, text: string, at: number, inLink: boolean, more: boolean): string {
+  const n = text.length;
+  switch (c) {
+    case "]":
+      return inLink ? "\\]" : c;
+    case "_": {
+      // Between two letters or digits an underscore cannot open or close emphasis.
+      const intraword = at > 0 && at < n - 1 && WORD.test(text[at - 1]!) && WORD.test(text[at + 1]!);
+      return intraword ? c : "\\_";
+    }
+    case "\\": {
+      const next = text[at + 1];
+      return next === undefined || next === "\n" || PUNCTUATION.test(next) ? "\\\\" : c;
+    }
+    case "<": {
+      const next = text[at + 1];
+      return next === undefined || /[A-Za-z/!?]/.test(next) ? "\\<" : c;
+    }
+    case "&":
+      return /^&#?[A-Za-z0-9]+;/.test(text.slice(at, at + 40)) ? "\\&" : c;
+    case "!":
+      // `!` right before a link makes an image.
+      return at === n - 1 && more ? "\\!" : c;
+    case "*":
+    case "`":
+    case "[":
+    case "|":
+    case "~":
+      return `\\${c}`;
+    default:
+      // Unicode whitespace: Markdown trims it at the ends of a paragraph or heading.
+      return c === "\u00a0" ? "&nbsp;" : `&#x${c.charCodeAt(0).toString(16).toUpperCase()};`;
+  }
 }
