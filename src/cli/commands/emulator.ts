@@ -6,6 +6,7 @@ import { FileProblem } from "../../tree/yaml-text.js";
 import { watchParent } from "../../util/process.js";
 import { type Example, examplesText } from "../help.js";
 import type { CliIO } from "../io.js";
+import { DEFAULT_EMAIL, DEFAULT_PASSWORD, emulatorBanner } from "../render/emulator.js";
 import { packagePath } from "../version.js";
 
 /** The flags of `coursesync emulator`, as commander hands them over (all text). */
@@ -32,9 +33,6 @@ export interface EmulatorFlags {
   placeOrdinals?: boolean;
   trimTitles?: boolean;
 }
-
-const DEFAULT_EMAIL = "demo@example.com";
-const DEFAULT_PASSWORD = "coursesync";
 
 /** The package's sample-site folder. */
 export function defaultSeedDir(): string {
@@ -174,22 +172,6 @@ async function start(options: EmulatorOptions): Promise<RunningEmulator> {
   }
 }
 
-function hint(emulator: RunningEmulator, options: EmulatorOptions): string {
-  const { courses, chapters } = emulator.state.dump();
-  const origin = new URL(emulator.baseUrl).origin;
-  const password = options.password === undefined ? DEFAULT_PASSWORD : "the password given with --password";
-  return [
-    options.seedDir === null
-      ? "Serving an empty site."
-      : `Serving ${courses.length} course(s) and ${chapters.length} chapter(s) seeded from ${options.seedDir}.`,
-    `Log in as ${options.email ?? DEFAULT_EMAIL} with ${password} (login URL ${emulator.loginUrl}).`,
-    ...(options.admin ? [`Control routes are on under ${origin}/__admin/.`] : []),
-    `Try it: coursesync init demo --url ${emulator.baseUrl}`,
-    "Press Ctrl-C to stop (it stops too when the process that started it ends).",
-    "",
-  ].join("\n");
-}
-
 const EXAMPLES: Example[] = [
   {
     does: "serve the sample site on a fixed port; then: coursesync init demo --url http://127.0.0.1:4000/api/v1",
@@ -261,7 +243,7 @@ export function registerEmulator(program: Command, io: CliIO): void {
       try {
         io.stdout.write(`${emulator.baseUrl}\n`);
         const quiet = (command.optsWithGlobals() as { quiet?: boolean }).quiet === true;
-        if (!quiet) io.stderr.write(hint(emulator, options));
+        if (!quiet) io.stderr.write(emulatorBanner(emulator, options));
         await Promise.race([io.interrupted, orphaned]);
       } finally {
         stopWatching();
