@@ -49,7 +49,7 @@ export function showSiteValues(plan: PushPlan, decisions: ReadonlyMap<string, De
     for (const d of op.diff) {
       if (d.field === "content" && known.force) {
         const base = known.snapshot.chapters[op.id]?.record.content_sha256;
-        const sent = (decision.merged as Fields | undefined)?.content;
+        const sent = decision.kind === "chapter" ? decision.merged?.content : undefined;
         if (typeof remote.content === "string" && typeof sent === "string" && sha256(remote.content) !== base)
           d.removes = removedWords(remote.content, sent, known.bodies);
       }

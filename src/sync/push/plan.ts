@@ -7,16 +7,31 @@ import type { LocalView } from "../local/view.js";
 import type { ChapterValues, CourseValues } from "../model/entities.js";
 import { courseValuesOfRecord, valuesOfRecord } from "../model/entities.js";
 import type { Change } from "../model/report.js";
-import type { Fields } from "../reconcile.js";
+import type { Fields, Kind } from "../reconcile.js";
 import type { Snapshot } from "../state/snapshot.js";
 
-/** One write push will send, in the order it is sent. */
-export type PushOp =
-  | { type: "create"; kind: "course"; key: string; path: string; values: CourseValues }
-  | { type: "create"; kind: "chapter"; key: string; path: string; values: ChapterValues; courseKey: string }
-  | {
+/** What a write sends for a record of kind K: course or chapter values. */
+export type ValuesOf<K extends Kind> = { course: CourseValues; chapter: ChapterValues }[K];
+
+/** A record to create on the site, with the values its file holds. */
+export type CreateOp<K extends Kind = Kind> = {
+  course: { type: "create"; kind: "course"; key: string; path: string; values: CourseValues };
+  chapter: {
+    type: "create";
+    kind: "chapter";
+    key: string;
+    path: string;
+    values: ChapterValues;
+    /** The key of the course the chapter is created in. */
+    courseKey: string;
+  };
+}[K];
+
+/** Fields of a record the site has, to send. */
+export type UpdateOp<K extends Kind = Kind> = K extends Kind
+  ? {
       type: "update";
-      kind: "course" | "chapter";
+      kind: K;
       id: number;
       key: string;
       path: string;
@@ -35,7 +50,18 @@ export type PushOp =
         removes?: string[];
       }>;
     }
-  | { type: "delete"; kind: "course" | "chapter"; id: number; key: string; path: string };
+  : never;
+
+/** A record of the site to delete. */
+export type DeleteOp<K extends Kind = Kind> = K extends Kind
+  ? { type: "delete"; kind: K; id: number; key: string; path: string }
+  : never;
+
+/** One write push will send, in the order it is sent; `kind` fixes the type of its values. */
+export type PushOp<K extends Kind = Kind> = CreateOp<K> | UpdateOp<K> | DeleteOp<K>;
+
+/** A write to a record the site already has: an update or a delete. */
+export type TargetOp<K extends Kind = Kind> = UpdateOp<K> | DeleteOp<K>;
 
 /** The plan: writes in order, plus renames that only move the snapshot's idea of a path. */
 export interface PushPlan {

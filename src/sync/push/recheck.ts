@@ -48,9 +48,12 @@ export async function listChapters(
 function chaptersLeaving(ops: readonly PushOp[]): Set<number> {
   return new Set(
     ops
+      .filter(
+        (op): op is TargetOp =>
+          op.type === "delete" || (op.type === "update" && op.fields.includes("course_id")),
+      )
       .filter((op) => op.kind === "chapter")
-      .filter((op) => op.type === "delete" || (op.type === "update" && op.fields.includes("course_id")))
-      .map((op) => (op as TargetOp).id),
+      .map((op) => op.id),
   );
 }
 
@@ -135,7 +138,13 @@ export async function followRecreatedCourses(
   const remote = await Promise.all(chapters.map((c) => client.get("chapters", c.id as number)));
   const gone = chapters.filter((_, i) => remote[i] === undefined);
   for (const chapter of gone)
-    decisions.set(chapter.key, { fields: [], merged: chapter.values, remote: undefined, recreate: true });
+    decisions.set(chapter.key, {
+      kind: "chapter",
+      fields: [],
+      merged: chapter.values,
+      remote: undefined,
+      recreate: true,
+    });
   return gone.map((chapter) => ({
     type: "update",
     kind: "chapter",
