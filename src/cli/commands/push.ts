@@ -4,7 +4,7 @@ import { processGit } from "../../ci/git.js";
 import { resolveSite } from "../../config/config.js";
 import { ExitCode, usageError } from "../../errors.js";
 import { type Change, countOutcomes } from "../../sync/model/report.js";
-import { push } from "../../sync/push.js";
+import { push } from "../../sync/push/index.js";
 import { fileSelection } from "../../sync/selection.js";
 import { gitFileHistory } from "../../sync/state/file-history.js";
 import { acquireLock } from "../../sync/state/lock.js";

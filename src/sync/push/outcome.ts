@@ -4,7 +4,8 @@ import type { Change } from "../model/report.js";
 import type { Done } from "../state/journal.js";
 import { racedFields } from "./answers.js";
 import type { Decision } from "./decide.js";
-import type { PushOp } from "./plan.js";
+import type { PushResult } from "./options.js";
+import type { PushOp, PushPlan } from "./plan.js";
 
 // What one write of a push ends as: the change reported for it.
 
@@ -64,4 +65,38 @@ export function failureText(error: UserError, file: string): string {
     return `${error.message} (${fields})`;
   }
   return error.message;
+}
+
+/** A run's result before anything is checked or sent. */
+export function newResult(
+  plan: PushPlan,
+  maxDelete: number,
+  restored: { lost: number; extra: number } | undefined,
+  dryRun: boolean,
+): PushResult {
+  return {
+    plan,
+    ...(restored ? { restored: { lost: restored.lost, extra: restored.extra } } : {}),
+    changes: [],
+    applied: false,
+    confirmed: false,
+    dryRun,
+    deleteLimit: maxDelete,
+    conflicts: [],
+    held: [],
+    raced: [],
+    failed: false,
+  };
+}
+
+/** Reports a change into the result (and to `onChange`): conflicts, holds, races, failures. */
+export function reporter(result: PushResult, onChange?: (change: Change) => void): (change: Change) => void {
+  return (change) => {
+    result.changes.push(change);
+    if (change.outcome === "conflict") result.conflicts.push(change);
+    if (change.outcome === "conflict" || change.heldBy) result.held.push(change);
+    if (change.raced) result.raced.push(change);
+    if (change.outcome === "failed") result.failed = true;
+    onChange?.(change);
+  };
 }

@@ -1,4 +1,5 @@
 import type { WireRecord } from "../../api/wire.js";
+import { UserError } from "../../errors.js";
 import { guardEmptyListing } from "../guards.js";
 import type { Change } from "../model/report.js";
 import {
@@ -9,8 +10,10 @@ import {
   type Known,
   type TargetOp,
 } from "./decide.js";
+import { holdBack } from "./hold.js";
 import type { PushClient } from "./options.js";
-import type { PushOp } from "./plan.js";
+import { showSiteValues } from "./overwrites.js";
+import type { PushOp, PushPlan } from "./plan.js";
 
 // Reading the site for push's writes: every record before the question (the checked plan), and
 // each once more just before its own write, so another writer's edit can only slip in during
@@ -155,4 +158,30 @@ export async function followRecreatedCourses(
     courseKey: chapter.courseKey,
     diff: [],
   }));
+}
+
+/**
+ * Check a run's plan against the site before anything is asked: the writes in conflict, and
+ * those waiting on them, are held (taken out of the plan and returned, to report); --force shows
+ * the site's values it overwrites. A dry run that cannot read the site says why, unchecked.
+ * (Each write still re-reads its own record just before it is sent: the plan may wait on a person.)
+ */
+export async function checkRun(
+  plan: PushPlan,
+  known: Known,
+  client: ReadClient,
+  dryRun: boolean,
+): Promise<{ held: Change[]; unchecked?: string }> {
+  let early: Change[] = [];
+  let unchecked: string | undefined;
+  try {
+    const checked = await checkPlan(plan.ops, known, client);
+    early = checked.conflicts;
+    showSiteValues(plan, checked.decisions, known);
+  } catch (error) {
+    if (!(dryRun && error instanceof UserError)) throw error;
+    unchecked = error.message;
+  }
+  const held = holdBack(plan, early, known.snapshot);
+  return { held, ...(unchecked === undefined ? {} : { unchecked }) };
 }
