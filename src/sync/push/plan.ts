@@ -124,6 +124,56 @@ export function chapterInput(
 }
 
 /**
+ * What only the plan can see of a course's values: a status the API cannot take, a yes/no the
+ * site requires whose line was removed (sending null would be refused).
+ */
+function courseProblem(change: LocalChange, snapshot: Snapshot): FileProblem | undefined {
+  const { plan: p } = change;
+  if (p.kind !== "course" || !p.merged || (p.toSite.type !== "create" && p.toSite.type !== "update"))
+    return undefined;
+  const file = recordFilePath(p.kind, change.path);
+  const values = p.merged;
+  const base = p.id === undefined ? undefined : snapshot.courses[p.id];
+  const baseStatus = base ? courseValuesOfRecord(base.record).status : undefined;
+  const status = statusProblem(file, values.status, baseStatus, undefined);
+  if (status) return status;
+  const toSite = p.toSite;
+  const cleared = (["free", "questions_enabled"] as const).filter(
+    (field) => toSite.type === "update" && toSite.fields.includes(field) && values[field] == null,
+  );
+  if (cleared.length === 0) return undefined;
+  return new FileProblem(
+    file,
+    undefined,
+    `${cleared.join(" and ")} ${cleared.length > 1 ? "are" : "is"} missing: the site takes only true or false`,
+    `Put the line back, for example ${cleared[0]}: false.`,
+    { rule: "required" },
+  );
+}
+
+/** The update of one changed record: the fields to send, and their old and new values. */
+function updateOf(change: LocalChange, snapshot: Snapshot, fields: string[]): PushOp {
+  const { plan: p } = change;
+  const entry = p.kind === "course" ? snapshot.courses[p.id!] : snapshot.chapters[p.id!];
+  const before: Fields = entry ? valuesOfRecord(p.kind, entry.record) : {};
+  const after: Fields = p.merged ?? {};
+  return {
+    type: "update",
+    kind: p.kind,
+    id: p.id!,
+    key: p.key,
+    path: change.path,
+    fields,
+    courseKey: change.courseKey,
+    diff: fields.map((field) =>
+      field === "content"
+        ? { field, from: "(body)", to: "(changed)" }
+        : { field, from: before[field], to: after[field] },
+    ),
+  };
+}
+
+/**
  * Turn local changes into the ordered writes of a push: course creates, chapter creates,
  * updates, chapter deletes, course deletes. Checks what only the plan can see: a status the
  * API cannot take, a chapter whose new course will not exist.
@@ -144,31 +194,10 @@ export function planPush(changes: readonly LocalChange[], snapshot: Snapshot, lo
   for (const change of changes) {
     const { plan: p } = change;
     const file = recordFilePath(p.kind, change.path);
-    if (p.kind === "course" && p.merged && (p.toSite.type === "create" || p.toSite.type === "update")) {
-      const values = p.merged;
-      const base = p.id === undefined ? undefined : snapshot.courses[p.id];
-      const baseStatus = base ? courseValuesOfRecord(base.record).status : undefined;
-      const status = statusProblem(file, values.status, baseStatus, undefined);
-      if (status) {
-        plan.problems.push(status);
-        continue;
-      }
-      // A yes/no the site requires, whose line was removed: sending null would be refused.
-      const cleared = (["free", "questions_enabled"] as const).filter(
-        (field) => p.toSite.type === "update" && p.toSite.fields.includes(field) && values[field] == null,
-      );
-      if (cleared.length > 0) {
-        plan.problems.push(
-          new FileProblem(
-            file,
-            undefined,
-            `${cleared.join(" and ")} ${cleared.length > 1 ? "are" : "is"} missing: the site takes only true or false`,
-            `Put the line back, for example ${cleared[0]}: false.`,
-            { rule: "required" },
-          ),
-        );
-        continue;
-      }
+    const problem = courseProblem(change, snapshot);
+    if (problem) {
+      plan.problems.push(problem);
+      continue;
     }
     switch (p.toSite.type) {
       case "create":
@@ -202,26 +231,9 @@ export function planPush(changes: readonly LocalChange[], snapshot: Snapshot, lo
           });
         }
         break;
-      case "update": {
-        const entry = p.kind === "course" ? snapshot.courses[p.id!] : snapshot.chapters[p.id!];
-        const before: Fields = entry ? valuesOfRecord(p.kind, entry.record) : {};
-        const after: Fields = p.merged ?? {};
-        updates.push({
-          type: "update",
-          kind: p.kind,
-          id: p.id!,
-          key: p.key,
-          path: change.path,
-          fields: p.toSite.fields,
-          courseKey: change.courseKey,
-          diff: p.toSite.fields.map((field) =>
-            field === "content"
-              ? { field, from: "(body)", to: "(changed)" }
-              : { field, from: before[field], to: after[field] },
-          ),
-        });
+      case "update":
+        updates.push(updateOf(change, snapshot, p.toSite.fields));
         break;
-      }
       case "delete":
         (p.kind === "course" ? courseDeletes : chapterDeletes).push({
           type: "delete",
