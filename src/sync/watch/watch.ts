@@ -9,7 +9,7 @@ import type { FileProblem } from "../../tree/yaml-text.js";
 import { realSetTimer, type SetTimer } from "../../util/timer.js";
 import type { Change } from "../model/report.js";
 import type { SyncTarget } from "../model/target.js";
-import { type PushClient, push } from "../push/index.js";
+import { type PushClient, type PushResult, push } from "../push/index.js";
 import type { PushPlan } from "../push/plan.js";
 import { acquireLock } from "../state/lock.js";
 import { type Batch, Coalescer } from "./coalescer.js";
@@ -78,34 +78,67 @@ export interface WatchOptions extends SyncTarget {
  * through the coalescer. Resolves when stopped; false when the opening plan was refused.
  */
 export async function watchTree(options: WatchOptions, client: PushClient): Promise<boolean> {
-  const { root } = options;
-  const burst = options.burst ?? 5;
-  const now = options.now ?? Date.now;
-  const setTimer = options.setTimer ?? realSetTimer;
-  /** Invalid files and what was last said of them: each is reported once until it changes. */
-  const invalid = new Map<string, string>();
-  /** Files last seen in conflict with the site, until a push settles them. */
-  const conflicts = new Set<string>();
-  /** The same, as the files (a course's course.yaml): not named again among the edits not sent. */
-  const conflictFiles = new Set<string>();
-  /** Deletes counted when watching paused (0: not paused), told again when more files go. */
-  let paused = 0;
-  let stopping = false;
-  let cancelRetry: (() => void) | undefined;
-  let retryMs = 1000;
-  /** The site refuses the credentials: said once, and again only after it took a token. */
-  let signedOut = false;
-  // A push started by the retry timer, not by the coalescer: stopping waits for it too.
-  let retrying: Promise<void> | undefined;
+  const session = new WatchSession(options, client);
+  const first = await session.push(undefined, options.confirm);
+  if (first.plan.ops.length > 0 && !first.confirmed) return false;
+  await session.watch();
+  return true;
+}
 
-  const run = async (paths: readonly string[] | undefined, confirm?: WatchOptions["confirm"]) => {
-    const started = now();
+/** One watch: its pushes, what it said of the files, and its retries after a failed push. */
+class WatchSession {
+  private readonly root: string;
+  private readonly burst: number;
+  private readonly now: () => number;
+  private readonly setTimer: SetTimer;
+  /** Invalid files and what was last said of them: each is reported once until it changes. */
+  private readonly invalid = new Map<string, string>();
+  /** Files last seen in conflict with the site, until a push settles them. */
+  private readonly conflicts = new Set<string>();
+  /** The same, as the files (a course's course.yaml): not named again among the edits not sent. */
+  private readonly conflictFiles = new Set<string>();
+  /** Deletes counted when watching paused (0: not paused), told again when more files go. */
+  private paused = 0;
+  private stopping = false;
+  private cancelRetry: (() => void) | undefined;
+  private retryMs = 1000;
+  /** The site refuses the credentials: said once, and again only after it took a token. */
+  private signedOut = false;
+  /** A push started by the retry timer, not by the coalescer: stopping waits for it too. */
+  private retrying: Promise<void> | undefined;
+  /**
+   * The paths of every push that failed since the last retry (undefined: the whole tree; null:
+   * none), so a second failure before the retry does not drop the first one's files.
+   */
+  private failed: Set<string> | undefined | null = null;
+  private readonly coalescer: Coalescer;
+
+  constructor(
+    private readonly options: WatchOptions,
+    private readonly client: PushClient,
+  ) {
+    this.root = options.root;
+    this.burst = options.burst ?? 5;
+    this.now = options.now ?? Date.now;
+    this.setTimer = options.setTimer ?? realSetTimer;
+    this.coalescer = new Coalescer({
+      debounceMs: options.debounceMs,
+      onBatch: (batch) => this.onBatch(batch),
+      now: this.now,
+      setTimer: this.setTimer,
+    });
+  }
+
+  /** One push of these paths (undefined: the whole tree), under the site's lock. */
+  async push(paths: readonly string[] | undefined, confirm?: WatchOptions["confirm"]): Promise<PushResult> {
+    const { options } = this;
+    const started = this.now();
     const seen = new Set<string>();
-    const release = await acquireLock(root, options.site, "watch");
+    const release = await acquireLock(this.root, options.site, "watch");
     try {
       const result = await push(
         {
-          root,
+          root: this.root,
           site: options.site,
           siteUrl: options.siteUrl,
           idsSite: options.idsSite,
@@ -120,42 +153,17 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
           deletes: options.deletes,
           skipInvalid: true,
           confirm: confirm ?? (async () => true),
-          onInvalid: (problem: FileProblem) => {
-            seen.add(problem.file);
-            if (invalid.get(problem.file) === problem.message) return;
-            invalid.set(problem.file, problem.message);
-            options.report({
-              type: "invalid",
-              path: problem.file,
-              line: problem.line,
-              message: problem.problem,
-            });
-          },
-          onChange: (change) => {
-            const file = recordFilePath(change.kind, change.path);
-            if (change.outcome === "conflict") {
-              conflicts.add(change.path);
-              conflictFiles.add(file);
-            } else {
-              conflicts.delete(change.path);
-              conflictFiles.delete(file);
-            }
-            if (change.outcome === "unchanged") return;
-            options.report({ type: "change", change, ms: Math.round(now() - started) });
-          },
+          onInvalid: (problem: FileProblem) => this.onInvalid(problem, seen),
+          onChange: (change) => this.onChange(change, started),
         },
-        client,
+        this.client,
       );
       // Files looked at again and found valid are forgotten (reported afresh if they break again).
-      for (const file of [...invalid.keys()])
-        if (!seen.has(file) && (!paths || paths.includes(file))) invalid.delete(file);
+      for (const file of [...this.invalid.keys()])
+        if (!seen.has(file) && (!paths || paths.includes(file))) this.invalid.delete(file);
       for (const op of result.plan.heldDeletes ?? []) {
-        options.report({
-          type: "held-delete",
-          path: op.path,
-          kind: op.kind,
-          id: op.type === "create" ? undefined : op.id,
-        });
+        const id = op.type === "create" ? undefined : op.id;
+        options.report({ type: "held-delete", path: op.path, kind: op.kind, id });
       }
       // A lost network or a server error: the files stay pending and are tried again.
       if (result.transient) throw result.transient;
@@ -163,135 +171,170 @@ export async function watchTree(options: WatchOptions, client: PushClient): Prom
     } finally {
       await release();
     }
-  };
+  }
 
-  const first = await run(undefined, options.confirm);
-  if (first.plan.ops.length > 0 && !first.confirmed) return false;
+  private onInvalid(problem: FileProblem, seen: Set<string>): void {
+    seen.add(problem.file);
+    if (this.invalid.get(problem.file) === problem.message) return;
+    this.invalid.set(problem.file, problem.message);
+    this.options.report({
+      type: "invalid",
+      path: problem.file,
+      line: problem.line,
+      message: problem.problem,
+    });
+  }
 
-  const ignored = ignoreMatcher(options.ignore);
-  const coursesDir = path.join(root, COURSES_DIR);
-  await mkdir(coursesDir, { recursive: true });
-  const rel = (file: string) => path.relative(root, file).split(path.sep).join("/");
+  private onChange(change: Change, started: number): void {
+    const file = recordFilePath(change.kind, change.path);
+    if (change.outcome === "conflict") {
+      this.conflicts.add(change.path);
+      this.conflictFiles.add(file);
+    } else {
+      this.conflicts.delete(change.path);
+      this.conflictFiles.delete(file);
+    }
+    if (change.outcome === "unchanged") return;
+    this.options.report({ type: "change", change, ms: Math.round(this.now() - started) });
+  }
 
-  const onBatch = async (batch: Batch): Promise<void> => {
-    if (stopping) return;
-    if (paused === 0 && batch.deleted.length < burst) return pushBatch(batch);
+  /** Watch the tree until asked to stop, then say what is left unsent. */
+  async watch(): Promise<void> {
+    const { root, options } = this;
+    const ignored = ignoreMatcher(options.ignore);
+    const coursesDir = path.join(root, COURSES_DIR);
+    await mkdir(coursesDir, { recursive: true });
+    const rel = (file: string) => path.relative(root, file).split(path.sep).join("/");
+    const coalescer = this.coalescer;
+    const watcher: FSWatcher = chokidarWatch(coursesDir, {
+      ignoreInitial: true,
+      ignored: (file: string) => {
+        const relative = rel(file);
+        return relative !== COURSES_DIR && ignored(relative);
+      },
+    });
+    watcher.on("add", (file) => coalescer.push({ kind: "add", path: rel(file) }));
+    watcher.on("change", (file) => coalescer.push({ kind: "change", path: rel(file) }));
+    watcher.on("unlink", (file) => coalescer.push({ kind: "unlink", path: rel(file) }));
+    await new Promise<void>((resolve) => watcher.once("ready", () => resolve()));
+    options.report({ type: "ready", root });
+
+    await options.stop;
+    this.stopping = true;
+    this.cancelRetry?.();
+    coalescer.close();
+    await watcher.close();
+    // The batch in flight (if any) finishes; its push saves the snapshot.
+    await coalescer.flush();
+    await this.retrying;
+    await this.reportStopped();
+  }
+
+  /** The last line: what a plain push or a pull is left to settle. */
+  private async reportStopped(): Promise<void> {
+    const left = await this.pending().catch(() => ({ deletes: 0, edits: [], invalid: [] }));
+    // A file in conflict is named once, as a conflict: a pull settles it, not a push.
+    const edits = left.edits.filter((file) => !this.conflictFiles.has(file));
+    this.options.report({
+      type: "stopped",
+      pending: {
+        edits,
+        invalid: left.invalid,
+        signedOut: this.signedOut,
+        deletes: left.deletes,
+        conflicts: [...this.conflicts].sort(),
+      },
+    });
+  }
+
+  private async onBatch(batch: Batch): Promise<void> {
+    const { burst } = this;
+    if (this.stopping) return;
+    if (this.paused === 0 && batch.deleted.length < burst) return this.pushBatch(batch);
     // Many files gone at once is a branch switch or a mass move, not an author's edit: act on
     // none of it until the tree is whole again (or a plain push settles the deletes). The count
     // is the tree's, not the batch's: a checkout's deletes may come in several batches.
-    const gone = await pendingDeletes();
+    const gone = (await this.pending()).deletes;
     if (gone >= burst) {
-      if (gone > paused) options.report({ type: "paused", deleted: gone });
-      paused = Math.max(paused, gone);
+      if (gone > this.paused) this.options.report({ type: "paused", deleted: gone });
+      this.paused = Math.max(this.paused, gone);
       return;
     }
-    if (paused === 0) return pushBatch(batch);
-    paused = 0;
-    options.report({ type: "resumed" });
-    return pushPaths(undefined);
-  };
+    if (this.paused === 0) return this.pushBatch(batch);
+    this.paused = 0;
+    this.options.report({ type: "resumed" });
+    return this.pushPaths(undefined);
+  }
 
-  const pushBatch = async (batch: Batch): Promise<void> => {
-    const paths = new Set<string>([...batch.changed, ...batch.deleted, ...invalid.keys()]);
+  private async pushBatch(batch: Batch): Promise<void> {
+    const paths = new Set<string>([...batch.changed, ...batch.deleted, ...this.invalid.keys()]);
     for (const file of batch.changed) {
       // A new or changed course.yaml may make its folder's chapters valid: look at them too.
       if (courseFolderOf(file) !== file) paths.add(courseFolderOf(file));
     }
-    await pushPaths([...paths]);
-  };
+    await this.pushPaths([...paths]);
+  }
 
   /** What a push would still send, against the snapshot (offline). */
-  const pending = () =>
-    localPending({
+  private pending() {
+    const { root, options } = this;
+    return localPending({
       root,
       site: options.site,
       ignore: options.ignore,
       bodies: options.bodies,
       fs: options.fs,
     });
-  /** Records the tree no longer has, against the snapshot (offline). */
-  const pendingDeletes = async (): Promise<number> => (await pending()).deletes;
+  }
 
-  // The paths of every push that failed since the last retry (undefined: the whole tree),
-  // so a second failure before the retry does not drop the first one's files.
-  let failed: Set<string> | undefined | null = null;
-  const remember = (paths: readonly string[] | undefined) => {
-    failed = paths === undefined || failed === undefined ? undefined : new Set([...(failed ?? []), ...paths]);
-  };
+  private remember(paths: readonly string[] | undefined): void {
+    const failed = this.failed;
+    this.failed =
+      paths === undefined || failed === undefined ? undefined : new Set([...(failed ?? []), ...paths]);
+  }
 
-  const pushPaths = async (paths: readonly string[] | undefined): Promise<void> => {
+  private async pushPaths(paths: readonly string[] | undefined): Promise<void> {
     try {
-      await run(paths);
-      retryMs = 1000;
-      if (signedOut) options.report({ type: "signed-in" });
-      signedOut = false;
+      await this.push(paths);
+      this.retryMs = 1000;
+      if (this.signedOut) this.options.report({ type: "signed-in" });
+      this.signedOut = false;
     } catch (error) {
       // Network loss, a busy tree, a server error, refused credentials (or a bug: the session
       // goes on, and the message says what happened): keep the files pending and try again.
       // Each try reads the stored token again: one `coursesync login` elsewhere mends it.
-      remember(paths);
+      this.remember(paths);
       if (isCredentialsRefused(error)) {
-        if (!signedOut) options.report({ type: "signed-out", message: error.message, hint: error.hint });
-        signedOut = true;
+        if (!this.signedOut)
+          this.options.report({ type: "signed-out", message: error.message, hint: error.hint });
+        this.signedOut = true;
       } else {
         const message =
           error instanceof UserError
             ? error.message
             : `internal error: ${(error as Error).message ?? String(error)}`;
-        options.report({ type: "retrying", message, inMs: retryMs });
+        this.options.report({ type: "retrying", message, inMs: this.retryMs });
       }
-      cancelRetry?.();
-      cancelRetry = setTimer(() => {
-        cancelRetry = undefined;
-        if (stopping) return;
-        const again = failed === undefined ? undefined : [...(failed ?? [])];
-        failed = null;
-        const attempt: Promise<void> = coalescer
-          .flush()
-          .then(() => pushPaths(again))
-          .finally(() => {
-            if (retrying === attempt) retrying = undefined;
-          });
-        retrying = attempt;
-      }, retryMs);
-      retryMs = Math.min(retryMs * 2, 30_000);
+      this.scheduleRetry();
     }
-  };
+  }
 
-  const coalescer = new Coalescer({ debounceMs: options.debounceMs, onBatch, now, setTimer });
-  const watcher: FSWatcher = chokidarWatch(coursesDir, {
-    ignoreInitial: true,
-    ignored: (file: string) => {
-      const relative = rel(file);
-      return relative !== COURSES_DIR && ignored(relative);
-    },
-  });
-  watcher.on("add", (file) => coalescer.push({ kind: "add", path: rel(file) }));
-  watcher.on("change", (file) => coalescer.push({ kind: "change", path: rel(file) }));
-  watcher.on("unlink", (file) => coalescer.push({ kind: "unlink", path: rel(file) }));
-  await new Promise<void>((resolve) => watcher.once("ready", () => resolve()));
-  options.report({ type: "ready", root });
-
-  await options.stop;
-  stopping = true;
-  cancelRetry?.();
-  coalescer.close();
-  await watcher.close();
-  // The batch in flight (if any) finishes; its push saves the snapshot.
-  await coalescer.flush();
-  await retrying;
-  const left = await pending().catch(() => ({ deletes: 0, edits: [], invalid: [] }));
-  // A file in conflict is named once, as a conflict: a pull settles it, not a push.
-  const edits = left.edits.filter((file) => !conflictFiles.has(file));
-  options.report({
-    type: "stopped",
-    pending: {
-      edits,
-      invalid: left.invalid,
-      signedOut,
-      deletes: left.deletes,
-      conflicts: [...conflicts].sort(),
-    },
-  });
-  return true;
+  /** Push the failed paths again after retryMs (doubling up to 30 s). */
+  private scheduleRetry(): void {
+    this.cancelRetry?.();
+    this.cancelRetry = this.setTimer(() => {
+      this.cancelRetry = undefined;
+      if (this.stopping) return;
+      const again = this.failed === undefined ? undefined : [...(this.failed ?? [])];
+      this.failed = null;
+      const attempt: Promise<void> = this.coalescer
+        .flush()
+        .then(() => this.pushPaths(again))
+        .finally(() => {
+          if (this.retrying === attempt) this.retrying = undefined;
+        });
+      this.retrying = attempt;
+    }, this.retryMs);
+    this.retryMs = Math.min(this.retryMs * 2, 30_000);
+  }
 }
