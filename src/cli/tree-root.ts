@@ -35,6 +35,3 @@ export async function maybeOpenTree(run: CliRun, globals: GlobalOptions): Promis
   const { root } = locateRoot(run, globals);
   return root ? { root, config: await loadConfig(root) } : undefined;
 }
-
-// The clean stamp lives beside the site's state; push and watch still import it from here.
-export { cleanStamp } from "../sync/state/clean-mark.js";

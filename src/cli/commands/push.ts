@@ -7,10 +7,12 @@ import { ExitCode, usageError } from "../../errors.js";
 import type { Change } from "../../sync/model/report.js";
 import { type PushResult, push } from "../../sync/push/index.js";
 import type { PushPlan } from "../../sync/push/plan.js";
+import { restore } from "../../sync/restore/index.js";
 import { fileSelection } from "../../sync/selection.js";
+import { cleanStamp } from "../../sync/state/clean-mark.js";
 import { gitFileHistory } from "../../sync/state/file-history.js";
 import { acquireLock } from "../../sync/state/lock.js";
-import { loadSnapshot } from "../../sync/state/snapshot.js";
+import { SiteState } from "../../sync/state/workspace.js";
 import { counted } from "../../util/words.js";
 import { connect, stopRequestsOnSignal, syncTarget } from "../context.js";
 import { globalsOf } from "../globals.js";
@@ -23,7 +25,7 @@ import { heldPlanLines, opLine, planSummary } from "../render/push-plan.js";
 import { printPushSummary, pushJson, restoredLine } from "../render/push-result.js";
 import { restoreLines } from "../render/restore.js";
 import { changeLines } from "../summary.js";
-import { cleanStamp, openTree, type TreeContext } from "../tree-root.js";
+import { openTree, type TreeContext } from "../tree-root.js";
 import { runWatch } from "./watch.js";
 
 interface PushFlags extends SelectionFlags {
@@ -147,7 +149,7 @@ restores as push --site does.`,
 /** The paths a push is limited to, as the tree knows them (undefined: the whole tree). */
 async function scopeOf(run: CliRun, tree: TreeContext, globals: GlobalOptions, paths: string[]) {
   if (!paths.length) return undefined;
-  const snapshot = await loadSnapshot(tree.root, resolveSite(tree.config, globals).name);
+  const snapshot = await SiteState.open(tree.root, resolveSite(tree.config, globals).name).loadSnapshot();
   return knownTreePaths(run, tree.root, paths, snapshot);
 }
 
@@ -218,7 +220,7 @@ async function pushRun(run: CliRun, command: Command, paths: string[], flags: Pu
   );
   const dialog = pushDialog(run, out, globals, flags, site);
   try {
-    const result = await push(
+    const result = await (flags.restore ? restore : push)(
       {
         ...(await syncTarget(run, tree, site)),
         history: gitFileHistory(run.git ?? processGit(run.env), tree.root),
@@ -231,7 +233,7 @@ async function pushRun(run: CliRun, command: Command, paths: string[], flags: Pu
         dryRun: flags.dryRun,
         force: flags.force,
         maxDelete,
-        ...(flags.restore ? { restore: true, deletes: flags.delete === true } : {}),
+        ...(flags.restore ? { deletes: flags.delete === true } : {}),
         confirm: dialog.confirm,
         onWarning: dialog.onWarning,
         onChange: dialog.onChange,

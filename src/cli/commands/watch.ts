@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { CREDENTIALS_HINT } from "../../api/errors.js";
 import { ExitCode, type StopSignal } from "../../errors.js";
 import type { PushPlan } from "../../sync/push/plan.js";
+import { cleanStamp } from "../../sync/state/clean-mark.js";
 import { type Pending, type WatchEvent, watchTree } from "../../sync/watch/watch.js";
 import { counted } from "../../util/words.js";
 import { connect, syncTarget } from "../context.js";
@@ -10,7 +11,7 @@ import { type Example, examplesText } from "../help.js";
 import type { CliRun } from "../io.js";
 import { Output } from "../output.js";
 import { opLine } from "../render/push-plan.js";
-import { cleanStamp, openTree } from "../tree-root.js";
+import { openTree } from "../tree-root.js";
 
 /** Options of watch, whether started as `watch` or as `push --watch`. */
 export interface WatchFlags {

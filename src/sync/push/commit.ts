@@ -1,12 +1,12 @@
 import type { StatCache } from "../../tree/stat-cache.js";
-import type { TreeFs } from "../../tree/tree-fs.js";
 import type { FileProblem } from "../../tree/yaml-text.js";
 import { carriedFolders, pendingFolders } from "../local/pending.js";
 import type { LocalView } from "../local/view.js";
-import type { RestoreBase } from "../restore/site-base.js";
+import { type RestoreBase, restoredListed } from "../restore/site-base.js";
 import { type Journal, type JournalLine, unconfirmedIntents } from "../state/journal.js";
-import { foldJournal, newestTime, unsettledCreates } from "../state/recovery.js";
-import { type Snapshot, saveSnapshot, snapshotBase } from "../state/snapshot.js";
+import { foldJournal, unsettledCreates } from "../state/recovery.js";
+import { type Snapshot, snapshotBase } from "../state/snapshot.js";
+import type { SiteState } from "../state/workspace.js";
 import type { PushOptions } from "./options.js";
 import type { PushPlan } from "./plan.js";
 
@@ -56,8 +56,7 @@ export function cleanMarks(
 /** What the commit of a run needs. */
 export interface CommitInput {
   root: string;
-  site: string;
-  fs: TreeFs;
+  state: SiteState;
   journal: Journal;
   /** The snapshot the run planned against. */
   snapshot: Snapshot;
@@ -76,7 +75,8 @@ export interface CommitInput {
 /**
  * Commit (whatever happened): what the site confirmed goes into the snapshot: what this run saw
  * done, after what the journal holds (a write that failed after its line, as a file the disk
- * refused).
+ * refused). Not SiteState.commit: a push always writes its snapshot, and keeps in the journal
+ * the creates it could not settle.
  */
 export async function commitRun(x: CommitInput): Promise<void> {
   const lines = await x.journal.read();
@@ -95,7 +95,7 @@ export async function commitRun(x: CommitInput): Promise<void> {
     const seen = restoredListed(next, x.restored);
     if (seen !== undefined) next.listed = seen;
   }
-  await saveSnapshot(x.root, x.site, next, x.fs);
+  await x.state.saveSnapshot(next);
   if (unfinished.length > 0) await x.journal.restart(snapshotBase(next), unfinished);
   else await x.journal.clear();
   // Only after a run that went through, with nothing waiting in the journal.
@@ -106,10 +106,4 @@ export async function commitRun(x: CommitInput): Promise<void> {
   if (dirty && stamp) x.statCache.markClean(stamp, dirty);
   else x.statCache.forgetClean();
   await x.statCache.save();
-}
-
-/** The newest time a restore saw of the site: its listing's, and the records it made. */
-function restoredListed(next: Snapshot, restored: RestoreBase): string | undefined {
-  const records = [...Object.values(next.courses), ...Object.values(next.chapters)].map((e) => e.record);
-  return newestTime([...records, ...(restored.newest ? [{ id: 0, created_at: restored.newest }] : [])]);
 }

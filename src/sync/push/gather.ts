@@ -3,13 +3,13 @@ import { DEFAULT_LIMITS } from "../../tree/schema.js";
 import { guardedFs } from "../../tree/tree-fs.js";
 import type { FileProblem } from "../../tree/yaml-text.js";
 import { inPaths } from "../local/changes.js";
-import { openSiteLocal } from "../local/open.js";
+import { openStateLocal } from "../local/open.js";
 import { restoreBase } from "../restore/site-base.js";
-import { ContentCache } from "../state/content-cache.js";
 import { emptyIdMap, mappedClient, SiteIds } from "../state/id-map.js";
-import { Journal, type JournalLine } from "../state/journal.js";
+import type { Journal, JournalLine } from "../state/journal.js";
 import { foldJournal, restoreIds } from "../state/recovery.js";
-import { type Snapshot, snapshotBase, statePaths } from "../state/snapshot.js";
+import { type Snapshot, snapshotBase } from "../state/snapshot.js";
+import { SiteState } from "../state/workspace.js";
 import { unknownIdProblems, valueProblems } from "../value-checks.js";
 import type { PushClient, PushOptions } from "./options.js";
 import { openSnapshot, type SiteNames } from "./other-site.js";
@@ -20,6 +20,8 @@ import { openSnapshot, type SiteNames } from "./other-site.js";
 /** What a push found of the site and its state before reading the tree. */
 export interface SiteGathered {
   root: string;
+  /** The site's state under `.coursesync/<site>` (push commits it itself: see commit.ts). */
+  state: SiteState;
   names: SiteNames;
   /** Every write of the run goes through it: a full disk or a permission names the path. */
   fs: ReturnType<typeof guardedFs>;
@@ -44,28 +46,23 @@ export async function gatherSite(options: PushOptions, siteClient: PushClient): 
   // A body merged here is written back in its author's spelling (see contentMerger).
   const bodies = keepingMerges(options.bodies);
   const fs = guardedFs(root, options.fs);
-  const state = statePaths(root, options.site);
+  const state = SiteState.open(root, options.site, { fs });
   const names = {
     site: options.site,
     siteUrl: options.siteUrl,
     idsSite: options.idsSite ?? options.site,
     body: bodies.mode,
   };
-  const opened = await openSnapshot(root, names, siteClient);
-  const journal = new Journal(state.journal, snapshotBase(opened.snapshot), fs);
+  const opened = await openSnapshot(state, names, siteClient);
+  const journal = state.journal(snapshotBase(opened.snapshot));
   // A restore plans against the site as it is now (see restore/site-base.ts), not the last sync.
   const restored =
     options.restore && !opened.restore
-      ? await restoreBase(
-          opened.snapshot,
-          siteClient,
-          new ContentCache(state.cache, fs),
-          options.deletes !== false,
-        )
+      ? await restoreBase(opened.snapshot, siteClient, state.cache, options.deletes !== false)
       : undefined;
   const snapshot = restored ? restored.snapshot : opened.snapshot;
   const earlier = await journal.read();
-  return { root, names, fs, bodies, ...opened, snapshot, journal, earlier, restored };
+  return { root, state, names, fs, bodies, ...opened, snapshot, journal, earlier, restored };
 }
 
 /**
@@ -80,7 +77,7 @@ export async function recover(site: SiteGathered, options: PushOptions): Promise
 }
 
 /** The tree as a push sees it, against the recovered snapshot. */
-export type TreeGathered = Awaited<ReturnType<typeof openSiteLocal<Snapshot>>> & {
+export type TreeGathered = Awaited<ReturnType<typeof openStateLocal<Snapshot>>> & {
   /** Every problem of the files: the scan's, the values', ids the snapshot does not know. */
   problems: FileProblem[];
   /** Another site than the default one is written through its id map (the files carry tree ids). */
@@ -96,10 +93,9 @@ export async function gatherTree(
   options: PushOptions,
   siteClient: PushClient,
 ): Promise<TreeGathered> {
-  const side = await openSiteLocal(site.root, options.site, recovered, {
+  const side = await openStateLocal(site.state, recovered, {
     ignore: options.ignore,
     bodies: site.bodies,
-    fs: site.fs,
     parseAll: options.paths ? (file) => inPaths(file, options.paths) : true,
     other: site.other ? site.names : undefined,
     // A file whose record the site lost is created again (and takes the new id).

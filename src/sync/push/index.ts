@@ -1,7 +1,6 @@
 import { realSleep } from "../../api/gate.js";
 import { removeLeftoverTemps } from "../../tree/fs-ops.js";
 import { unconfirmedIntents } from "../state/journal.js";
-import { saveSnapshot, stateTemps } from "../state/snapshot.js";
 import { Adopter } from "./adopter.js";
 import type { ApplyContext } from "./apply-op.js";
 import { cleanMarks, commitRun } from "./commit.js";
@@ -47,7 +46,7 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
   if (options.dryRun) return result;
   if (plan.ops.length > 0 && !(await options.confirm(plan))) return result;
   result.confirmed = true;
-  await prepareWrites(site, tree, options.site);
+  await prepareWrites(site, tree);
   // Not applied when every write was held back (a conflict, or waiting on one).
   result.applied = plan.ops.length > 0 || result.held.length === 0;
   const execution = new Execution({
@@ -67,8 +66,7 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
     // Whatever happened, what the site confirmed goes into the snapshot.
     await commitRun({
       root: site.root,
-      site: options.site,
-      fs: site.fs,
+      state: site.state,
       journal: site.journal,
       snapshot,
       done: execution.done,
@@ -87,9 +85,9 @@ export async function push(options: PushOptions, siteClient: PushClient): Promis
  * Before the first write: temp files of a run killed mid-write go; a restore's snapshot exists
  * before its first write, so a rerun after a kill resumes it.
  */
-async function prepareWrites(site: SiteGathered, tree: TreeGathered, name: string): Promise<void> {
-  await removeLeftoverTemps(site.root, [...tree.scan.temps, ...(await stateTemps(site.root, name))], site.fs);
-  if (site.restore) await saveSnapshot(site.root, name, tree.snapshot, site.fs);
+async function prepareWrites(site: SiteGathered, tree: TreeGathered): Promise<void> {
+  await removeLeftoverTemps(site.root, [...tree.scan.temps, ...(await site.state.temps())], site.fs);
+  if (site.restore) await site.state.saveSnapshot(tree.snapshot);
 }
 
 /** What applying one write needs of the run: the adopter knows the journal's open creates. */

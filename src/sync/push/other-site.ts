@@ -4,7 +4,8 @@ import { counted } from "../../util/words.js";
 import { guardSnapshotSite } from "../guards.js";
 import type { LocalChapter, LocalCourse, LocalView } from "../local/view.js";
 import { emptyIdMap } from "../state/id-map.js";
-import { emptySnapshot, loadSnapshot, type Snapshot } from "../state/snapshot.js";
+import { emptySnapshot, type Snapshot } from "../state/snapshot.js";
+import type { SiteState } from "../state/workspace.js";
 import type { PushOp, PushPlan } from "./plan.js";
 
 // A push to a site other than the tree's default one: the files carry the default site's ids,
@@ -29,11 +30,11 @@ export interface SiteNames {
  * one when the site is empty (a restore). Never another site's, and never none.
  */
 export async function openSnapshot(
-  root: string,
+  state: SiteState,
   names: SiteNames,
   client: { listAll(path: string): Promise<Listing> },
 ): Promise<{ snapshot: Snapshot; restore: boolean; other: boolean }> {
-  const loaded = await loadSnapshot(root, names.site);
+  const loaded = await state.loadSnapshot();
   const other = names.site !== names.idsSite;
   if (loaded) {
     guardSnapshotSite(

@@ -129,3 +129,9 @@ export function lostAsNew(local: LocalView, base: Snapshot): LocalView {
   );
   return { ...local, courses, chapters, courseByFolder };
 }
+
+/** The newest time a restore saw of the site: its listing's, and the records it made (in `next`). */
+export function restoredListed(next: Snapshot, restored: RestoreBase): string | undefined {
+  const records = [...Object.values(next.courses), ...Object.values(next.chapters)].map((e) => e.record);
+  return newestTime([...records, ...(restored.newest ? [{ id: 0, created_at: restored.newest }] : [])]);
+}

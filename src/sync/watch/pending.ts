@@ -2,8 +2,8 @@ import type { BodyCodec } from "../../tree/bodies.js";
 import { recordFilePath } from "../../tree/layout.js";
 import type { TreeFs } from "../../tree/tree-fs.js";
 import { planLocalChanges } from "../local/changes.js";
-import { openSiteLocal } from "../local/open.js";
-import { loadSnapshot } from "../state/snapshot.js";
+import { openStateLocal } from "../local/open.js";
+import { SiteState } from "../state/workspace.js";
 
 /** What the tree holds that the site has not been sent, against the snapshot. */
 export interface LocalPending {
@@ -29,14 +29,10 @@ export interface LocalPendingOptions {
  * pause and its stop line): deletes counted, and the files of every other change named.
  */
 export async function localPending(options: LocalPendingOptions): Promise<LocalPending> {
-  const { root, site } = options;
-  const snapshot = await loadSnapshot(root, site);
+  const state = SiteState.open(options.root, options.site, { fs: options.fs });
+  const snapshot = await state.loadSnapshot();
   if (!snapshot) return { deletes: 0, edits: [], invalid: [] };
-  const side = await openSiteLocal(root, site, snapshot, {
-    ignore: options.ignore,
-    bodies: options.bodies,
-    fs: options.fs,
-  });
+  const side = await openStateLocal(state, snapshot, { ignore: options.ignore, bodies: options.bodies });
   // An invalid file is an edit not sent (push skips it until it is fixed), never a delete.
   const invalid = new Set(side.problems.map((problem) => problem.file));
   const edits = new Set(invalid);
