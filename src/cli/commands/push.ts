@@ -153,17 +153,23 @@ async function scopeOf(run: CliRun, tree: TreeContext, globals: GlobalOptions, p
   return knownTreePaths(run, tree.root, paths, snapshot);
 }
 
+/** What the dialog of a run knows of it as it goes. */
+interface DialogState {
+  /** The person (or a run without a terminal) said no to the plan. */
+  refused: boolean;
+  /** A restore, whose creates the progress line counts instead of listing them. */
+  restoring: boolean;
+  /** The run was asked to stop: writes not sent are counted in the summary, not listed. */
+  stopping: boolean;
+  progress: WriteProgress | undefined;
+}
+
 /**
  * How a run talks with the person while it runs: the plan and the question, a line per write
  * above the progress line, and what the summary needs to know of it afterwards.
  */
 function pushDialog(run: CliRun, out: Output, globals: GlobalOptions, flags: PushFlags, site: ResolvedSite) {
-  const state = {
-    refused: false,
-    restoring: false,
-    stopping: false,
-    progress: undefined as WriteProgress | undefined,
-  };
+  const state: DialogState = { refused: false, restoring: false, stopping: false, progress: undefined };
   // Once the run is asked to stop, the writes it does not send are counted in the summary.
   void run.interrupted.then(() => {
     state.stopping = true;

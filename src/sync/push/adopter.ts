@@ -4,10 +4,10 @@ import type { Kind } from "../reconcile.js";
 import type { Intent } from "../state/journal.js";
 import { type CreateMatch, createdCandidates } from "../state/recovery.js";
 import type { Snapshot } from "../state/snapshot.js";
+import { RESOURCE } from "./check.js";
 import type { CreateFound } from "./decide.js";
 import type { PushClient } from "./options.js";
 import type { CreateOp } from "./plan.js";
-import { RESOURCE } from "./recheck.js";
 
 // The look-ups of adoption: what the site holds that a create may already have made (a lost
 // answer, an earlier run whose ids never came back). What to do with it is decideCreate's.

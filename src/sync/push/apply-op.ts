@@ -17,11 +17,11 @@ import type { Done, Journal } from "../state/journal.js";
 import type { Snapshot } from "../state/snapshot.js";
 import { type Adopter, type EarlierFields, lookForCreate } from "./adopter.js";
 import { createdAnswerProblem, normalisedFields } from "./answers.js";
+import { RESOURCE } from "./check.js";
 import { type CreateDecision, type Decision, type DecisionOf, decideCreate } from "./decide.js";
 import type { PushClient } from "./options.js";
 import { treeIdOfKey } from "./other-site.js";
 import { type CreateOp, chapterInput, courseInput, type DeleteOp, type UpdateOp } from "./plan.js";
-import { RESOURCE } from "./recheck.js";
 import { type Settled, settle } from "./settle.js";
 
 // Applying one write of a push: the request, the journal line, and the file it settles.

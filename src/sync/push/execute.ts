@@ -7,13 +7,13 @@ import type { Change } from "../model/report.js";
 import type { Done, JournalLine } from "../state/journal.js";
 import { AmbiguousCreate } from "./adopter.js";
 import { type ApplyContext, apply } from "./apply-op.js";
+import { followRecreatedCourses, listChapters, recheck } from "./check.js";
 import type { Decision, Known } from "./decide.js";
 import { dependenciesOf, heldWith } from "./hold.js";
 import type { PushClient, PushResult } from "./options.js";
 import { doneChange, failureText } from "./outcome.js";
 import { runInPhases } from "./phases.js";
 import type { PushOp, PushPlan } from "./plan.js";
-import { followRecreatedCourses, listChapters, recheck } from "./recheck.js";
 
 // Executing a push's plan: its writes in a crash-safe order (creates, updates, chapter deletes,
 // course deletes; see phases.ts), each re-read just before it is sent, applied (apply-op.ts)

@@ -3,6 +3,7 @@ import { removeLeftoverTemps } from "../../tree/fs-ops.js";
 import { unconfirmedIntents } from "../state/journal.js";
 import { Adopter } from "./adopter.js";
 import type { ApplyContext } from "./apply-op.js";
+import { checkRun } from "./check.js";
 import { cleanMarks, commitRun } from "./commit.js";
 import type { Decision, Known } from "./decide.js";
 import { earlierFieldsOf } from "./earlier.js";
@@ -11,7 +12,6 @@ import { gatherSite, gatherTree, recover, type SiteGathered, type TreeGathered }
 import type { PushClient, PushOptions, PushResult } from "./options.js";
 import { newResult, reporter } from "./outcome.js";
 import { checkProblems, guardDeletes, planRun } from "./plan-run.js";
-import { checkRun } from "./recheck.js";
 
 export type { PushClient, PushOptions, PushResult } from "./options.js";
 
