@@ -1,6 +1,7 @@
 /**
  * Test-only control routes under /__admin/ (DESIGN section 7): reset, state dump, request log,
- * edits and deletes as another user, runtime faults, token expiry. No auth, no faults, no log.
+ * edits and deletes as another user (silent ones too: acts_as_list renumbering, no event),
+ * runtime faults, token expiry. No auth, no faults, no log.
  */
 import type { Reply, RouteRequest } from "./api-routes.js";
 import { checkFaultPatch, type Faults } from "./faults.js";
@@ -46,8 +47,14 @@ const ADMIN_ROUTES: readonly AdminRoute[] = [
   route(
     "POST",
     "/edit",
-    "changes a record as another user of the site would; answers the record",
-    `${TARGET}, fields: {...}}`,
+    "changes a record as another user of the site would, updated_at bumped; answers the record; silent: true records no event",
+    `${TARGET}, fields: {...}, silent?: boolean}`,
+  ),
+  route(
+    "POST",
+    "/renumber",
+    "renumbers a course's chapters 1, 2, 3… as acts_as_list does (those in order first, the rest by ordinal): updated_at bumped on each one moved, no event; answers the course's chapters in order",
+    "{course_id: number, order?: [chapter ids]}",
   ),
   route(
     "POST",
@@ -80,12 +87,12 @@ function readJson(text: string): { ok: true; value: unknown } | { ok: false; rep
   }
 }
 
-/** Read `{resource, id}` (plus `fields` when asked) from a control request body. */
+/** Read `{resource, id}` (plus `fields` and `silent` when asked) from a control request body. */
 function readTarget(
   value: unknown,
   withFields: boolean,
 ):
-  | { ok: true; resource: ResourceName; id: number; fields: Record<string, unknown> }
+  | { ok: true; resource: ResourceName; id: number; fields: Record<string, unknown>; silent: boolean }
   | { ok: false; reply: Reply } {
   const input = (value ?? {}) as Record<string, unknown>;
   const errors: Record<string, string[]> = {};
@@ -96,13 +103,31 @@ function readTarget(
   if (withFields && (fields === null || typeof fields !== "object" || Array.isArray(fields))) {
     errors.fields = ["must be an object of field values"];
   }
+  if (withFields && !(input.silent === undefined || typeof input.silent === "boolean"))
+    errors.silent = ["must be true or false"];
   if (Object.keys(errors).length > 0) return { ok: false, reply: invalid(errors) };
   return {
     ok: true,
     resource: input.resource as ResourceName,
     id: input.id as number,
     fields: (fields ?? {}) as Record<string, unknown>,
+    silent: input.silent === true,
   };
+}
+
+/** POST /renumber: `{course_id, order?}` checked, then the course's chapters renumbered silently. */
+function renumber(state: EmulatorState, value: unknown): Reply {
+  const input = (value ?? {}) as Record<string, unknown>;
+  const errors: Record<string, string[]> = {};
+  const whole = (n: unknown) => typeof n === "number" && Number.isSafeInteger(n);
+  if (!whole(input.course_id)) errors.course_id = ["must be an integer"];
+  const order = input.order ?? [];
+  if (!(Array.isArray(order) && order.every(whole))) errors.order = ["must be an array of chapter ids"];
+  if (Object.keys(errors).length > 0) return invalid(errors);
+  const outcome = state.renumber(input.course_id as number, order as number[]);
+  if (outcome.kind === "not-found") return notFound;
+  if (outcome.kind === "invalid") return invalid(outcome.errors);
+  return { status: 200, body: outcome.value };
 }
 
 function faultReport(faults: Faults): Reply {
@@ -138,11 +163,13 @@ export function routeAdmin(context: AdminContext, request: RouteRequest): Reply 
     case "POST /edit": {
       const target = readTarget(body.value, true);
       if (!target.ok) return target.reply;
-      const outcome = state.edit(target.resource, target.id, target.fields);
+      const outcome = state.edit(target.resource, target.id, target.fields, { silent: target.silent });
       if (outcome.kind === "not-found") return notFound;
       if (outcome.kind === "invalid") return invalid(outcome.errors);
       return { status: 200, body: outcome.value };
     }
+    case "POST /renumber":
+      return renumber(state, body.value);
     case "POST /delete": {
       const target = readTarget(body.value, false);
       if (!target.ok) return target.reply;

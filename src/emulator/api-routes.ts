@@ -93,6 +93,7 @@ export function routeApi(context: ApiContext, request: RouteRequest): Reply {
   const page = () => parsePage(request.query.get("page"));
   switch (route.kind) {
     case "events": {
+      if (!context.state.eventsServed) return notFound;
       const n = page();
       if (n === undefined) return badPage();
       const events = context.state.listEvents(n);

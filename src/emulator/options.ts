@@ -59,6 +59,16 @@ export interface EmulatorOptions {
   pastLastPage?: "empty" | "404";
   /** Serve events without their ids (default: with), as a site whose events have none would. */
   eventIds?: boolean;
+  /**
+   * False: the site has no events: none is recorded and GET /events answers 404 as an unknown
+   * path does. @default true (one event per record created, updated or deleted)
+   */
+  events?: boolean;
+  /**
+   * Keep only the newest this many events (a whole number, 1 or more); older ones drop as new
+   * ones come, so a reader that fell behind finds the oldest event it knew gone. @default all
+   */
+  eventsKept?: number;
   /** Lists leave out chapters' content and courses' excerpt, as summary lists do (default: full). */
   summaryLists?: boolean;
   /**
@@ -152,4 +162,7 @@ export function checkOptions(options: EmulatorOptions): void {
   if (pagingHeaders !== undefined && !["none", "link", "total"].includes(pagingHeaders)) {
     fail("pagingHeaders", '"none", "link" or "total"', pagingHeaders);
   }
+  const { eventsKept } = options;
+  if (eventsKept !== undefined && !(Number.isSafeInteger(eventsKept) && eventsKept >= 1))
+    fail("eventsKept", "a whole number, 1 or more", eventsKept);
 }

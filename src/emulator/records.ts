@@ -48,6 +48,8 @@ export interface EventRecord {
   id: number;
   type: EventType;
   resource_id: number;
+  /** A chapter event's course: the one the chapter is in after the change (or was in, deleted). */
+  course_id?: number;
   created_at: string;
 }
 

@@ -119,6 +119,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     tokenTtlMs: options.tokenTtlMs,
     tokenUses: options.tokenUses,
     normalise: options.normalise,
+    events: { enabled: options.events !== false, kept: options.eventsKept },
   });
   const faults = new Faults(
     {

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { EventLog } from "./event-log.js";
 import {
   type ChapterRecord,
   type Checked,
@@ -7,16 +8,15 @@ import {
   checkCourseInput,
   checkStateDump,
   type EventRecord,
-  type EventType,
   type FieldErrors,
   formatTimestamp,
   nextTimestamp,
-  parseCourseId,
   type ResourceName,
   type StateDump,
   slugify,
   uniqueSlug,
 } from "./records.js";
+import { checkEdit, placeChapters } from "./site-edits.js";
 import type { Outcome, Page, RequestLogEntry, StateOptions, TokenCheck } from "./store-types.js";
 
 export type {
@@ -47,13 +47,14 @@ export class EmulatorState {
     chapters: new Map<number, ChapterRecord>(),
   };
   private sortedIds: { courses?: number[]; chapters?: number[] } = {};
-  private events: EventRecord[] = [];
-  private nextId = { courses: 1, chapters: 1, events: 1 };
+  private readonly events: EventLog;
+  private nextId = { courses: 1, chapters: 1 };
   /** Each token's expiry (by the injected clock) and the requests it has made. */
   private readonly tokens = new Map<string, { expiresAt: number; uses: number }>();
 
   constructor(private readonly options: StateOptions) {
     this.initial = structuredClone(options.initial);
+    this.events = new EventLog(options.events ?? {});
     this.load(this.initial);
   }
 
@@ -106,10 +107,14 @@ export class EmulatorState {
     return { ...slice, items: slice.items.map((id) => structuredClone(table.get(id)!)) };
   }
 
-  /** Page `page` (from 1) of the events, newest first. */
+  /** Page `page` (from 1) of the events kept, newest first. */
   listEvents(page: number): Page<EventRecord> {
-    const slice = this.pageSlice([...this.events].reverse(), page);
-    return { ...slice, items: slice.items.map((event) => ({ ...event })) };
+    return this.pageSlice(this.events.newestFirst(), page);
+  }
+
+  /** Whether the site records and serves events (the `events` option). */
+  get eventsServed(): boolean {
+    return this.events.enabled;
   }
 
   /** One course by id, or undefined. */
@@ -145,7 +150,7 @@ export class EmulatorState {
       ...rest,
     };
     this.insert("courses", course);
-    this.record("course.created", course.id, stamp);
+    this.record("courses", "created", course, stamp);
     return { kind: "ok", value: structuredClone(course) };
   }
 
@@ -177,7 +182,7 @@ export class EmulatorState {
       ordinal: ordinal ?? this.lastOrdinal(course_id!) + 1,
     };
     this.insert("chapters", chapter);
-    this.record("chapter.created", chapter.id, stamp);
+    this.record("chapters", "created", chapter, stamp);
     return { kind: "ok", value: structuredClone(chapter) };
   }
 
@@ -207,9 +212,9 @@ export class EmulatorState {
       });
       for (const chapterId of chapterIds) this.remove("chapters", chapterId);
     }
+    this.record(resource, "deleted", this.tables[resource].get(id)!, formatTimestamp(this.nowMs()));
     this.tables[resource].delete(id);
     this.sortedIds[resource] = undefined;
-    this.record(`${singular[resource]}.deleted`, id, formatTimestamp(this.nowMs()));
     return true;
   }
 
@@ -218,29 +223,47 @@ export class EmulatorState {
   /**
    * Change a record as another user of the site would: any fields, including ones the API does
    * not know (they are served from then on). Status 0/1 maps to draft/published, other values
-   * are kept as given; updated_at is bumped unless `fields` sets it; an update event is added.
+   * are kept as given; updated_at is bumped unless `fields` sets it; an update event is added,
+   * unless `silent` (a change the site makes without an event, as callbacks and acts_as_list do).
    */
-  edit(resource: ResourceName, id: number, fields: Record<string, unknown>): Outcome<AnyRecord> {
+  edit(
+    resource: ResourceName,
+    id: number,
+    fields: Record<string, unknown>,
+    { silent = false }: { silent?: boolean } = {},
+  ): Outcome<AnyRecord> {
     const record = this.tables[resource].get(id) as AnyRecord | undefined;
     if (record === undefined) return { kind: "not-found" };
-    const errors: FieldErrors = {};
-    const changes = { ...fields };
-    if ("id" in changes) errors.id = ["cannot be changed"];
-    if (resource === "courses" && (changes.status === 0 || changes.status === 1)) {
-      changes.status = changes.status === 1 ? "published" : "draft";
-    }
-    if (resource === "chapters" && "course_id" in changes) {
-      const courseId = parseCourseId(changes.course_id);
-      if (courseId === undefined || !this.tables.courses.has(courseId)) errors.course_id = ["must exist"];
-      else changes.course_id = courseId;
-    }
-    if (Object.keys(errors).length > 0) return { kind: "invalid", errors };
+    const checked = checkEdit(resource, fields, (courseId) => this.tables.courses.has(courseId));
+    if (!checked.ok) return invalid(checked);
+    const changes = checked.value;
     const previous = record.updated_at;
     Object.assign(record, structuredClone(changes));
     if (!("updated_at" in changes)) record.updated_at = nextTimestamp(this.nowMs(), previous);
     if (this.options.listOrder === "updated_at") this.sortedIds[resource] = undefined;
-    this.record(`${singular[resource]}.updated`, id, formatTimestamp(this.nowMs()));
+    const at = "updated_at" in changes ? formatTimestamp(this.nowMs()) : String(record.updated_at);
+    if (!silent) this.record(resource, "updated", record, at);
     return { kind: "ok", value: structuredClone(record) };
+  }
+
+  /**
+   * Renumber a course's chapters 1, 2, 3… as acts_as_list does: the ids in `order` first (each a
+   * chapter of the course), then the rest by ordinal, then id. A chapter whose ordinal changes
+   * gets a bumped updated_at and no event, as such a site renumbers siblings silently.
+   * Answers the course's chapters in their new order.
+   */
+  renumber(courseId: number, order: readonly number[] = []): Outcome<ChapterRecord[]> {
+    if (!this.tables.courses.has(courseId)) return { kind: "not-found" };
+    const siblings = [...this.tables.chapters.values()].filter((chapter) => chapter.course_id === courseId);
+    const placed = placeChapters(siblings, order);
+    if (!placed.ok) return invalid(placed);
+    placed.value.forEach((chapter, index) => {
+      if (chapter.ordinal === index + 1) return;
+      chapter.ordinal = index + 1;
+      chapter.updated_at = nextTimestamp(this.nowMs(), chapter.updated_at);
+    });
+    if (this.options.listOrder === "updated_at") this.sortedIds.chapters = undefined;
+    return { kind: "ok", value: structuredClone(placed.value) };
   }
 
   /** Put back the state the emulator started with, or the given one (a dump of this store). */
@@ -259,7 +282,7 @@ export class EmulatorState {
     return structuredClone({
       courses: this.idsInOrder("courses").map((id) => this.tables.courses.get(id)!),
       chapters: this.idsInOrder("chapters").map((id) => this.tables.chapters.get(id)!),
-      events: this.events,
+      events: this.events.oldestFirst(),
     });
   }
 
@@ -297,7 +320,7 @@ export class EmulatorState {
     const copy = structuredClone(state);
     this.tables.courses = new Map(copy.courses.map((course) => [course.id, course]));
     this.tables.chapters = new Map(copy.chapters.map((chapter) => [chapter.id, chapter]));
-    this.events = [...copy.events].sort((a, b) => a.id - b.id);
+    this.events.load(copy.events);
     this.sortedIds = {};
     const above = (ids: Iterable<number>) => {
       let max = 0;
@@ -307,7 +330,6 @@ export class EmulatorState {
     this.nextId = {
       courses: above(this.tables.courses.keys()),
       chapters: above(this.tables.chapters.keys()),
-      events: above(this.events.map((event) => event.id)),
     };
   }
 
@@ -341,11 +363,18 @@ export class EmulatorState {
   private touch(resource: ResourceName, record: AnyRecord): void {
     record.updated_at = nextTimestamp(this.nowMs(), record.updated_at);
     if (this.options.listOrder === "updated_at") this.sortedIds[resource] = undefined;
-    this.record(`${singular[resource]}.updated`, record.id, record.updated_at);
+    this.record(resource, "updated", record, record.updated_at);
   }
 
-  private record(type: EventType, resourceId: number, createdAt: string): void {
-    this.events.push({ id: this.nextId.events++, type, resource_id: resourceId, created_at: createdAt });
+  /** One event for one record changed; a chapter's names its course. */
+  private record(
+    resource: ResourceName,
+    change: "created" | "updated" | "deleted",
+    record: AnyRecord,
+    createdAt: string,
+  ): void {
+    const courseId = resource === "chapters" ? (record as ChapterRecord).course_id : undefined;
+    this.events.add(`${singular[resource]}.${change}`, record.id, createdAt, courseId);
   }
 
   private freeSlug(base: string): string {

@@ -1,4 +1,5 @@
 /** The emulator store's types: its settings, its answers, and its request log. */
+import type { EventSettings } from "./event-log.js";
 import type { FieldErrors, StateDump } from "./records.js";
 
 /** How a request ended when it did not end with a plain response. */
@@ -45,6 +46,8 @@ export interface StateOptions {
   tokenUses?: number | undefined;
   /** How the site normalises what it stores (see EmulatorOptions.normalise). */
   normalise?: Normalise | undefined;
+  /** Whether events are recorded, and how many are kept (see EmulatorOptions.events, eventsKept). */
+  events?: EventSettings | undefined;
 }
 
 /** What a site may store otherwise than it was sent, as real ones do. */

@@ -21,6 +21,7 @@ describe("control routes", () => {
       "GET /__admin/requests",
       "DELETE /__admin/requests",
       "POST /__admin/edit",
+      "POST /__admin/renumber",
       "POST /__admin/delete",
       "GET /__admin/faults",
       "POST /__admin/faults",

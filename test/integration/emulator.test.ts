@@ -394,7 +394,7 @@ describe("lists", () => {
 });
 
 describe("events", () => {
-  it("records every create, update and delete, served newest first and paged", async () => {
+  it("records every create, update and delete, served newest first and paged; a chapter's names its course", async () => {
     const clock = manualClock("2026-03-01T09:30:00.000Z");
     const emulator = await start({ now: clock.now, pageSize: 3 });
     await emulator.api("POST", "/courses", { json: course({ title: "A" }) });
@@ -407,9 +407,17 @@ describe("events", () => {
     const first = await emulator.api("GET", "/events");
     const second = await emulator.api("GET", "/events?page=2");
     const events = [...(first.body as object[]), ...(second.body as object[])];
-    expect(events.map((event) => Object.keys(event))).toEqual(
-      Array(6).fill(["id", "type", "resource_id", "created_at"]),
-    );
+    const courseKeys = ["id", "type", "resource_id", "created_at"];
+    const chapterKeys = ["id", "type", "resource_id", "course_id", "created_at"];
+    expect(events.map((event) => Object.keys(event))).toEqual([
+      courseKeys,
+      chapterKeys,
+      courseKeys,
+      chapterKeys,
+      chapterKeys,
+      courseKeys,
+    ]);
+    expect(events[1]).toMatchObject({ type: "chapter.deleted", resource_id: 1, course_id: 1 });
     expect(events.map((e) => [(e as { id: number }).id, (e as { type: string }).type])).toEqual([
       [6, "course.deleted"],
       [5, "chapter.deleted"],
