@@ -32,6 +32,9 @@ export interface EmulatorFlags {
   randomSeed?: string;
   placeOrdinals?: boolean;
   trimTitles?: boolean;
+  /** False with --no-events (commander's default for it is true). */
+  events?: boolean;
+  eventsKept?: string;
 }
 
 /** The package's sample-site folder. */
@@ -61,6 +64,12 @@ export function emulatorOptions(flags: EmulatorFlags, cwd = "."): EmulatorOption
   if (flags.empty && flags.seed !== undefined) {
     throw usageError("--empty and --seed do not go together", "Give one: --seed <dir> or --empty.");
   }
+  if (flags.events === false && flags.eventsKept !== undefined) {
+    throw usageError(
+      "--no-events and --events-kept do not go together",
+      "Give one: --no-events (no events at all) or --events-kept <n> (only the newest n).",
+    );
+  }
   const options: EmulatorOptions = {
     port: number("--port", flags.port, "a whole number from 0 to 65535", whole(0, 65535)),
     seedDir: flags.empty ? null : flags.seed === undefined ? defaultSeedDir() : resolve(cwd, flags.seed),
@@ -79,6 +88,10 @@ export function emulatorOptions(flags: EmulatorFlags, cwd = "."): EmulatorOption
       ...(flags.placeOrdinals ? { ordinals: "place" as const } : {}),
       ...(flags.trimTitles ? { titles: "trim" as const } : {}),
     };
+  }
+  if (flags.events === false) options.events = false;
+  if (flags.eventsKept !== undefined) {
+    options.eventsKept = number("--events-kept", flags.eventsKept, "a whole number, 1 or more", whole(1));
   }
   if (flags.email !== undefined) options.email = flags.email;
   if (flags.password !== undefined) options.password = flags.password;
@@ -230,6 +243,11 @@ export function registerEmulator(program: Command, io: CliIO): void {
       "put a new chapter at the end of its course, whatever ordinal it was sent (acts_as_list)",
     )
     .option("--trim-titles", "store titles trimmed, runs of white space collapsed to one space")
+    .option("--no-events", "record no events; GET /events answers 404, as on a site without them")
+    .option(
+      "--events-kept <n>",
+      "keep only the newest n events; older ones drop as new ones come (default: all)",
+    )
     .addHelpText("after", examplesText(EXAMPLES))
     .action(async (flags: EmulatorFlags, command: Command) => {
       const options = emulatorOptions(flags, io.cwd);

@@ -16,8 +16,16 @@ export function emulatorBanner(emulator: RunningEmulator, options: EmulatorOptio
       : `Serving ${courses.length} course(s) and ${chapters.length} chapter(s) seeded from ${options.seedDir}.`,
     `Log in as ${options.email ?? DEFAULT_EMAIL} with ${password} (login URL ${emulator.loginUrl}).`,
     ...(options.admin ? [`Control routes are on under ${origin}/__admin/.`] : []),
+    ...eventLines(options),
     `Try it: coursesync init demo --url ${emulator.baseUrl}`,
     "Press Ctrl-C to stop (it stops too when the process that started it ends).",
     "",
   ].join("\n");
+}
+
+/** What the banner says of events when they are not the default (all kept). */
+function eventLines(options: EmulatorOptions): string[] {
+  if (options.events === false) return ["No events: GET /events answers 404."];
+  if (options.eventsKept !== undefined) return [`Events: only the newest ${options.eventsKept} are kept.`];
+  return [];
 }
