@@ -266,15 +266,12 @@ export class EmulatorState {
     return { kind: "ok", value: structuredClone(placed.value) };
   }
 
-  /** Put back the state the emulator started with, or the given one (a dump of this store). */
+  /** Put back the state the emulator started with, or the given one (a dump of this store); answers what it now holds. */
   reset(state?: unknown): Checked<StateDump> {
-    if (state === undefined) {
-      this.load(this.initial);
-      return { ok: true, value: this.dump() };
-    }
-    const checked = checkStateDump(state);
-    if (checked.ok) this.load(checked.value);
-    return checked;
+    const checked = state === undefined ? { ok: true as const, value: this.initial } : checkStateDump(state);
+    if (!checked.ok) return checked;
+    this.load(checked.value);
+    return { ok: true, value: this.dump() };
   }
 
   /** Everything the store holds: records by id ascending, events oldest first. */

@@ -164,6 +164,8 @@ describe("coursesync emulator", () => {
       ["--response-shape", "odd"],
       ["--paging-headers", "cursor"],
       ["--list-order", "newest"],
+      ["--events-kept", "0"],
+      ["--events-kept", "2.5"],
       ["--seed", "somewhere"],
     ];
     for (const [flag, value] of bad) {
@@ -203,6 +205,45 @@ describe("coursesync emulator", () => {
     expect(options.seedDir).toBe(path.join(packageRoot, "sample-site"));
     expect(defaultSeedDir()).toBe(options.seedDir);
     expect(emulatorOptions({ port: "0", empty: true }).seedDir).toBeNull();
+  });
+
+  it("turns --no-events and --events-kept into options, and refuses both at once", () => {
+    const plain = emulatorOptions({ port: "0", empty: true, events: true });
+    expect([plain.events, plain.eventsKept]).toEqual([undefined, undefined]);
+    expect(emulatorOptions({ port: "0", empty: true, events: false })).toMatchObject({ events: false });
+    expect(emulatorOptions({ port: "0", empty: true, eventsKept: "50" })).toMatchObject({ eventsKept: 50 });
+    const both = () => emulatorOptions({ port: "0", empty: true, events: false, eventsKept: "5" });
+    expect(both).toThrow(/--no-events and --events-kept/);
+  });
+
+  it("wires --no-events and --events-kept into the emulator, says so on start, and --help names them", async () => {
+    const none = await runEmulator(["--empty", "--no-events"]);
+    try {
+      expect(none.output().stderr).toContain("GET /events answers 404");
+      const auth = await token(none.baseUrl);
+      expect((await call(`${none.baseUrl}/events`, "GET", { token: auth })).status).toBe(404);
+    } finally {
+      none.stop();
+      await none.finished;
+    }
+    const kept = await runEmulator(["--empty", "--events-kept", "2"]);
+    try {
+      expect(kept.output().stderr).toContain("only the newest 2");
+      const auth = await token(kept.baseUrl);
+      for (const title of ["A", "B", "C"]) {
+        await call(`${kept.baseUrl}/courses`, "POST", { token: auth, json: { course: { title } } });
+      }
+      const events = await call(`${kept.baseUrl}/events`, "GET", { token: auth });
+      expect((events.body as Array<{ id: number }>).map((e) => e.id)).toEqual([3, 2]);
+    } finally {
+      kept.stop();
+      await kept.finished;
+    }
+    const program = new Command("coursesync");
+    registerEmulator(program, {} as CliIO);
+    const help = program.commands.find((command) => command.name() === "emulator")!.helpInformation();
+    expect(help).toContain("--no-events");
+    expect(help).toContain("--events-kept <n>");
   });
 });
 
