@@ -225,7 +225,7 @@ export function registerEmulator(program: Command, io: CliIO): void {
     )
     .option(
       "--admin",
-      "serve the /__admin/ control routes (reset, state, requests, edit, faults); GET /__admin/ lists them",
+      "serve the /__admin/ control routes (reset, state, requests, edit, renumber, faults); GET /__admin/ lists them",
     )
     .option("--email <e>", `the account e-mail (default: ${DEFAULT_EMAIL})`)
     .option("--password <p>", `the account password (default: ${DEFAULT_PASSWORD})`)
