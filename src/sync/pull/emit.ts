@@ -3,11 +3,8 @@ import type { BodyCodec } from "../../tree/bodies.js";
 import { conflictCopyPath, courseFilePath } from "../../tree/layout.js";
 import { sha256 as sha } from "../../util/hash.js";
 import { noBaseNote } from "../local/bases.js";
-import type { LocalView } from "../local/view.js";
 import {
-  type ChapterPlan,
   type ChapterValues,
-  type CoursePlan,
   type CourseValues,
   chapterFileText,
   chapterValuesOfRecord,
@@ -16,42 +13,11 @@ import {
   renderChapter,
   snapshotRecord,
 } from "../model/entities.js";
-import { type Change, conflictReason } from "../model/report.js";
+import { conflictReason } from "../model/report.js";
 import { jsonEqual } from "../reconcile.js";
-import type { Snapshot } from "../state/snapshot.js";
 import { bodyConflict } from "./markers.js";
-import type { Placement } from "./place.js";
-import type { FileOp, PullInput } from "./plan.js";
+import type { Placement, Planned, PlanOutput } from "./plan-model.js";
 import { spilled } from "./spill.js";
-
-/** What the planner knows once every record is reconciled: the input and each record's plan. */
-export interface Planned {
-  input: PullInput;
-  local: LocalView;
-  bodies: BodyCodec;
-  /** The last sync (empty without a snapshot). */
-  base: Snapshot;
-  remoteCourses: ReadonlyMap<number, WireRecord>;
-  remoteChapters: ReadonlyMap<number, WireRecord>;
-  coursePlans: ReadonlyMap<number, CoursePlan>;
-  chapterPlans: ReadonlyMap<number, ChapterPlan>;
-  courseIds: ReadonlySet<number>;
-  chapterIds: ReadonlySet<number>;
-  /** coursesync.yaml's `body` differs from the one the snapshot was written with. */
-  modeChanged: boolean;
-}
-
-/** What the plan is built into: file operations, changes, the next snapshot, counts. */
-export interface PlanOutput {
-  ops: FileOp[];
-  changes: Change[];
-  next: Snapshot;
-  /** Local files deleted (for the delete guard). */
-  deletes: number;
-  cacheTexts: string[];
-  /** Records whose content the cache keeps, read back from the spill only then. */
-  cacheRecords: WireRecord[];
-}
 
 /**
  * The course folders' file operations, changes and next snapshot entries. Returns the folder

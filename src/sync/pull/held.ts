@@ -17,13 +17,9 @@ import {
 import type { Change } from "../model/report.js";
 import { type Fields, jsonEqual, type Kind } from "../reconcile.js";
 import type { Snapshot, SnapshotEntry } from "../state/snapshot.js";
-import type { FileOp } from "./plan.js";
+import type { FileOp, Held } from "./plan-model.js";
 
-/** Records pull leaves as they are, because a file of theirs here is invalid. */
-export interface Held {
-  courses: ReadonlySet<number>;
-  chapters: ReadonlySet<number>;
-}
+export type { Held } from "./plan-model.js";
 
 /** What the tree and the site hold, and what is wrong with the tree. */
 export interface HoldInput {

@@ -1,18 +1,9 @@
-import { type ChapterSlot, type CourseSlot, type Layout, planLayout } from "../../tree/layout.js";
+import { type ChapterSlot, type CourseSlot, planLayout } from "../../tree/layout.js";
 import type { CourseValues } from "../model/entities.js";
-import type { Planned } from "./emit.js";
+import type { Placement, Planned } from "./plan-model.js";
 
 const NAME_FIELDS_COURSE = ["title"];
 const NAME_FIELDS_CHAPTER = ["title", "ordinal", "course_id"];
-
-/** Where every record's file goes after the pull, and what could not be placed. */
-export interface Placement {
-  layout: Layout;
-  /** A course's values after the pull, by id (for its course.yaml). */
-  courseFinal: Map<number, CourseValues>;
-  /** Chapters whose course has no folder here: their site versions wait as copies. */
-  unplaceable: Set<number>;
-}
 
 /**
  * Lay out the tree as it will be after the pull: every course folder and chapter file that

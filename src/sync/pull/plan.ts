@@ -1,7 +1,6 @@
 import type { WireRecord } from "../../api/wire.js";
-import type { BodyCodec } from "../../tree/bodies.js";
 import { contentMerger } from "../content-merge.js";
-import { chapterValuesAgainst, type LocalView } from "../local/view.js";
+import { chapterValuesAgainst } from "../local/view.js";
 import {
   type ChapterPlan,
   type ChapterValues,
@@ -9,82 +8,18 @@ import {
   chapterValuesOfRecord,
   courseValuesOfRecord,
   fieldsEqual,
-  type Rendered,
 } from "../model/entities.js";
 import type { Change } from "../model/report.js";
-import { type EntityInput, reconcileEntity, type Winner } from "../reconcile.js";
+import { type EntityInput, reconcileEntity } from "../reconcile.js";
 import type { Snapshot } from "../state/snapshot.js";
 import { keepCoursesWithChapters } from "./course-deletes.js";
-import { emitChapters, emitCourses, type Planned, type PlanOutput } from "./emit.js";
-import type { Held } from "./held.js";
+import { emitChapters, emitCourses } from "./emit.js";
 import { placeRecords } from "./place.js";
+import type { FileOp, Planned, PlanOutput, PullInput, PullPlan } from "./plan-model.js";
 import { chapterValuesSharing, sharingContent } from "./spill.js";
 import { syncedCourses } from "./synced.js";
 
-/** Everything the pull planner reads: all data, no I/O. */
-export interface PullInput {
-  snapshot: Snapshot | undefined;
-  site: string;
-  local: LocalView;
-  remoteCourses: readonly WireRecord[];
-  remoteChapters: readonly WireRecord[];
-  /** Base chapter texts from the content cache, by hash (for body merges). */
-  baseTexts: ReadonlyMap<string, string>;
-  bodies: BodyCodec;
-  winner?: Winner | undefined;
-  /**
-   * false: a body both sides changed is never written with conflict markers; the site's
-   * version goes beside the file, as for a field conflict, and the snapshot keeps the last
-   * sync (ci backup: a commit never holds markers). @default true
-   */
-  markers?: boolean | undefined;
-  /** Conflict copies now in the tree (`*.remote.md`, `course.remote.yaml`), to clean up. */
-  existingCopies: ReadonlySet<string>;
-  /** Course ids and new-course keys in scope (pull [paths...]); undefined = everything. */
-  inScope?: ((course: { id: number | undefined; folders: string[] }) => boolean) | undefined;
-  /** Records an invalid file holds back: not planned, their files and snapshot entries kept. */
-  held?: Held | undefined;
-  /** A chapter record's file as already rendered this run (its hash and body key), if it was. */
-  rendered?: ((record: WireRecord) => Rendered | undefined) | undefined;
-  /** The hash of a course record's file as already rendered this run, if it was. */
-  courseHash?: ((record: WireRecord) => string | undefined) | undefined;
-}
-
-/** A file operation of the plan, relative paths with /. */
-export type FileOp =
-  | { op: "move-folder"; from: string; to: string }
-  | {
-      op: "write";
-      path: string;
-      text: string;
-      from?: string | undefined;
-      /** The SHA-256 of `text`, when known without making it (a file staged as its page came). */
-      hash?: string | undefined;
-    }
-  | { op: "move"; from: string; to: string }
-  | { op: "delete"; path: string }
-  | { op: "remove-folder-if-empty"; path: string }
-  | { op: "copy"; path: string; text: string }
-  | { op: "remove-copy"; path: string };
-
-/** What a pull will do. */
-export interface PullPlan {
-  ops: FileOp[];
-  changes: Change[];
-  snapshot: Snapshot;
-  /** Local files the pull deletes (for the delete guard). */
-  deletes: number;
-  /** Chapter HTML to keep in the content cache. */
-  cacheTexts: string[];
-  /** Chapters whose content the cache keeps too, read (from the spill) only as it is kept. */
-  cacheRecords: WireRecord[];
-  /**
-   * Chapters whose entry has no git blob id (an older version wrote it, or a first mapping of a
-   * site) and whose file holds the text the entry names: their blob ids are taken from the files
-   * (see pull/blob-ids.ts).
-   */
-  blobless: number[];
-}
+export type { FileOp, PullInput, PullPlan } from "./plan-model.js";
 
 /** Plan a pull: reconcile every entity, then lay out files and the next snapshot. Pure. */
 export function planPull(input: PullInput): PullPlan {

@@ -4,7 +4,7 @@ import type { LocalView } from "../local/view.js";
 import { snapshotRecord } from "../model/entities.js";
 import { jsonEqual } from "../reconcile.js";
 import type { Snapshot, SnapshotEntry } from "../state/snapshot.js";
-import type { PullInput } from "./plan.js";
+import type { PullInput } from "./plan-model.js";
 
 /** The courses a pull has nothing to do for, and their chapters. */
 export interface Synced {
