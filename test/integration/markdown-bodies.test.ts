@@ -5,7 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/client.js";
-import { pull } from "../../src/sync/pull.js";
+import { pull } from "../../src/sync/pull/index.js";
 import type { BodyCodec } from "../../src/tree/bodies.js";
 import { parseChapterFile } from "../../src/tree/chapter-file.js";
 import { markdownCodec } from "../../src/tree/codecs.js";

@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/client.js";
 import type { EmulatorOptions } from "../../src/emulator/server.js";
-import { pull as pullTree } from "../../src/sync/pull.js";
+import { pull as pullTree } from "../../src/sync/pull/index.js";
 import { acquireLock } from "../../src/sync/state/lock.js";
 import { htmlBodies } from "../../src/tree/codecs.js";
 import { runCli } from "../helpers/cli.js";

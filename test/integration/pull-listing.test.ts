@@ -2,7 +2,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/client.js";
 import type { EmulatorOptions } from "../../src/emulator/server.js";
-import { pull as pullTree } from "../../src/sync/pull.js";
+import { pull as pullTree } from "../../src/sync/pull/index.js";
 import { htmlBodies } from "../../src/tree/codecs.js";
 import { runCli } from "../helpers/cli.js";
 import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";

@@ -6,8 +6,8 @@ import { ExitCode, InterruptedError, usageError } from "../../errors.js";
 import { archiveEvents, EVENTS_FILE } from "../../sync/events.js";
 import { FIX_INVALID_FILES, invalidFilesMessage } from "../../sync/guards.js";
 import { countOutcomes, type Outcome } from "../../sync/model/report.js";
+import type { PullResult } from "../../sync/pull/index.js";
 import { startListing } from "../../sync/pull/listing.js";
-import type { PullResult } from "../../sync/pull.js";
 import { cleanStamp } from "../../sync/state/clean-mark.js";
 import { acquireLock } from "../../sync/state/lock.js";
 import { courseFolderContaining } from "../../tree/layout.js";
@@ -142,7 +142,7 @@ whose files changed since and those the site's changes touch (-v says how many);
         );
         listing.catch(() => {});
         const [{ pull }, { fileSelection }, target] = await Promise.all([
-          import("../../sync/pull.js"),
+          import("../../sync/pull/index.js"),
           import("../../sync/selection.js"),
           syncTarget(run, tree, site),
         ]);

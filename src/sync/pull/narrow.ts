@@ -125,6 +125,13 @@ export function foldersRead(local: LocalView, read: ReadonlySet<string>): { read
   return { read: [...read].filter((folder) => folders.has(folder)).length, of: folders.size };
 }
 
+/** The local side of the course folders read, and what the plan takes with it. */
+export interface NarrowSide extends Narrowed {
+  side: LocalSide<Snapshot>;
+  /** The course folders read. */
+  folders: Set<string>;
+}
+
 /** How the local side is opened: the same for the whole tree and for some folders. */
 export type OpenOptions = Pick<
   OpenLocalOptions<Snapshot>,
@@ -144,10 +151,7 @@ export async function openNarrowly(
   stamp: string | undefined,
   listing: Promise<[Listing, Listing]>,
   open: OpenOptions & { statCache: StatCache },
-): Promise<
-  | { side: LocalSide<Snapshot>; folders: Set<string>; base: Snapshot; remoteChapters: WireRecord[] }
-  | undefined
-> {
+): Promise<NarrowSide | undefined> {
   const changed = await changedSinceClean(root, open.statCache, stamp, open.ignore);
   if (!changed) return undefined;
   // Told only if this way is taken: else the whole tree's scan tells them.
