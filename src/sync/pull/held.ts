@@ -75,6 +75,27 @@ function where(file: string): Where {
  * ways); when the site changed it, its version is written beside the file as a conflict copy.
  */
 export function holdInvalid(input: HoldInput): HoldPlan {
+  const at = lookups(input);
+  const { why, frozen } = heldByFiles(at);
+  // The file each held chapter has here: the invalid one when there are two.
+  const chapterHere = new Map<number, string>();
+  for (const chapter of input.scan.chapters) {
+    for (const id of at.chaptersOfFile(chapter.file)) {
+      if (!chapterHere.has(id) || at.invalidFiles.has(chapter.file)) chapterHere.set(id, chapter.file);
+    }
+  }
+  holdPinnedCourses(at, why, chapterHere);
+  const { ops, changes } = reportHeld(at, why, frozen, chapterHere);
+  return {
+    held: { courses: new Set(why.course.keys()), chapters: new Set(why.chapter.keys()) },
+    local: withStandIns(input.local, input.scan, at.invalid),
+    ops,
+    changes,
+  };
+}
+
+/** The last sync and the site by id, and which records a file or folder of the tree is. */
+function lookups(input: HoldInput) {
   const { scan, local, snapshot } = input;
   const base = { courses: snapshot?.courses ?? {}, chapters: snapshot?.chapters ?? {} };
   const remote = {
@@ -82,77 +103,93 @@ export function holdInvalid(input: HoldInput): HoldPlan {
     chapter: new Map(input.remoteChapters.map((r) => [r.id, r])),
   };
   const invalidFiles = new Set(input.problems.map((p) => p.file));
-  const invalid = [...invalidFiles].sort();
   const courseAt = new Map(Object.entries(base.courses).map(([id, e]) => [e.path, Number(id)]));
   const chapterAt = new Map(Object.entries(base.chapters).map(([id, e]) => [e.path, Number(id)]));
   const scanned = new Map(scan.chapters.map((c) => [c.file, c]));
   const defined = (ids: Array<number | undefined>) => ids.filter((id): id is number => id !== undefined);
-  const chaptersOfFile = (file: string) => defined([chapterAt.get(file), scanned.get(file)?.parsed?.id]);
-  const coursesOfFolder = (folder: string) =>
-    defined([
-      courseAt.get(folder),
-      scan.courses.find((c) => c.folder === folder)?.parsed?.id,
-      local.courses.get(local.courseByFolder.get(folder) ?? "")?.id,
-    ]);
-
-  // Why each record is held, in words that name the invalid file.
-  const why = { course: new Map<number, string>(), chapter: new Map<number, string>() };
-  const hold = (kind: Kind, id: number, reason: string) => {
-    if (!why[kind].has(id)) why[kind].set(id, reason);
+  return {
+    input,
+    base,
+    remote,
+    invalidFiles,
+    invalid: [...invalidFiles].sort(),
+    chaptersOfFile: (file: string) => defined([chapterAt.get(file), scanned.get(file)?.parsed?.id]),
+    coursesOfFolder: (folder: string) =>
+      defined([
+        courseAt.get(folder),
+        scan.courses.find((c) => c.folder === folder)?.parsed?.id,
+        local.courses.get(local.courseByFolder.get(folder) ?? "")?.id,
+      ]),
   };
-  // Courses held whole: why, and the folder they have here.
-  const frozen = new Map<number, { reason: string; folder: string }>();
-  for (const file of invalid) {
-    const at = where(file);
-    if (at?.kind === "chapter")
-      for (const id of chaptersOfFile(file)) hold("chapter", id, "its file is invalid");
-    if (at?.kind !== "folder" && at?.kind !== "course-file") continue;
+}
+
+type Lookups = ReturnType<typeof lookups>;
+
+/** Why each record is held, in words that name the invalid file. */
+type Why = Record<Kind, Map<number, string>>;
+
+/** Courses held whole: why, and the folder they have here. */
+type Frozen = Map<number, { reason: string; folder: string }>;
+
+function holdIn(why: Why, kind: Kind, id: number, reason: string): void {
+  if (!why[kind].has(id)) why[kind].set(id, reason);
+}
+
+/** The records the invalid files hold, and the courses they hold whole. */
+function heldByFiles(at: Lookups): { why: Why; frozen: Frozen } {
+  const { base, input } = at;
+  const why: Why = { course: new Map(), chapter: new Map() };
+  const frozen: Frozen = new Map();
+  for (const file of at.invalid) {
+    const place = where(file);
+    if (place?.kind === "chapter")
+      for (const id of at.chaptersOfFile(file)) holdIn(why, "chapter", id, "its file is invalid");
+    if (place?.kind !== "folder" && place?.kind !== "course-file") continue;
     const reason = `${file} is invalid`;
-    for (const id of coursesOfFolder(at.folder)) {
-      hold("course", id, at.kind === "course-file" ? "its file is invalid" : reason);
-      frozen.set(id, { reason, folder: at.folder });
+    for (const id of at.coursesOfFolder(place.folder)) {
+      holdIn(why, "course", id, place.kind === "course-file" ? "its file is invalid" : reason);
+      frozen.set(id, { reason, folder: place.folder });
     }
-    for (const chapter of scan.chapters) {
-      if (chapter.folder === at.folder)
-        for (const id of chaptersOfFile(chapter.file)) hold("chapter", id, reason);
+    for (const chapter of input.scan.chapters) {
+      if (chapter.folder === place.folder)
+        for (const id of at.chaptersOfFile(chapter.file)) holdIn(why, "chapter", id, reason);
     }
     for (const [id, entry] of Object.entries(base.chapters)) {
-      if (entry.path.startsWith(`${at.folder}/`)) hold("chapter", Number(id), reason);
+      if (entry.path.startsWith(`${place.folder}/`)) holdIn(why, "chapter", Number(id), reason);
     }
   }
   // Chapters the last sync or the site has in a course held whole wait with it.
   const courseOf = (record: WireRecord | undefined) => frozen.get(Number(record?.course_id))?.reason;
   for (const [id, entry] of Object.entries(base.chapters)) {
     const reason = courseOf(entry.record);
-    if (reason) hold("chapter", Number(id), reason);
+    if (reason) holdIn(why, "chapter", Number(id), reason);
   }
-  for (const [id, record] of remote.chapter) {
+  for (const [id, record] of at.remote.chapter) {
     const reason = courseOf(record);
-    if (reason) hold("chapter", id, reason);
+    if (reason) holdIn(why, "chapter", id, reason);
   }
+  return { why, frozen };
+}
 
-  // The file each held chapter has here: the invalid one when there are two.
-  const chapterHere = new Map<number, string>();
-  for (const chapter of scan.chapters) {
-    for (const id of chaptersOfFile(chapter.file)) {
-      if (!chapterHere.has(id) || invalidFiles.has(chapter.file)) chapterHere.set(id, chapter.file);
-    }
-  }
-  // A folder holding a held or invalid chapter file stays where it is while the file is so.
+/**
+ * A folder holding a held or invalid chapter file stays where it is while the file is so: its
+ * course is held when the site renamed or deleted it.
+ */
+function holdPinnedCourses(at: Lookups, why: Why, chapterHere: ReadonlyMap<number, string>): void {
   const pinned = new Map<string, string>();
   const pin = (file: string, state: string) => {
     const folder = file.slice(0, file.lastIndexOf("/"));
     if (!pinned.has(folder)) pinned.set(folder, `its folder holds ${file}, which ${state}`);
   };
-  for (const file of invalid) if (where(file)?.kind === "chapter") pin(file, "is invalid");
+  for (const file of at.invalid) if (where(file)?.kind === "chapter") pin(file, "is invalid");
   for (const id of why.chapter.keys()) {
     const file = chapterHere.get(id);
     if (file) pin(file, "waits too");
   }
   for (const [folder, reason] of pinned) {
-    for (const id of coursesOfFolder(folder)) {
-      const entry = base.courses[id];
-      const site = remote.course.get(id);
+    for (const id of at.coursesOfFolder(folder)) {
+      const entry = at.base.courses[id];
+      const site = at.remote.course.get(id);
       // Deleted on the site, or named otherwise now: its folder would move or go.
       const moves =
         entry !== undefined &&
@@ -160,19 +197,27 @@ export function holdInvalid(input: HoldInput): HoldPlan {
           ((!jsonEqual(site.title ?? null, entry.record.title ?? null) ||
             !jsonEqual(site.slug ?? null, entry.record.slug ?? null)) &&
             courseFolderBase({ id, title: site.title, slug: site.slug }) !== folder.split("/")[1]));
-      if (moves) hold("course", id, reason);
+      if (moves) holdIn(why, "course", id, reason);
     }
   }
+}
 
-  const scannedFolders = new Set(scan.courses.map((c) => c.folder));
+/** One `skipped` change per held record the site changed or deleted; its version as a copy. */
+function reportHeld(
+  at: Lookups,
+  why: Why,
+  frozen: Frozen,
+  chapterHere: ReadonlyMap<number, string>,
+): { ops: FileOp[]; changes: Change[] } {
+  const { base, remote, input } = at;
+  const scannedFolders = new Set(input.scan.courses.map((c) => c.folder));
   const courseHere = (id: number): string | undefined => {
-    const mine = local.courses.get(`course:${id}`);
+    const mine = input.local.courses.get(`course:${id}`);
     if (mine) return mine.file;
     const folder = base.courses[id]?.path;
     return folder !== undefined && scannedFolders.has(folder) ? courseFilePath(folder) : undefined;
   };
-  const ops: FileOp[] = [];
-  const changes: Change[] = [];
+  const out = { ops: [] as FileOp[], changes: [] as Change[] };
   const report = (kind: Kind, id: number, reason: string, file: string | undefined, text: () => string) => {
     const entry: SnapshotEntry | undefined = base[kind === "course" ? "courses" : "chapters"][id];
     const site = remote[kind].get(id);
@@ -184,41 +229,7 @@ export function holdInvalid(input: HoldInput): HoldPlan {
         : kind === "course"
           ? file.slice(0, file.lastIndexOf("/"))
           : file;
-    if (!site) {
-      if (entry && file)
-        changes.push({
-          kind,
-          id,
-          path: shown,
-          outcome: "skipped",
-          reason: `deleted on the site; kept here, as ${reason}`,
-        });
-      return;
-    }
-    if (entry && jsonEqual(snapshotRecord(site), entry.record)) return;
-    const fields = entry ? changedFields(kind, entry.record, site) : undefined;
-    if (file === undefined) {
-      changes.push({
-        kind,
-        id,
-        path: shown,
-        outcome: "skipped",
-        reason: `not pulled, as ${reason}`,
-        ...(fields ? { fields } : {}),
-      });
-      return;
-    }
-    const copy = conflictCopyPath(file);
-    ops.push({ op: "copy", path: copy, text: text() });
-    changes.push({
-      kind,
-      id,
-      path: shown,
-      outcome: "skipped",
-      reason: `changed on the site; not pulled, as ${reason}`,
-      ...(fields ? { fields } : {}),
-      copy,
-    });
+    reportOne(out, { kind, id, reason, file, shown, entry, site }, text);
   };
   for (const [id, reason] of [...why.course].sort(([a], [b]) => a - b)) {
     const site = remote.course.get(id);
@@ -230,13 +241,59 @@ export function holdInvalid(input: HoldInput): HoldPlan {
       chapterFileText(id, chapterValuesOfRecord(site!), input.bodies),
     );
   }
+  return out;
+}
 
-  return {
-    held: { courses: new Set(why.course.keys()), chapters: new Set(why.chapter.keys()) },
-    local: withStandIns(local, scan, invalid),
-    ops,
-    changes,
-  };
+/** What is said (and copied beside its file) of one held record. */
+function reportOne(
+  out: { ops: FileOp[]; changes: Change[] },
+  held: {
+    kind: Kind;
+    id: number;
+    reason: string;
+    file: string | undefined;
+    shown: string;
+    entry: SnapshotEntry | undefined;
+    site: WireRecord | undefined;
+  },
+  text: () => string,
+): void {
+  const { kind, id, reason, file, shown, entry, site } = held;
+  if (!site) {
+    if (entry && file)
+      out.changes.push({
+        kind,
+        id,
+        path: shown,
+        outcome: "skipped",
+        reason: `deleted on the site; kept here, as ${reason}`,
+      });
+    return;
+  }
+  if (entry && jsonEqual(snapshotRecord(site), entry.record)) return;
+  const fields = entry ? changedFields(kind, entry.record, site) : undefined;
+  if (file === undefined) {
+    out.changes.push({
+      kind,
+      id,
+      path: shown,
+      outcome: "skipped",
+      reason: `not pulled, as ${reason}`,
+      ...(fields ? { fields } : {}),
+    });
+    return;
+  }
+  const copy = conflictCopyPath(file);
+  out.ops.push({ op: "copy", path: copy, text: text() });
+  out.changes.push({
+    kind,
+    id,
+    path: shown,
+    outcome: "skipped",
+    reason: `changed on the site; not pulled, as ${reason}`,
+    ...(fields ? { fields } : {}),
+    copy,
+  });
 }
 
 /** The editable fields whose values differ between the last sync's record and the site's. */
