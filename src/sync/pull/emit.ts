@@ -3,7 +3,9 @@ import type { BodyCodec } from "../../tree/bodies.js";
 import { conflictCopyPath, courseFilePath } from "../../tree/layout.js";
 import { sha256 as sha } from "../../util/hash.js";
 import { noBaseNote } from "../local/bases.js";
+import type { LocalChapter } from "../local/view.js";
 import {
+  type ChapterPlan,
   type ChapterValues,
   type CourseValues,
   chapterFileText,
@@ -15,6 +17,7 @@ import {
 } from "../model/entities.js";
 import { conflictReason } from "../model/report.js";
 import { jsonEqual } from "../reconcile.js";
+import type { SnapshotEntry } from "../state/snapshot.js";
 import { bodyConflict } from "./markers.js";
 import type { Placement, Planned, PlanOutput } from "./plan-model.js";
 import { spilled } from "./spill.js";
@@ -107,127 +110,174 @@ export function emitChapters(
   folderMoves: ReadonlyMap<string, string>,
   out: PlanOutput,
 ): void {
-  const { local, base, remoteChapters, chapterPlans, input, bodies, modeChanged } = p;
-  const { layout, unplaceable } = placement;
-  const { ops, changes, next, cacheTexts, cacheRecords } = out;
   const translate = (file: string) => {
     const [top, name, rest] = file.split("/");
     const folder = `${top}/${name}`;
     const moved = folderMoves.get(folder);
     return moved ? `${moved}/${rest}` : file;
   };
-  for (const [id, plan] of chapterPlans) {
-    const mine = local.chapters.get(`chapter:${id}`);
-    const remote = remoteChapters.get(id);
-    const entry = base.chapters[id];
-    const current = mine ? translate(mine.file) : undefined;
-    const target = layout.chapterFile.get(id);
-    const marked =
-      input.markers === false
-        ? undefined
-        : bodyConflict(plan, { id, mine, entry, remote, baseTexts: input.baseTexts, bodies });
-    if (marked && current && remote && entry) {
-      // Both sides are in the file; the site's version becomes the base, as after a git merge.
-      ops.push({ op: "write", path: current, text: marked });
-      const rendered = renderChapter(id, chapterValuesOfRecord(remote), bodies);
-      next.chapters[id] = {
-        path: current,
-        hash: rendered.hash,
-        body: rendered.body,
-        blob: rendered.blob,
-        record: snapshotRecord(remote),
-      };
-      cacheTexts.push(String(remote.content));
-      changes.push({
-        kind: "chapter",
-        id,
-        path: current,
-        outcome: "conflict",
-        reason: `${conflictReason({ reason: "both-changed", fields: ["content"] })}; both sides are in the file between conflict markers: keep what you want, remove the markers, then push`,
-        fields: ["content"],
-        resolution: "markers",
-      });
+  for (const [id, plan] of p.chapterPlans) {
+    const mine = p.local.chapters.get(`chapter:${id}`);
+    const at: ChapterAt = {
+      id,
+      plan,
+      mine,
+      remote: p.remoteChapters.get(id),
+      entry: p.base.chapters[id],
+      current: mine ? translate(mine.file) : undefined,
+      target: placement.layout.chapterFile.get(id),
+      translate,
+    };
+    if (emitMarked(p, at, out)) continue;
+    if (plan.conflict || placement.unplaceable.has(id)) {
+      emitChapterConflict(p, at, out);
       continue;
     }
-    if (plan.conflict || unplaceable.has(id)) {
-      const where = current ?? target ?? (entry ? translate(entry.path) : undefined);
-      const copyPath = where ? conflictCopyPath(where) : undefined;
-      if (remote && copyPath) {
-        const values = chapterValuesOfRecord(remote);
-        ops.push({ op: "copy", path: copyPath, text: chapterFileText(id, values, bodies) });
-      }
-      changes.push({
-        kind: "chapter",
-        id,
-        path: where ?? "",
-        outcome: "conflict",
-        reason: plan.conflict
-          ? `${conflictReason(plan.conflict)}${noBaseNote(plan.conflict, input.baseTexts, entry)}`
-          : "its course has no folder here",
-        fields: plan.conflict?.fields ?? [],
-        ...(remote && copyPath ? { copy: copyPath, resolution: "beside" } : { resolution: "none" }),
-      });
-      if (entry && current) next.chapters[id] = { ...entry, path: current };
-      continue;
-    }
-    if (mine && input.existingCopies.has(conflictCopyPath(mine.file))) {
-      ops.push({ op: "remove-copy", path: conflictCopyPath(current ?? mine.file) });
-    }
-    const values = plan.merged;
-    if (plan.toTree.type === "delete" && current) {
-      ops.push({ op: "delete", path: current });
-      out.deletes++;
-      changes.push({ kind: "chapter", id, path: current, outcome: "deleted" });
-    } else if (plan.toTree.type === "create" && values && target) {
-      // A create writes the site's record as it is: its staged file's hash is this text's.
-      const staged = remote ? input.rendered?.(remote) : undefined;
-      ops.push(new LazyWrite(target, { kind: "chapter", id, values, bodies }, undefined, staged?.hash));
-      changes.push({ kind: "chapter", id, path: target, outcome: "created" });
-    } else if (plan.toTree.type === "write" && values && target && current) {
-      ops.push(new LazyWrite(target, { kind: "chapter", id, values, bodies }, current));
-      changes.push({
-        kind: "chapter",
-        id,
-        path: target,
-        outcome: "updated",
-        fields: plan.toTree.fields,
-        ...(current !== target ? { from: current } : {}),
-      });
-    } else if (modeChanged && mine?.unchanged && remote && current && target) {
-      // coursesync.yaml's `body` changed: rewrite the untouched files in the new form (no request).
-      ops.push(new LazyWrite(target, { kind: "site", id, remote, bodies }, current));
-      changes.push({ kind: "chapter", id, path: target, outcome: "updated", fields: ["format"] });
-    } else if (current && target && current !== target) {
-      ops.push({ op: "move", from: current, to: target });
-      changes.push({ kind: "chapter", id, path: target, outcome: "renamed", from: current });
-    }
-    if (remote) {
-      const entryPath = target ?? current ?? (entry ? translate(entry.path) : undefined);
-      const record = snapshotRecord(remote);
-      const same = entry !== undefined && jsonEqual(record, entry.record);
-      const unchanged = same && !modeChanged && entry.body !== undefined;
-      if (!same) {
-        if (spilled(remote)) cacheRecords.push(remote);
-        else cacheTexts.push(String(remote.content ?? ""));
-      }
-      if (unchanged && entry.path === entryPath && entry.conflict === undefined) {
-        // Nothing changed: the entry stays the very object the snapshot holds (no copy).
-        next.chapters[id] = entry;
-      } else if (entryPath !== undefined) {
-        const rendered = unchanged
-          ? undefined
-          : (input.rendered?.(remote) ?? renderChapter(id, chapterValuesOfRecord(remote), bodies));
-        next.chapters[id] = {
-          path: entryPath,
-          hash: rendered ? rendered.hash : entry!.hash,
-          body: rendered ? rendered.body : entry!.body,
-          ...blobOf(rendered ?? entry!),
-          record,
-        };
-      }
-    } else if (plan.toTree.type === "delete" || !mine) {
-      delete next.chapters[id];
-    }
+    emitChapterFile(p, at, out);
+    emitChapterEntry(p, at, out);
+  }
+}
+
+/** One chapter as the planner emits it: its plan, its sides and where its file is and goes. */
+interface ChapterAt {
+  id: number;
+  plan: ChapterPlan;
+  mine: LocalChapter | undefined;
+  remote: WireRecord | undefined;
+  entry: SnapshotEntry | undefined;
+  /** Where its file is now, after the folder moves. */
+  current: string | undefined;
+  /** Where its file goes. */
+  target: string | undefined;
+  /** A path after the folder moves. */
+  translate: (file: string) => string;
+}
+
+/** A body both sides changed, written with conflict markers; whether it was. */
+function emitMarked(p: Planned, at: ChapterAt, out: PlanOutput): boolean {
+  const { input, bodies } = p;
+  const { id, plan, mine, entry, remote, current } = at;
+  const marked =
+    input.markers === false
+      ? undefined
+      : bodyConflict(plan, { id, mine, entry, remote, baseTexts: input.baseTexts, bodies });
+  if (!(marked && current && remote && entry)) return false;
+  // Both sides are in the file; the site's version becomes the base, as after a git merge.
+  out.ops.push({ op: "write", path: current, text: marked });
+  const rendered = renderChapter(id, chapterValuesOfRecord(remote), bodies);
+  out.next.chapters[id] = {
+    path: current,
+    hash: rendered.hash,
+    body: rendered.body,
+    blob: rendered.blob,
+    record: snapshotRecord(remote),
+  };
+  out.cacheTexts.push(String(remote.content));
+  out.changes.push({
+    kind: "chapter",
+    id,
+    path: current,
+    outcome: "conflict",
+    reason: `${conflictReason({ reason: "both-changed", fields: ["content"] })}; both sides are in the file between conflict markers: keep what you want, remove the markers, then push`,
+    fields: ["content"],
+    resolution: "markers",
+  });
+  return true;
+}
+
+/** A conflict (or a chapter whose course has no folder here): the site's version beside the file. */
+function emitChapterConflict(p: Planned, at: ChapterAt, out: PlanOutput): void {
+  const { input, bodies } = p;
+  const { id, plan, entry, remote, current, target } = at;
+  const where = current ?? target ?? (entry ? at.translate(entry.path) : undefined);
+  const copyPath = where ? conflictCopyPath(where) : undefined;
+  if (remote && copyPath) {
+    const values = chapterValuesOfRecord(remote);
+    out.ops.push({ op: "copy", path: copyPath, text: chapterFileText(id, values, bodies) });
+  }
+  out.changes.push({
+    kind: "chapter",
+    id,
+    path: where ?? "",
+    outcome: "conflict",
+    reason: plan.conflict
+      ? `${conflictReason(plan.conflict)}${noBaseNote(plan.conflict, input.baseTexts, entry)}`
+      : "its course has no folder here",
+    fields: plan.conflict?.fields ?? [],
+    ...(remote && copyPath ? { copy: copyPath, resolution: "beside" } : { resolution: "none" }),
+  });
+  if (entry && current) out.next.chapters[id] = { ...entry, path: current };
+}
+
+/** The chapter's file: deleted, created, rewritten or moved (a conflict copy of it removed). */
+function emitChapterFile(p: Planned, at: ChapterAt, out: PlanOutput): void {
+  const { input, bodies, modeChanged } = p;
+  const { id, plan, mine, remote, current, target } = at;
+  const { ops, changes } = out;
+  if (mine && input.existingCopies.has(conflictCopyPath(mine.file))) {
+    ops.push({ op: "remove-copy", path: conflictCopyPath(current ?? mine.file) });
+  }
+  const values = plan.merged;
+  if (plan.toTree.type === "delete" && current) {
+    ops.push({ op: "delete", path: current });
+    out.deletes++;
+    changes.push({ kind: "chapter", id, path: current, outcome: "deleted" });
+  } else if (plan.toTree.type === "create" && values && target) {
+    // A create writes the site's record as it is: its staged file's hash is this text's.
+    const staged = remote ? input.rendered?.(remote) : undefined;
+    ops.push(new LazyWrite(target, { kind: "chapter", id, values, bodies }, undefined, staged?.hash));
+    changes.push({ kind: "chapter", id, path: target, outcome: "created" });
+  } else if (plan.toTree.type === "write" && values && target && current) {
+    ops.push(new LazyWrite(target, { kind: "chapter", id, values, bodies }, current));
+    changes.push({
+      kind: "chapter",
+      id,
+      path: target,
+      outcome: "updated",
+      fields: plan.toTree.fields,
+      ...(current !== target ? { from: current } : {}),
+    });
+  } else if (modeChanged && mine?.unchanged && remote && current && target) {
+    // coursesync.yaml's `body` changed: rewrite the untouched files in the new form (no request).
+    ops.push(new LazyWrite(target, { kind: "site", id, remote, bodies }, current));
+    changes.push({ kind: "chapter", id, path: target, outcome: "updated", fields: ["format"] });
+  } else if (current && target && current !== target) {
+    ops.push({ op: "move", from: current, to: target });
+    changes.push({ kind: "chapter", id, path: target, outcome: "renamed", from: current });
+  }
+}
+
+/** The chapter's next snapshot entry, and its text for the content cache when it changed. */
+function emitChapterEntry(p: Planned, at: ChapterAt, out: PlanOutput): void {
+  const { input, bodies, modeChanged } = p;
+  const { id, plan, mine, entry, remote, current, target } = at;
+  const { next } = out;
+  if (!remote) {
+    if (plan.toTree.type === "delete" || !mine) delete next.chapters[id];
+    return;
+  }
+  const entryPath = target ?? current ?? (entry ? at.translate(entry.path) : undefined);
+  const record = snapshotRecord(remote);
+  const same = entry !== undefined && jsonEqual(record, entry.record);
+  const unchanged = same && !modeChanged && entry.body !== undefined;
+  if (!same) {
+    if (spilled(remote)) out.cacheRecords.push(remote);
+    else out.cacheTexts.push(String(remote.content ?? ""));
+  }
+  if (unchanged && entry.path === entryPath && entry.conflict === undefined) {
+    // Nothing changed: the entry stays the very object the snapshot holds (no copy).
+    next.chapters[id] = entry;
+  } else if (entryPath !== undefined) {
+    const rendered = unchanged
+      ? undefined
+      : (input.rendered?.(remote) ?? renderChapter(id, chapterValuesOfRecord(remote), bodies));
+    next.chapters[id] = {
+      path: entryPath,
+      hash: rendered ? rendered.hash : entry!.hash,
+      body: rendered ? rendered.body : entry!.body,
+      ...blobOf(rendered ?? entry!),
+      record,
+    };
   }
 }
 
