@@ -1,5 +1,5 @@
 import { type ChapterSlot, type CourseSlot, planLayout } from "../../tree/layout.js";
-import type { CourseValues } from "../model/entities.js";
+import type { ChapterPlan, CourseValues } from "../model/entities.js";
 import type { Placement, Planned } from "./plan-model.js";
 
 const NAME_FIELDS_COURSE = ["title"];
@@ -11,18 +11,41 @@ const NAME_FIELDS_CHAPTER = ["title", "ordinal", "course_id"];
  * taken while it runs. Pure.
  */
 export function placeRecords(p: Planned): Placement {
-  const { local, base, remoteCourses, coursePlans, chapterPlans, courseIds, chapterIds } = p;
-  const courseSlots: CourseSlot[] = [];
-  const courseFinal = new Map<number, CourseValues>();
   // Below every id, a provisional record's negative one included.
   // (A loop, not Math.min(...ids): spreading a large site's ids overflows the call stack.)
-  let pseudo = -1;
-  for (const id of [courseIds, chapterIds].flatMap((ids) => [...ids])) if (id <= pseudo) pseudo = id - 1;
-  const pseudoByKey = new Map<string, number>();
+  const slots: Slots = { pseudo: -1, pseudoByKey: new Map() };
+  for (const id of [p.courseIds, p.chapterIds].flatMap((ids) => [...ids]))
+    if (id <= slots.pseudo) slots.pseudo = id - 1;
+  const { courseSlots, courseFinal } = placeCourses(p, slots);
+  const slotIds = new Set(courseSlots.map((slot) => slot.id));
+  const chapterSlots = keptChapterSlots(p, slots, slotIds);
+  const unplaceable = new Set<number>();
+  for (const [id, plan] of p.chapterPlans) {
+    const slot = placedChapter(p, id, plan, (course) => courseFinal.has(course) || slotIds.has(course));
+    if (slot === "unplaceable") unplaceable.add(id);
+    else if (slot) chapterSlots.push(slot);
+  }
+  return { layout: planLayout(courseSlots, chapterSlots), courseFinal, unplaceable };
+}
+
+/** The next stand-in id for a record without one (below every id), and those given out by key. */
+interface Slots {
+  pseudo: number;
+  pseudoByKey: Map<string, number>;
+}
+
+/** Every course folder after the pull, and each staying course's values. */
+function placeCourses(
+  p: Planned,
+  slots: Slots,
+): { courseSlots: CourseSlot[]; courseFinal: Map<number, CourseValues> } {
+  const { local, base, remoteCourses, coursePlans } = p;
+  const courseSlots: CourseSlot[] = [];
+  const courseFinal = new Map<number, CourseValues>();
   for (const course of local.courses.values()) {
     if (course.id !== undefined) continue;
-    const slot = pseudo--;
-    pseudoByKey.set(course.key, slot);
+    const slot = slots.pseudo--;
+    slots.pseudoByKey.set(course.key, slot);
     courseSlots.push({
       id: slot,
       title: course.values.title,
@@ -69,25 +92,29 @@ export function placeRecords(p: Planned): Placement {
     if (plan.toTree.type !== "delete" || !mine) continue;
     courseSlots.push({ id, title: mine.values.title, current: mine.folder.split("/")[1], keep: true });
   }
+  return { courseSlots, courseFinal };
+}
+
+/** The chapter files that keep their names: those not planned, and those this pull deletes. */
+function keptChapterSlots(p: Planned, slots: Slots, slotIds: ReadonlySet<number>): ChapterSlot[] {
+  const { local, chapterPlans } = p;
   const chapterSlots: ChapterSlot[] = [];
   const slotOfCourse = (courseKey: string, courseId: number | undefined) =>
-    courseId !== undefined ? courseId : pseudoByKey.get(courseKey);
+    courseId !== undefined ? courseId : slots.pseudoByKey.get(courseKey);
   for (const chapter of local.chapters.values()) {
     if (chapter.id !== undefined && chapterPlans.has(chapter.id)) continue;
     const slot = slotOfCourse(chapter.courseKey, local.courses.get(chapter.courseKey)?.id);
     if (slot === undefined) continue;
     chapterSlots.push({
-      id: chapter.id ?? pseudo--,
+      id: chapter.id ?? slots.pseudo--,
       course: slot,
       title: chapter.values.title,
       ordinal: chapter.values.ordinal,
       current: chapter.file.split("/")[2],
       keep: true,
     });
-    if (chapter.id === undefined) pseudoByKey.set(chapter.key, chapterSlots.at(-1)!.id);
+    if (chapter.id === undefined) slots.pseudoByKey.set(chapter.key, chapterSlots.at(-1)!.id);
   }
-  const unplaceable = new Set<number>();
-  const slotIds = new Set(courseSlots.map((slot) => slot.id));
   for (const [id, plan] of chapterPlans) {
     const mine = local.chapters.get(`chapter:${id}`);
     if (plan.toTree.type !== "delete" || !mine) continue;
@@ -102,29 +129,34 @@ export function placeRecords(p: Planned): Placement {
       keep: true,
     });
   }
-  for (const [id, plan] of chapterPlans) {
-    const mine = local.chapters.get(`chapter:${id}`);
-    const stays = (mine && plan.toTree.type !== "delete") || plan.toTree.type === "create";
-    if (!stays) continue;
-    const values = plan.merged ?? mine!.values;
-    const moved = plan.toTree.type === "write" && plan.toTree.fields.includes("course_id");
-    const course = mine && !moved ? local.courses.get(mine.courseKey)?.id : Number(values.course_id);
-    const folderExists = course !== undefined && (courseFinal.has(course) || slotIds.has(course));
-    if (!folderExists || course === undefined) {
-      unplaceable.add(id);
-      continue;
-    }
-    const renamed =
-      plan.toTree.type === "create" ||
-      (plan.toTree.type === "write" && plan.toTree.fields.some((f) => NAME_FIELDS_CHAPTER.includes(f)));
-    chapterSlots.push({
-      id,
-      course,
-      title: values.title,
-      ordinal: values.ordinal,
-      current: mine?.file.split("/")[2],
-      keep: !renamed && mine !== undefined && !moved,
-    });
-  }
-  return { layout: planLayout(courseSlots, chapterSlots), courseFinal, unplaceable };
+  return chapterSlots;
+}
+
+/** Where a chapter that stays goes: its slot, "unplaceable" when its course has no folder, or none. */
+function placedChapter(
+  p: Planned,
+  id: number,
+  plan: ChapterPlan,
+  hasFolder: (course: number) => boolean,
+): ChapterSlot | "unplaceable" | undefined {
+  const { local } = p;
+  const mine = local.chapters.get(`chapter:${id}`);
+  const stays = (mine && plan.toTree.type !== "delete") || plan.toTree.type === "create";
+  if (!stays) return undefined;
+  const values = plan.merged ?? mine!.values;
+  const moved = plan.toTree.type === "write" && plan.toTree.fields.includes("course_id");
+  const course = mine && !moved ? local.courses.get(mine.courseKey)?.id : Number(values.course_id);
+  const folderExists = course !== undefined && hasFolder(course);
+  if (!folderExists || course === undefined) return "unplaceable";
+  const renamed =
+    plan.toTree.type === "create" ||
+    (plan.toTree.type === "write" && plan.toTree.fields.some((f) => NAME_FIELDS_CHAPTER.includes(f)));
+  return {
+    id,
+    course,
+    title: values.title,
+    ordinal: values.ordinal,
+    current: mine?.file.split("/")[2],
+    keep: !renamed && mine !== undefined && !moved,
+  };
 }

@@ -9,21 +9,20 @@ import {
   courseValuesOfRecord,
   fieldsEqual,
 } from "../model/entities.js";
-import type { Change } from "../model/report.js";
 import { type EntityInput, reconcileEntity } from "../reconcile.js";
-import type { Snapshot } from "../state/snapshot.js";
+import type { Snapshot, SnapshotEntry } from "../state/snapshot.js";
 import { keepCoursesWithChapters } from "./course-deletes.js";
 import { emitChapters, emitCourses } from "./emit.js";
 import { placeRecords } from "./place.js";
 import type { FileOp, Planned, PlanOutput, PullInput, PullPlan } from "./plan-model.js";
 import { chapterValuesSharing, sharingContent } from "./spill.js";
-import { syncedCourses } from "./synced.js";
+import { type Synced, syncedCourses } from "./synced.js";
 
 export type { FileOp, PullInput, PullPlan } from "./plan-model.js";
 
 /** Plan a pull: reconcile every entity, then lay out files and the next snapshot. Pure. */
 export function planPull(input: PullInput): PullPlan {
-  const { snapshot, local, bodies, winner } = input;
+  const { snapshot, local, bodies } = input;
   const base = snapshot ?? { version: 1 as const, site: input.site, courses: {}, chapters: {} };
   const next: Snapshot = {
     version: 1,
@@ -33,32 +32,66 @@ export function planPull(input: PullInput): PullPlan {
   };
   const remoteCourses = new Map(input.remoteCourses.map((r) => [r.id, r]));
   const remoteChapters = new Map(input.remoteChapters.map((r) => [r.id, r]));
-  const changes: Change[] = [];
-  const ops: FileOp[] = [];
   // Snapshots from before `body` was recorded were written as HTML.
   const modeChanged = (snapshot?.body ?? "html") !== bodies.mode;
   next.body = bodies.mode;
-  const cacheTexts: string[] = [];
-  const cacheRecords: WireRecord[] = [];
   // Courses with nothing to do are left out, as out of scope: their files and entries stay.
   const synced = syncedCourses(input, base, { courses: remoteCourses, chapters: remoteChapters });
+  const courses = planCourses(input, base, remoteCourses, synced);
+  const chapters = planChapters(input, base, remoteChapters, courses.inScope, synced);
+  keepCoursesWithChapters(courses.plans, chapters.plans, { local, remoteChapters, base });
+  const planned: Planned = {
+    input,
+    local,
+    bodies,
+    base,
+    remoteCourses,
+    remoteChapters,
+    coursePlans: courses.plans,
+    chapterPlans: chapters.plans,
+    courseIds: courses.ids,
+    chapterIds: chapters.ids,
+    modeChanged,
+  };
+  const placement = placeRecords(planned);
+  const out: PlanOutput = { ops: [], changes: [], next, deletes: 0, cacheTexts: [], cacheRecords: [] };
+  const folderMoves = emitCourses(planned, placement, out);
+  emitChapters(planned, placement, folderMoves, out);
+  const { ops, changes, cacheTexts, cacheRecords } = out;
+  // Course folders that end up empty go (after their files).
+  ops.sort((a, b) => OP_ORDER[a.op] - OP_ORDER[b.op]);
+  const blobless = Object.entries(next.chapters).flatMap(([id, entry]) => {
+    const mine = local.chapters.get(`chapter:${id}`);
+    // The file holds the very text the entry names (its hash is the entry's).
+    const asWritten = mine !== undefined && mine.file === entry.path && mine.hash === entry.hash;
+    return entry.blob === undefined && asWritten ? [Number(id)] : [];
+  });
+  return { ops, changes, snapshot: next, deletes: out.deletes, cacheTexts, cacheRecords, blobless };
+}
 
-  // ---- courses ----
-  const courseIds = new Set<number>();
-  for (const id of Object.keys(base.courses)) courseIds.add(Number(id));
-  for (const id of remoteCourses.keys()) courseIds.add(id);
-  for (const course of local.courses.values()) if (course.id !== undefined) courseIds.add(course.id);
+/** Every course reconciled (in scope, not held, not synced), and the courses in scope. */
+function planCourses(
+  input: PullInput,
+  base: Snapshot,
+  remoteCourses: ReadonlyMap<number, WireRecord>,
+  synced: Synced,
+): { ids: Set<number>; plans: Map<number, CoursePlan>; inScope: Set<number> } {
+  const { local, winner } = input;
+  const ids = new Set<number>();
+  for (const id of Object.keys(base.courses)) ids.add(Number(id));
+  for (const id of remoteCourses.keys()) ids.add(id);
+  for (const course of local.courses.values()) if (course.id !== undefined) ids.add(course.id);
 
   const scopeCourse = (id: number | undefined, folders: (string | undefined)[]) =>
     !input.inScope || input.inScope({ id, folders: folders.filter((f): f is string => f !== undefined) });
 
-  const coursePlans = new Map<number, CoursePlan>();
-  const courseInScope = new Set<number>();
-  for (const id of [...courseIds].sort((a, b) => a - b)) {
+  const plans = new Map<number, CoursePlan>();
+  const inScope = new Set<number>();
+  for (const id of [...ids].sort((a, b) => a - b)) {
     const entry = base.courses[id];
     const mine = local.courses.get(`course:${id}`);
     if (!scopeCourse(id, [entry?.path, mine?.folder])) continue;
-    courseInScope.add(id);
+    inScope.add(id);
     if (input.held?.courses.has(id) || synced.courses.has(id)) continue;
     const remote = remoteCourses.get(id);
     const plan = reconcileEntity(
@@ -73,17 +106,27 @@ export function planPull(input: PullInput): PullPlan {
       },
       { equal: fieldsEqual, winner },
     );
-    coursePlans.set(id, plan);
+    plans.set(id, plan);
   }
+  return { ids, plans, inScope };
+}
 
-  // ---- chapters ----
-  const chapterIds = new Set<number>();
-  for (const id of Object.keys(base.chapters)) chapterIds.add(Number(id));
-  for (const id of remoteChapters.keys()) chapterIds.add(id);
-  for (const chapter of local.chapters.values()) if (chapter.id !== undefined) chapterIds.add(chapter.id);
+/** Every chapter reconciled (of a course in scope, not held, not synced). */
+function planChapters(
+  input: PullInput,
+  base: Snapshot,
+  remoteChapters: ReadonlyMap<number, WireRecord>,
+  courseInScope: ReadonlySet<number>,
+  synced: Synced,
+): { ids: Set<number>; plans: Map<number, ChapterPlan> } {
+  const { local } = input;
+  const ids = new Set<number>();
+  for (const id of Object.keys(base.chapters)) ids.add(Number(id));
+  for (const id of remoteChapters.keys()) ids.add(id);
+  for (const chapter of local.chapters.values()) if (chapter.id !== undefined) ids.add(chapter.id);
 
-  const chapterPlans = new Map<number, ChapterPlan>();
-  for (const id of [...chapterIds].sort((a, b) => a - b)) {
+  const plans = new Map<number, ChapterPlan>();
+  for (const id of [...ids].sort((a, b) => a - b)) {
     const mine = local.chapters.get(`chapter:${id}`);
     const inScope =
       !input.inScope ||
@@ -92,57 +135,39 @@ export function planPull(input: PullInput): PullPlan {
       courseInScope.has(Number(base.chapters[id]?.record.course_id)) ||
       (mine && input.inScope({ id: undefined, folders: [mine.folder] }));
     if (!inScope || input.held?.chapters.has(id) || synced.chapters.has(id)) continue;
-    const entry = base.chapters[id];
-    const remote = remoteChapters.get(id);
-    // A record new to the tree is taken as it is: its text is read only when it is written.
-    const fresh = !entry && !mine;
-    const entityInput: EntityInput<ChapterValues, "chapter"> = {
-      kind: "chapter",
-      id,
-      key: `chapter:${id}`,
-      base: entry
-        ? chapterValuesOfRecord(entry.record, input.baseTexts.get(String(entry.record.content_sha256)))
-        : undefined,
-      local: mine ? chapterValuesAgainst(mine, remote?.content, bodies) : undefined,
-      remote: remote ? (fresh ? chapterValuesSharing(remote) : chapterValuesOfRecord(remote)) : undefined,
-      remoteKnown: true,
-    };
-    const mergeText = contentMerger(bodies, input.baseTexts, mine?.body);
-    const plan = reconcileEntity(entityInput, { equal: fieldsEqual, mergeText, winner });
-    // The site's text, when that is what the chapter ends with, stays where it was spilled.
-    if (!fresh && plan.merged?.content === entityInput.remote?.content)
-      plan.merged = sharingContent(plan.merged, remote);
-    chapterPlans.set(id, plan);
+    plans.set(id, planChapter(input, id, base.chapters[id], remoteChapters.get(id)));
   }
+  return { ids, plans };
+}
 
-  keepCoursesWithChapters(coursePlans, chapterPlans, { local, remoteChapters, base });
-
-  const planned: Planned = {
-    input,
-    local,
-    bodies,
-    base,
-    remoteCourses,
-    remoteChapters,
-    coursePlans,
-    chapterPlans,
-    courseIds,
-    chapterIds,
-    modeChanged,
+/** One chapter reconciled: its site text stays where it was spilled when the chapter ends with it. */
+function planChapter(
+  input: PullInput,
+  id: number,
+  entry: SnapshotEntry | undefined,
+  remote: WireRecord | undefined,
+): ChapterPlan {
+  const { local, bodies, winner } = input;
+  const mine = local.chapters.get(`chapter:${id}`);
+  // A record new to the tree is taken as it is: its text is read only when it is written.
+  const fresh = !entry && !mine;
+  const entityInput: EntityInput<ChapterValues, "chapter"> = {
+    kind: "chapter",
+    id,
+    key: `chapter:${id}`,
+    base: entry
+      ? chapterValuesOfRecord(entry.record, input.baseTexts.get(String(entry.record.content_sha256)))
+      : undefined,
+    local: mine ? chapterValuesAgainst(mine, remote?.content, bodies) : undefined,
+    remote: remote ? (fresh ? chapterValuesSharing(remote) : chapterValuesOfRecord(remote)) : undefined,
+    remoteKnown: true,
   };
-  const placement = placeRecords(planned);
-  const out: PlanOutput = { ops, changes, next, deletes: 0, cacheTexts, cacheRecords };
-  const folderMoves = emitCourses(planned, placement, out);
-  emitChapters(planned, placement, folderMoves, out);
-  // Course folders that end up empty go (after their files).
-  ops.sort((a, b) => OP_ORDER[a.op] - OP_ORDER[b.op]);
-  const blobless = Object.entries(next.chapters).flatMap(([id, entry]) => {
-    const mine = local.chapters.get(`chapter:${id}`);
-    // The file holds the very text the entry names (its hash is the entry's).
-    const asWritten = mine !== undefined && mine.file === entry.path && mine.hash === entry.hash;
-    return entry.blob === undefined && asWritten ? [Number(id)] : [];
-  });
-  return { ops, changes, snapshot: next, deletes: out.deletes, cacheTexts, cacheRecords, blobless };
+  const mergeText = contentMerger(bodies, input.baseTexts, mine?.body);
+  const plan = reconcileEntity(entityInput, { equal: fieldsEqual, mergeText, winner });
+  // The site's text, when that is what the chapter ends with, stays where it was spilled.
+  if (!fresh && plan.merged?.content === entityInput.remote?.content)
+    plan.merged = sharingContent(plan.merged, remote);
+  return plan;
 }
 
 const OP_ORDER: Record<FileOp["op"], number> = {
