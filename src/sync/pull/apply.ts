@@ -40,6 +40,31 @@ export async function effectiveOps(
 }
 
 /**
+ * Move the folders, then the files that change their name (moves, and rewrites under a new
+ * name), each in two phases where a name is still taken; the number of folders moved.
+ */
+async function moveFirst(root: string, effective: readonly FileOp[], fs: TreeFs): Promise<number> {
+  const folderMoves = effective.filter((op) => op.op === "move-folder");
+  const fileMoves = effective.filter(
+    (op) => op.op === "move" || (op.op === "write" && op.from && op.from !== op.path),
+  );
+  await twoPhaseMoves(
+    root,
+    folderMoves.map((op) => ({ from: (op as { from: string }).from, to: (op as { to: string }).to })),
+    (name, suffix) => `${name}-moving${suffix}`,
+    fs,
+  );
+  // Moves and rewrites that change a file's name: first park the sources whose name is taken.
+  const moves = fileMoves.map((op) =>
+    op.op === "move"
+      ? { from: op.from, to: op.to }
+      : { from: (op as { from: string }).from, to: (op as { path: string }).path },
+  );
+  await twoPhaseMoves(root, moves, (name, suffix) => name.replace(/\.md$/, `.moving${suffix}.md`), fs);
+  return folderMoves.length;
+}
+
+/**
  * Apply file operations in order. Every write is temp-then-rename; moves whose target is held by
  * another file still to move go through a temporary name first. Returns how many paths changed.
  */
@@ -51,26 +76,8 @@ export async function applyOps(
   staged?: Staged,
   written?: WrittenFiles,
 ): Promise<number> {
-  let changed = 0;
   const effective = await effectiveOps(root, ops, existing);
-  const folderMoves = effective.filter((op) => op.op === "move-folder");
-  const fileMoves = effective.filter(
-    (op) => op.op === "move" || (op.op === "write" && op.from && op.from !== op.path),
-  );
-  await twoPhaseMoves(
-    root,
-    folderMoves.map((op) => ({ from: (op as { from: string }).from, to: (op as { to: string }).to })),
-    (name, suffix) => `${name}-moving${suffix}`,
-    fs,
-  );
-  changed += folderMoves.length;
-  // Moves and rewrites that change a file's name: first park the sources whose name is taken.
-  const moves = fileMoves.map((op) =>
-    op.op === "move"
-      ? { from: op.from, to: op.to }
-      : { from: (op as { from: string }).from, to: (op as { path: string }).path },
-  );
-  await twoPhaseMoves(root, moves, (name, suffix) => name.replace(/\.md$/, `.moving${suffix}.md`), fs);
+  let changed = await moveFirst(root, effective, fs);
   // Within one kind of operation the paths are distinct, so they run side by side; the kinds
   // run in order (writes before deletes before removing emptied folders).
   const queue = new PQueue({ concurrency: 16 });

@@ -129,29 +129,42 @@ export function mapSite(
     );
   }
   for (const { tree, site } of chapterPairs) {
-    const parsed = tree.parsed!;
-    ids.set("chapter", parsed.id!, site.id);
-    const record = ids.recordToTree("chapter", site);
-    const remote = chapterValuesOfRecord(record);
-    const html = parsed.content ? undefined : bodies.toHtml(parsed.body, parsed.format, tree.file);
-    const content = remote.content;
-    const sameContent =
-      typeof content === "string" &&
-      html !== undefined &&
-      (html === content || (parsed.format === "markdown" && bodies.equivalent?.(html, content) === true));
-    const same =
-      sameContent &&
-      fieldsEqual("title", parsed.title, remote.title) &&
-      fieldsEqual("ordinal", parsed.ordinal, remote.ordinal);
-    if (typeof content === "string") texts.push(content);
-    const entry = entryOf(tree.file, tree.hash, snapshotRecord(record), same);
-    snapshot.chapters[parsed.id!] = same ? { ...entry, body: bodyKey(parsed.format, parsed.body) } : entry;
+    const id = tree.parsed!.id!;
+    ids.set("chapter", id, site.id);
+    const { entry, content } = mappedChapter(tree, ids.recordToTree("chapter", site), bodies);
+    if (content !== undefined) texts.push(content);
+    snapshot.chapters[id] = entry;
   }
   snapshot.ids = {
     courses: Object.fromEntries(byCourse.pairs.map((p) => [String(p.tree.parsed!.id), p.site.id])),
     chapters: Object.fromEntries(chapterPairs.map((p) => [String(p.tree.parsed!.id), p.site.id])),
   };
   return { snapshot, notOnSite, texts };
+}
+
+/** A chapter file matched to the site's record (under tree ids): its entry, and the site's text. */
+function mappedChapter(
+  tree: ScannedChapter,
+  record: WireRecord,
+  bodies: BodyCodec,
+): { entry: SnapshotEntry; content: string | undefined } {
+  const parsed = tree.parsed!;
+  const remote = chapterValuesOfRecord(record);
+  const html = parsed.content ? undefined : bodies.toHtml(parsed.body, parsed.format, tree.file);
+  const content = remote.content;
+  const sameContent =
+    typeof content === "string" &&
+    html !== undefined &&
+    (html === content || (parsed.format === "markdown" && bodies.equivalent?.(html, content) === true));
+  const same =
+    sameContent &&
+    fieldsEqual("title", parsed.title, remote.title) &&
+    fieldsEqual("ordinal", parsed.ordinal, remote.ordinal);
+  const entry = entryOf(tree.file, tree.hash, snapshotRecord(record), same);
+  return {
+    entry: same ? { ...entry, body: bodyKey(parsed.format, parsed.body) } : entry,
+    content: typeof content === "string" ? content : undefined,
+  };
 }
 
 /** An entry for a match: the file as it is when it equals the site; else marked a conflict. */
