@@ -7,14 +7,18 @@ import {
   renderChapter,
 } from "../../src/sync/model/entities.js";
 import type { Change } from "../../src/sync/model/report.js";
+import { existingFiles } from "../../src/sync/pull/apply.js";
+import { executePlan } from "../../src/sync/pull/execute.js";
 import { type FileOp, type PullInput, type PullPlan, planPull } from "../../src/sync/pull/plan.js";
 import type { Winner } from "../../src/sync/reconcile.js";
 import type { Snapshot } from "../../src/sync/state/snapshot.js";
+import { SiteState } from "../../src/sync/state/workspace.js";
 import type { BodyCodec } from "../../src/tree/bodies.js";
 import { COURSE_FILE } from "../../src/tree/layout.js";
+import type { ScanResult } from "../../src/tree/scan.js";
 import { sha256 } from "../../src/util/hash.js";
 import { recordBuilders } from "../helpers/records.js";
-import { cleanupTestdirs } from "../helpers/testdir.js";
+import { cleanupTestdirs, readTree } from "../helpers/testdir.js";
 import { type Files, treeOf } from "../helpers/tree.js";
 
 afterEach(cleanupTestdirs);
@@ -41,25 +45,32 @@ interface Remote {
   chapters: WireRecord[];
 }
 
-/** A tree, its snapshot and content cache, pulled into by planPull and an in-memory executor. */
+interface PlanOptions {
+  winner?: Winner;
+  paths?: string[];
+  rendered?: PullInput["rendered"];
+  courseHash?: PullInput["courseHash"];
+}
+
+/** A tree, its snapshot and content cache, pulled into by planPull and pull's execute step. */
 class World {
   files: Files = {};
   snapshot: Snapshot | undefined;
   readonly cache = new Map<string, string>();
 
-  async plan(
+  async plan(remote: Remote, options: PlanOptions = {}): Promise<PullPlan> {
+    return (await this.planned(remote, options)).plan;
+  }
+
+  /** The plan, and the tree (a real folder) it was made against. */
+  private async planned(
     remote: Remote,
-    options: {
-      winner?: Winner;
-      paths?: string[];
-      rendered?: PullInput["rendered"];
-      courseHash?: PullInput["courseHash"];
-    } = {},
-  ): Promise<PullPlan> {
-    const { scan, local, problems } = await treeOf(this.files, this.snapshot, { bodies });
+    options: PlanOptions,
+  ): Promise<{ plan: PullPlan; root: string; scan: ScanResult }> {
+    const { root, scan, local, problems } = await treeOf(this.files, this.snapshot, { bodies });
     expect(problems).toEqual([]);
     const { paths } = options;
-    return planPull({
+    const plan = planPull({
       snapshot: this.snapshot,
       site: SITE,
       local,
@@ -75,50 +86,20 @@ class World {
         ? ({ folders }) => folders.some((f) => paths.some((p) => f === p || f.startsWith(`${p}/`)))
         : undefined,
     });
+    return { plan, root, scan };
   }
 
-  /**
-   * Plan, then apply the file operations as pull's executor does: folder moves, then file
-   * moves (renames and rewrites under a new name) all at once, then the rest in their order.
-   * A move onto a file or folder that stays in the way is an error, as rename(2) would lose it.
-   */
+  /** Plan, then apply the file operations with pull's own execute step, and read the tree back. */
   async pull(remote: Remote, options: { winner?: Winner; paths?: string[] } = {}): Promise<PullPlan> {
-    const plan = await this.plan(remote, options);
-    let files = { ...this.files };
-    const under = (folder: string) => Object.keys(files).filter((f) => f.startsWith(`${folder}/`));
-    const moveAll = (pairs: Array<[string, string]>) => {
-      const taken = new Map(pairs.map(([from]) => [from, files[from]!]));
-      for (const [from] of pairs) delete files[from];
-      for (const [from, to] of pairs) {
-        expect(files[to], `${from} moved onto ${to}, which is still there`).toBeUndefined();
-        files[to] = taken.get(from)!;
-      }
-    };
-    const folderMoves = plan.ops.flatMap((op) => (op.op === "move-folder" ? [op] : []));
-    for (const op of folderMoves) {
-      const staying = under(op.to).filter((f) => !folderMoves.some((m) => f.startsWith(`${m.from}/`)));
-      expect(staying, `folder ${op.from} moved onto ${op.to}, which still holds files`).toEqual([]);
-    }
-    moveAll(
-      folderMoves.flatMap((op) =>
-        under(op.from).map((f): [string, string] => [f, op.to + f.slice(op.from.length)]),
-      ),
+    const { plan, root, scan } = await this.planned(remote, options);
+    const existing = existingFiles(scan, plan.ops);
+    await executePlan(
+      { root },
+      SiteState.open(root, "production"),
+      { plan, existing, temps: Promise.resolve([]) },
+      {},
     );
-    moveAll(
-      plan.ops.flatMap(
-        (op): Array<[string, string]> =>
-          op.op === "move"
-            ? [[op.from, op.to]]
-            : op.op === "write" && op.from && op.from !== op.path
-              ? [[op.from, op.path]]
-              : [],
-      ),
-    );
-    for (const op of plan.ops) {
-      if (op.op === "write" || op.op === "copy") files[op.path] = op.text;
-      else if (op.op === "delete" || op.op === "remove-copy") delete files[op.path];
-    }
-    files = Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1)));
+    const files = await readTree(root, [".coursesync"]);
     // Every record the snapshot knows has its file where the snapshot says.
     for (const [id, entry] of Object.entries(plan.snapshot.courses)) {
       expect(files[`${entry.path}/${COURSE_FILE}`], `course ${id} at ${entry.path}`).toBeDefined();

@@ -12,9 +12,9 @@ import { WrittenFiles } from "./written.js";
 
 /** Write the plan's files and cache its texts; the number of files written. */
 export async function executePlan(
-  options: PullOptions,
+  options: Pick<PullOptions, "root">,
   state: SiteState,
-  planned: PlannedRun,
+  planned: Pick<PlannedRun, "plan" | "existing" | "temps">,
   run: Staging,
 ): Promise<number> {
   const { root } = options;
