@@ -2,7 +2,8 @@ import path from "node:path";
 import type { Listing, ListOptions } from "../../api/client.js";
 import type { WireRecord } from "../../api/wire.js";
 import { guardSnapshotSite } from "../guards.js";
-import { loadSnapshot, type Snapshot, statePaths } from "../state/snapshot.js";
+import type { Snapshot } from "../state/snapshot.js";
+import { SiteState } from "../state/workspace.js";
 
 // The two lists of a pull, started as soon as the last sync is read: before the rest of pull
 // (the Markdown converter, the planner) has loaded, which then loads while the first pages are
@@ -47,10 +48,11 @@ export async function startListing(
   client: ListClient,
 ): Promise<StartedListing> {
   const { root, site } = options;
-  const loaded = await loadSnapshot(root, site);
+  const state = SiteState.open(root, site);
+  const loaded = await state.loadSnapshot();
   if (loaded) {
     guardSnapshotSite(
-      `the snapshot ${path.relative(root, statePaths(root, site).snapshot)}`,
+      `the snapshot ${path.relative(root, state.paths.snapshot)}`,
       loaded.site,
       options.siteUrl,
       "Use the site the tree was pulled from (--site), or start a new tree for this one.",
