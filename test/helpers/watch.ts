@@ -16,10 +16,14 @@ export interface RunningWatch {
   stop(): Promise<number>;
 }
 
-/** Options of one watch: the API client's own retries, and the timers (default new manual ones). */
+/**
+ * Options of one watch: the API client's own retries, the timers (default new manual ones), and
+ * whether it brings the site's edits in (default not: `--no-pull`, for the tests of publishing).
+ */
 export interface WatchRunOptions {
   apiRetries?: number;
   setTimer?: SetTimer;
+  pull?: boolean;
 }
 
 /**
@@ -42,7 +46,8 @@ export function useWatches(): (
     let stdout = "";
     let stop!: () => void;
     const interrupted = new Promise<StopSignal>((resolve) => (stop = () => resolve("SIGINT")));
-    const done = main(["watch", "--yes", ...args], {
+    const { pull, ...rest } = options;
+    const done = main(["watch", "--yes", ...(pull ? [] : ["--no-pull"]), ...args], {
       stdout: { write: (t: string) => (stdout += t), isTTY: false },
       stderr: { write: (t: string) => (stdout += t), isTTY: false },
       stdinIsTTY: false,
@@ -52,7 +57,7 @@ export function useWatches(): (
       sleep: realSleep,
       now: Date.now,
       setTimer: timers.setTimer,
-      ...options,
+      ...rest,
       prompts: {
         input: () => Promise.reject(new Error("no prompt")),
         password: () => Promise.reject(new Error("no prompt")),

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { ExitCode, type StopSignal } from "../../errors.js";
+import { ExitCode, type StopSignal, usageError } from "../../errors.js";
 import type { PushPlan } from "../../sync/push/plan.js";
 import { cleanStamp } from "../../sync/state/clean-mark.js";
 import { type WatchEvent, watchTree } from "../../sync/watch/watch.js";
@@ -18,6 +18,22 @@ export interface WatchFlags {
   delete?: boolean;
   yes?: boolean;
   json?: boolean;
+  /** false with --no-pull: the site's changes are not brought in. */
+  pull?: boolean;
+  /** --poll <seconds>: the pace of polls while the author saves. */
+  poll?: string;
+}
+
+/** --poll's seconds as milliseconds (default 10 s). */
+function pollMs(flag: string | undefined): number {
+  if (flag === undefined) return 10_000;
+  const seconds = Number(flag);
+  if (!(Number.isFinite(seconds) && seconds >= 1 && seconds <= 3600))
+    throw usageError(
+      `--poll must be a number of seconds from 1 to 3600, got "${flag}"`,
+      "For example: --poll 30",
+    );
+  return Math.round(seconds * 1000);
 }
 
 /** Run watch for `watch` and `push --watch`. */
@@ -27,6 +43,7 @@ export async function runWatch(run: CliRun, command: Command, flags: WatchFlags)
   const tree = await openTree(run, globals);
   const { site, client } = await connect(run, globals, tree.config);
   const deletes = flags.delete === true;
+  const poll = pollMs(flags.poll);
   const report = (event: WatchEvent) => {
     const at = run.now();
     if (flags.json) run.stdout.write(`${JSON.stringify({ time: new Date(at).toISOString(), ...event })}\n`);
@@ -46,6 +63,8 @@ export async function runWatch(run: CliRun, command: Command, flags: WatchFlags)
         // Another site's verdict would rest on the default site's snapshot too: none.
         stamp: site.name === tree.config.ids ? () => cleanStamp(tree, site) : undefined,
         deletes,
+        pull: flags.pull !== false,
+        pollMs: poll,
         stop: run.interrupted,
         sleep: run.sleep,
         now: run.now,
@@ -79,17 +98,28 @@ export async function runWatch(run: CliRun, command: Command, flags: WatchFlags)
 }
 
 const EXAMPLES: Example[] = [
-  { does: "push each file as you save it in your editor (Ctrl-C stops)", line: "coursesync watch" },
+  {
+    does: "push each file as you save it, and bring the site's edits in (Ctrl-C stops)",
+    line: "coursesync watch",
+  },
   { does: "also delete on the site what you delete here", line: "coursesync watch --delete" },
-  { does: "push what is pending at start without asking", line: "coursesync watch --yes" },
+  { does: "publish only: leave the site's edits for a later pull", line: "coursesync watch --no-pull" },
+  { does: "look for the site's edits every 30 s (default 10 s)", line: "coursesync watch --poll 30" },
 ];
 
 /** `coursesync watch [--delete]` */
 export function registerWatch(program: Command, run: CliRun): void {
   program
     .command("watch")
-    .description("push as you save (= push --watch); deletes only with --delete")
+    .description(
+      "push as you save and bring the site's edits in (= push --watch); deletes only with --delete",
+    )
     .option("--delete", "also delete on the site what is deleted here")
+    .option("--no-pull", "only publish: do not bring the site's edits into the files")
+    .option(
+      "--poll <seconds>",
+      "how often to look for the site's edits while you save (default 10; slower, up to 60, when idle)",
+    )
     .option("-y, --yes", "push what is pending at start without asking")
     .option("--json", "one JSON line per event on stdout")
     .addHelpText("after", examplesText(EXAMPLES))

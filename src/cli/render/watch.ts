@@ -1,4 +1,5 @@
 import { CREDENTIALS_HINT } from "../../api/errors.js";
+import type { Change } from "../../sync/model/report.js";
 import type { Pending, WatchEvent } from "../../sync/watch/watch.js";
 import { counted } from "../../util/words.js";
 import type { Output } from "../output.js";
@@ -26,6 +27,8 @@ export function watchLine(event: WatchEvent, out: Output, deletes: boolean, at: 
           : "";
       return `${t}  ${c.outcome.padEnd(9)} ${c.path}${what}${why}  ${event.ms} ms${next}`;
     }
+    case "pulled":
+      return `${t}  ${pulledText(event.change, event.merged, out)}`;
     case "invalid":
       return `${t}  ${out.paint("red", "invalid")}   ${event.path}${event.line === undefined ? "" : `:${event.line}`}: ${event.message} (skipped until it is fixed)`;
     case "held-delete":
@@ -43,6 +46,22 @@ export function watchLine(event: WatchEvent, out: Output, deletes: boolean, at: 
     case "stopped":
       return `${t}  stopped; the snapshot is saved${pendingText(event.pending)}`;
   }
+}
+
+/** A change the site made, as written into the tree: what came in and what the author does next. */
+function pulledText(c: Change, merged: boolean, out: Output): string {
+  const what = c.fields?.length ? ` [${c.fields.join(", ")}]` : "";
+  const from = c.from ? ` (was ${c.from})` : "";
+  const head = `${out.paint("cyan", "↓")} ${c.outcome.padEnd(9)} ${c.path}${what}${from}`;
+  if (c.outcome !== "conflict") {
+    const done = c.outcome === "deleted" ? "deleted on the site" : "from the site";
+    return `${head}: ${done}${merged ? ", merged with your edit (sent next)" : ""}`;
+  }
+  const why = c.reason ? `: ${c.reason}` : "";
+  if (c.resolution === "markers")
+    return `${head}${why}; conflict markers in the file: it is not sent until you resolve them and save`;
+  if (c.copy) return `${head}${why}; the site's version is in ${c.copy}: merge it into the file and save`;
+  return `${head}${why}; your file is kept`;
 }
 
 /** What a stopped watch left unsent, and what settles it. */

@@ -38,6 +38,8 @@ export class Coalescer {
   private cancelTimer: (() => void) | undefined;
   private firstAt: number | undefined;
   private running: Promise<void> = Promise.resolve();
+  /** Told once the next batch is handled. */
+  private waiters: Array<() => void> = [];
   private readonly debounceMs: number;
   private readonly maxWaitMs: number;
   private readonly now: () => number;
@@ -86,7 +88,22 @@ export class Coalescer {
       (kind === "unlink" ? batch.deleted : batch.changed).push(path);
     }
     this.running = this.running.then(() => this.options.onBatch(batch));
+    const waiters = this.waiters.splice(0);
+    const release = () => {
+      for (const resolve of waiters) resolve();
+    };
+    void this.running.then(release, release);
     return this.running;
+  }
+
+  /** Whether saves are waiting for their quiet time to end. */
+  get waiting(): boolean {
+    return this.pending.size > 0;
+  }
+
+  /** Resolves once the next batch has been handled. */
+  nextBatch(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
   }
 
   /** Stop the timer; pending events are dropped unless flushed first. */

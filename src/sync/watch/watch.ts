@@ -8,76 +8,22 @@ import { COURSES_DIR, courseFolderOf, recordFilePath } from "../../tree/layout.j
 import type { FileProblem } from "../../tree/yaml-text.js";
 import { realSetTimer, type SetTimer } from "../../util/timer.js";
 import type { Change } from "../model/report.js";
-import type { SyncTarget } from "../model/target.js";
-import { type PushClient, type PushResult, push } from "../push/index.js";
-import type { PushPlan } from "../push/plan.js";
+import { type PushResult, push } from "../push/index.js";
 import { acquireLock } from "../state/lock.js";
+import { SiteState } from "../state/workspace.js";
 import { type Batch, Coalescer } from "./coalescer.js";
+import type { WatchClient, WatchOptions } from "./options.js";
 import { localPending } from "./pending.js";
+import { pullIn } from "./pull-in.js";
+import { PollTimer, RemoteWatcher, type RemoteWork, WrittenLog } from "./remote.js";
 
-/** Something watch wants the person (or a --json reader) to know. */
-export type WatchEvent =
-  | { type: "ready"; root: string }
-  | { type: "change"; change: Change; ms: number }
-  | { type: "invalid"; path: string; line: number | undefined; message: string }
-  | { type: "held-delete"; path: string; kind: string; id: number | undefined }
-  | { type: "paused"; deleted: number }
-  | { type: "resumed" }
-  | { type: "retrying"; message: string; inMs: number }
-  /** The site refused the credentials and no stored token or login replaced them: said once. */
-  | { type: "signed-out"; message: string; hint: string | undefined }
-  /** The site took a token again (a stored one, or a login) after "signed-out". */
-  | { type: "signed-in" }
-  | { type: "stopped"; pending: Pending };
-
-/** What a stopped watch leaves for a plain push or a pull. */
-export interface Pending {
-  /** Files whose edits are not sent (new, changed or invalid), sorted: a plain push sends them. */
-  edits: string[];
-  /** Those of the edits that are invalid: skipped until they are fixed. */
-  invalid: string[];
-  /** Whether the site was refusing the credentials at the stop: `coursesync login` comes first. */
-  signedOut: boolean;
-  /** Records whose files are gone here and that the site still has (not sent without --delete). */
-  deletes: number;
-  /** Files left because the site changed them too: a pull brings the site's version in. */
-  conflicts: string[];
-}
-
-/** What watch needs. */
-export interface WatchOptions extends SyncTarget {
-  /** How many updates or deletes are under way at once (see push). */
-  writeConcurrency?: number;
-  /**
-   * What a clean verdict of the tree rests on besides its files (see PushOptions.stamp): each
-   * push keeps the stat cache's clean mark, so that status and pull after watch read only the
-   * course folders it touched.
-   */
-  stamp?: (() => string | undefined) | undefined;
-  /** Send deletes (watch --delete); otherwise they wait for a plain push. */
-  deletes: boolean;
-  /** Asked about the pending plan when watch starts (as push asks). */
-  confirm: (plan: PushPlan) => Promise<boolean>;
-  report: (event: WatchEvent) => void;
-  /** Resolves when the person asks to stop (Ctrl-C). */
-  stop: Promise<unknown>;
-  /** Quiet time after the last save before pushing; default 300 ms. */
-  debounceMs?: number;
-  /** Files deleted in one burst that pause watching (a branch checkout); default 5. */
-  burst?: number;
-  /** How a push waits (for a file an editor is saving); default a setTimeout promise. */
-  sleep?: (ms: number) => Promise<void>;
-  /** The clock, in milliseconds: how long each push took; default Date.now. */
-  now?: () => number;
-  /** Schedules the coalescer's flushes and the retry after a failed push; default setTimeout. */
-  setTimer?: SetTimer;
-}
+export type { Pending, WatchClient, WatchEvent, WatchOptions } from "./options.js";
 
 /**
  * Push as the author saves: a loop around push (same plan, same executor), fed by chokidar
  * through the coalescer. Resolves when stopped; false when the opening plan was refused.
  */
-export async function watchTree(options: WatchOptions, client: PushClient): Promise<boolean> {
+export async function watchTree(options: WatchOptions, client: WatchClient): Promise<boolean> {
   const session = new WatchSession(options, client);
   const first = await session.push(undefined, options.confirm);
   if (first.plan.ops.length > 0 && !first.confirmed) return false;
@@ -112,10 +58,19 @@ class WatchSession {
    */
   private failed: Set<string> | undefined | null = null;
   private readonly coalescer: Coalescer;
+  /** What polls the site (undefined: watch --no-pull). */
+  private readonly remote: RemoteWatcher | undefined;
+  private poller: PollTimer | undefined;
+  /** Files pulls wrote, whose watcher events are no saves. */
+  private readonly written: WrittenLog;
+  /** A poll's trouble was said (once until a poll goes well again). */
+  private pollTrouble = false;
+  /** Pushes and pulls, one at a time (each under the site's lock). */
+  private turn: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly options: WatchOptions,
-    private readonly client: PushClient,
+    private readonly client: WatchClient,
   ) {
     this.root = options.root;
     this.burst = options.burst ?? 5;
@@ -127,10 +82,26 @@ class WatchSession {
       now: this.now,
       setTimer: this.setTimer,
     });
+    this.remote = options.pull === false ? undefined : new RemoteWatcher(client, options);
+    this.written = new WrittenLog(this.root);
+  }
+
+  /** Run `task` once the pushes and pulls before it are done. */
+  private exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.turn.then(task, task);
+    this.turn = run.catch(() => {});
+    return run;
   }
 
   /** One push of these paths (undefined: the whole tree), under the site's lock. */
-  async push(paths: readonly string[] | undefined, confirm?: WatchOptions["confirm"]): Promise<PushResult> {
+  push(paths: readonly string[] | undefined, confirm?: WatchOptions["confirm"]): Promise<PushResult> {
+    return this.exclusive(() => this.pushNow(paths, confirm));
+  }
+
+  private async pushNow(
+    paths: readonly string[] | undefined,
+    confirm?: WatchOptions["confirm"],
+  ): Promise<PushResult> {
     const { options } = this;
     const started = this.now();
     const seen = new Set<string>();
@@ -195,6 +166,7 @@ class WatchSession {
       this.conflictFiles.delete(file);
     }
     if (change.outcome === "unchanged") return;
+    this.remote?.pushed(change);
     this.options.report({ type: "change", change, ms: Math.round(this.now() - started) });
   }
 
@@ -217,17 +189,59 @@ class WatchSession {
     watcher.on("change", (file) => coalescer.push({ kind: "change", path: rel(file) }));
     watcher.on("unlink", (file) => coalescer.push({ kind: "unlink", path: rel(file) }));
     await new Promise<void>((resolve) => watcher.once("ready", () => resolve()));
+    const remote = this.remote;
+    if (remote) {
+      // The first comparison with the site, before watching is said: the tree starts even.
+      await this.poll(remote);
+      this.poller = new PollTimer(
+        this.setTimer,
+        () => remote.nextWait(),
+        () => this.poll(remote),
+      );
+      this.poller.arm();
+    }
     options.report({ type: "ready", root });
 
     await options.stop;
     this.stopping = true;
     this.cancelRetry?.();
+    // A pull under way finishes writing: its snapshot moves with its files.
+    const polling = this.poller?.stop();
     coalescer.close();
     await watcher.close();
     // The batch in flight (if any) finishes; its push saves the snapshot.
     await coalescer.flush();
+    await polling;
     await this.retrying;
     await this.reportStopped();
+  }
+
+  /** One poll of the site: what changed there comes into the tree. */
+  private async poll(remote: RemoteWatcher): Promise<void> {
+    try {
+      const state = SiteState.open(this.root, this.options.site, { fs: this.options.fs });
+      const found = await remote.poll(() => this.exclusive(() => state.loadSnapshot()));
+      if (found.work.kind !== "none") await this.bringIn(found.work);
+      found.done();
+      this.pollTrouble = false;
+      this.signedIn();
+    } catch (error) {
+      if (!this.pollTrouble || isCredentialsRefused(error)) this.trouble(error, remote.pace);
+      this.pollTrouble = true;
+    }
+  }
+
+  /** Pull what a poll found, after the saves waiting to be pushed; then push what it merged. */
+  private async bringIn(work: RemoteWork): Promise<void> {
+    // A pull waits for the saves whose quiet time runs (a few batches at most: never starved).
+    for (let i = 0; i < 3 && this.coalescer.waiting; i++) await this.coalescer.nextBatch();
+    const pulled = await this.exclusive(() => pullIn(this.options, this.client, work));
+    await this.written.record(pulled.all);
+    for (const { change, merged } of pulled.changes) this.options.report({ type: "pulled", change, merged });
+    const merged = pulled.changes
+      .filter((pulledChange) => pulledChange.merged)
+      .map(({ change }) => recordFilePath(change.kind, change.path));
+    if (merged.length > 0) await this.pushPaths(merged);
   }
 
   /** The last line: what a plain push or a pull is left to settle. */
@@ -247,9 +261,12 @@ class WatchSession {
     });
   }
 
-  private async onBatch(batch: Batch): Promise<void> {
+  private async onBatch(saved: Batch): Promise<void> {
     const { burst } = this;
     if (this.stopping) return;
+    const batch = await this.withoutPulled(saved);
+    if (batch.changed.length + batch.deleted.length === 0) return;
+    this.remote?.saved();
     if (this.paused === 0 && batch.deleted.length < burst) return this.pushBatch(batch);
     // Many files gone at once is a branch switch or a mass move, not an author's edit: act on
     // none of it until the tree is whole again (or a plain push settles the deletes). The count
@@ -264,6 +281,16 @@ class WatchSession {
     this.paused = 0;
     this.options.report({ type: "resumed" });
     return this.pushPaths(undefined);
+  }
+
+  /** The batch without the files as a pull left them: the watcher saw the pull's writes. */
+  private async withoutPulled(batch: Batch): Promise<Batch> {
+    const keep = async (files: string[]) => {
+      const kept: string[] = [];
+      for (const file of files) if (!(await this.written.ours(file))) kept.push(file);
+      return kept;
+    };
+    return { changed: await keep(batch.changed), deleted: await keep(batch.deleted) };
   }
 
   private async pushBatch(batch: Batch): Promise<void> {
@@ -297,26 +324,36 @@ class WatchSession {
     try {
       await this.push(paths);
       this.retryMs = 1000;
-      if (this.signedOut) this.options.report({ type: "signed-in" });
-      this.signedOut = false;
+      this.signedIn();
     } catch (error) {
       // Network loss, a busy tree, a server error, refused credentials (or a bug: the session
       // goes on, and the message says what happened): keep the files pending and try again.
       // Each try reads the stored token again: one `coursesync login` elsewhere mends it.
       this.remember(paths);
-      if (isCredentialsRefused(error)) {
-        if (!this.signedOut)
-          this.options.report({ type: "signed-out", message: error.message, hint: error.hint });
-        this.signedOut = true;
-      } else {
-        const message =
-          error instanceof UserError
-            ? error.message
-            : `internal error: ${(error as Error).message ?? String(error)}`;
-        this.options.report({ type: "retrying", message, inMs: this.retryMs });
-      }
+      this.trouble(error, this.retryMs);
       this.scheduleRetry();
     }
+  }
+
+  /** Say what went wrong with the site: refused credentials once, anything else with the wait. */
+  private trouble(error: unknown, inMs: number): void {
+    if (isCredentialsRefused(error)) {
+      if (!this.signedOut)
+        this.options.report({ type: "signed-out", message: error.message, hint: error.hint });
+      this.signedOut = true;
+      return;
+    }
+    const message =
+      error instanceof UserError
+        ? error.message
+        : `internal error: ${(error as Error).message ?? String(error)}`;
+    this.options.report({ type: "retrying", message, inMs });
+  }
+
+  /** The site took the token: said when it had refused it. */
+  private signedIn(): void {
+    if (this.signedOut) this.options.report({ type: "signed-in" });
+    this.signedOut = false;
   }
 
   /** Push the failed paths again after retryMs (doubling up to 30 s). */
