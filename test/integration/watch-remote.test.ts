@@ -2,12 +2,19 @@
  * watch bringing the site's edits in: the emulator over real HTTP, watch's polls and quiet
  * times on timers the test fires. Nothing waits on the wall clock.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { appendFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EmulatorOptions } from "../../src/emulator/server.js";
 import { type TestEmulator, useEmulators } from "../helpers/emulator.js";
-import { eventually, type PulledSite, pulledSite, webAndGoSite, writeRequests } from "../helpers/site.js";
+import {
+  afterRequest,
+  eventually,
+  type PulledSite,
+  pulledSite,
+  webAndGoSite,
+  writeRequests,
+} from "../helpers/site.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
 import type { ManualTimers } from "../helpers/time.js";
 import { quietTimeOver, type RunningWatch, useWatches } from "../helpers/watch.js";
@@ -154,6 +161,27 @@ describe("watch bringing the site's edits in", () => {
       "PATCH /api/v1/chapters/2",
     ]);
     expect(await s.watch.stop()).toBe(130);
+  });
+
+  it("keeps a save that lands while a pull is under way, and ends with both edits on both sides", async () => {
+    const s = await watching();
+    s.emulator.state.edit("chapters", 1, { content: "<p>a</p>\n<p>b</p>\n<p>c, from the site</p>" });
+    // Saved after the pull has read the tree or before: the save is kept either way.
+    afterRequest(s.emulator, "GET /api/v1/chapters", () => {
+      const text = readFileSync(s.file(INTRO), "utf8");
+      writeFileSync(s.file(INTRO), text.replace("<p>a</p>", "<p>a, saved during the pull</p>"));
+    });
+    for (let i = 0; !(await s.read(INTRO)).includes("c, from the site"); i++) {
+      await poll(s.timers);
+      expect(i).toBeLessThan(5);
+    }
+    expect(await s.read(INTRO)).toContain("<p>a, saved during the pull</p>");
+    await eventually(() => s.emulator.state.get("chapters", 1)?.content.includes("saved during the pull"));
+    expect(s.emulator.state.get("chapters", 1)?.content).toBe(
+      "<p>a, saved during the pull</p>\n<p>b</p>\n<p>c, from the site</p>",
+    );
+    expect(await s.watch.stop()).toBe(130);
+    expect((await s.cli("status")).stdout).toContain("Nothing to push");
   });
 
   it("brings a chapter created on the site in, and takes one deleted there out", async () => {

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { recordFilePath } from "../../tree/layout.js";
+import { COURSES_DIR, recordFilePath } from "../../tree/layout.js";
 import { sha256 } from "../../util/hash.js";
 import type { Change } from "../model/report.js";
 import type { SyncTarget } from "../model/target.js";
@@ -9,6 +9,7 @@ import { acquireLock } from "../state/lock.js";
 import type { Snapshot } from "../state/snapshot.js";
 import { SiteState } from "../state/workspace.js";
 import type { RemoteWork } from "./remote.js";
+import { filesBefore, guardSaves } from "./save-guard.js";
 
 /** A change a pull brought in, and whether the file also keeps edits not yet sent. */
 export interface PulledChange {
@@ -37,6 +38,8 @@ export interface PullInOptions extends SyncTarget {
 export async function pullIn(options: PullInOptions, client: Lister, work: RemoteWork): Promise<PulledIn> {
   const release = await acquireLock(options.root, options.site, "watch");
   try {
+    const folders = work.kind === "folders" ? work.folders : [COURSES_DIR];
+    const versions = await filesBefore(folders.map((folder) => path.join(options.root, folder)));
     const result = await pull(
       {
         root: options.root,
@@ -45,7 +48,8 @@ export async function pullIn(options: PullInOptions, client: Lister, work: Remot
         idsSite: options.idsSite,
         ignore: options.ignore,
         bodies: options.bodies,
-        fs: options.fs,
+        // A save landing while the pull writes stops it before that file (see save-guard.ts).
+        fs: guardSaves(versions, options.fs),
         stamp: options.stamp,
         paths: work.kind === "folders" ? work.folders : undefined,
       },

@@ -16,6 +16,7 @@ import type { WatchClient, WatchOptions } from "./options.js";
 import { localPending } from "./pending.js";
 import { pullIn } from "./pull-in.js";
 import { PollTimer, RemoteWatcher, type RemoteWork, WrittenLog } from "./remote.js";
+import { SavedDuringPull } from "./save-guard.js";
 
 export type { Pending, WatchClient, WatchEvent, WatchOptions } from "./options.js";
 
@@ -226,6 +227,8 @@ class WatchSession {
       this.pollTrouble = false;
       this.signedIn();
     } catch (error) {
+      // A save came while the pull wrote: it is pushed first, and the next poll pulls again.
+      if (error instanceof SavedDuringPull) return;
       if (!this.pollTrouble || isCredentialsRefused(error)) this.trouble(error, remote.pace);
       this.pollTrouble = true;
     }
@@ -235,8 +238,12 @@ class WatchSession {
   private async bringIn(work: RemoteWork): Promise<void> {
     // A pull waits for the saves whose quiet time runs (a few batches at most: never starved).
     for (let i = 0; i < 3 && this.coalescer.waiting; i++) await this.coalescer.nextBatch();
-    const pulled = await this.exclusive(() => pullIn(this.options, this.client, work));
-    await this.written.record(pulled.all);
+    // The files it wrote are known before any batch of the watcher's events is looked at.
+    const pulled = await this.exclusive(async () => {
+      const done = await pullIn(this.options, this.client, work);
+      await this.written.record(done.all);
+      return done;
+    });
     for (const { change, merged } of pulled.changes) this.options.report({ type: "pulled", change, merged });
     const merged = pulled.changes
       .filter((pulledChange) => pulledChange.merged)
@@ -264,7 +271,7 @@ class WatchSession {
   private async onBatch(saved: Batch): Promise<void> {
     const { burst } = this;
     if (this.stopping) return;
-    const batch = await this.withoutPulled(saved);
+    const batch = await this.exclusive(() => this.withoutPulled(saved));
     if (batch.changed.length + batch.deleted.length === 0) return;
     this.remote?.saved();
     if (this.paused === 0 && batch.deleted.length < burst) return this.pushBatch(batch);

@@ -1,0 +1,107 @@
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { JsonObject } from "../../src/api/wire.js";
+import type { Snapshot, SnapshotEntry } from "../../src/sync/state/snapshot.js";
+import { filesBefore, guardSaves, SavedDuringPull } from "../../src/sync/watch/save-guard.js";
+import { EchoLog, newEvents, oldestFirst, readEvent, workOf } from "../../src/sync/watch/site-events.js";
+import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
+
+afterEach(cleanupTestdirs);
+
+const entry = (file: string): SnapshotEntry => ({ path: file, hash: "", record: { id: 0 } });
+
+/** Course 1 in courses/web with chapter 10; course 2 in courses/go with chapter 20. */
+const snapshot: Snapshot = {
+  version: 1,
+  site: "https://x/api/v1",
+  courses: { "1": entry("courses/web"), "2": entry("courses/go") },
+  chapters: { "10": entry("courses/web/01-intro.md"), "20": entry("courses/go/01-tour.md") },
+};
+
+const event = (id: number, type: string, resource: number, extra: JsonObject = {}): JsonObject => ({
+  id,
+  type,
+  resource_id: resource,
+  ...extra,
+});
+
+describe("the site's events", () => {
+  it("reads course and chapter events, leaves other kinds aside, and flags what it cannot place", () => {
+    expect(readEvent(event(1, "chapter.updated", 10, { course_id: 1 }))).toEqual({
+      kind: "chapter",
+      action: "updated",
+      id: 10,
+      courseId: 1,
+    });
+    expect(readEvent(event(2, "course.destroyed", 2))).toEqual({ kind: "course", action: "deleted", id: 2 });
+    expect(readEvent(event(3, "customer.created", 5))).toBe("other");
+    expect(readEvent({ id: 4, type: "chapter.updated" })).toBe("unreadable");
+    expect(readEvent({ id: 5 })).toBe("unreadable");
+  });
+
+  it("takes the events before the first one seen; none seen on the page is a gap", () => {
+    const page = [
+      event(5, "chapter.updated", 10),
+      event(4, "chapter.updated", 20),
+      event(3, "course.updated", 1),
+    ];
+    expect(newEvents(page, new Set([4, 3]))).toEqual([page[0]]);
+    expect(newEvents(page, new Set([5]))).toEqual([]);
+    expect(newEvents(page, new Set([1, 2]))).toBeUndefined();
+    expect(newEvents([], new Set([1]))).toEqual([]);
+    expect(oldestFirst([event(1, "x", 1), event(2, "x", 1)])).toBe(true);
+    expect(oldestFirst(page)).toBe(false);
+  });
+
+  it("names the course folders the events touch, and asks for a full comparison for what is new", () => {
+    const none = () => false;
+    expect(
+      workOf(
+        [event(3, "chapter.updated", 20), event(2, "chapter.updated", 10, { course_id: 2 })],
+        snapshot,
+        none,
+      ),
+    ).toEqual({ kind: "folders", folders: ["courses/go", "courses/web"] });
+    expect(workOf([event(3, "chapter.created", 30, { course_id: 1 })], snapshot, none)).toEqual({
+      kind: "folders",
+      folders: ["courses/web"],
+    });
+    expect(workOf([event(3, "chapter.created", 30)], snapshot, none).kind).toBe("full");
+    expect(workOf([event(3, "course.created", 3)], snapshot, none).kind).toBe("full");
+    expect(workOf([event(3, "chapter.deleted", 99)], snapshot, none)).toEqual({ kind: "none" });
+    expect(workOf([event(3, "customer.created", 1)], snapshot, none)).toEqual({ kind: "none" });
+  });
+
+  it("drops watch's own writes coming back, once each", () => {
+    const echoes = new EchoLog();
+    echoes.wrote("chapter", 10, "updated");
+    const take = (e: Parameters<EchoLog["take"]>[0]) => echoes.take(e);
+    const twice = [event(4, "chapter.updated", 10), event(3, "chapter.updated", 10)];
+    expect(workOf(twice, snapshot, take)).toEqual({ kind: "folders", folders: ["courses/web"] });
+    echoes.wrote("chapter", 10, "updated");
+    expect(workOf([twice[0]!], snapshot, take)).toEqual({ kind: "none" });
+  });
+});
+
+describe("a save during a pull", () => {
+  it("stops the pull before it replaces or removes a file saved since it began", async () => {
+    const root = await testdir({ "courses/web/01-a.md": "a\n", "courses/web/02-b.md": "b\n" });
+    const folder = path.join(root, "courses/web");
+    const a = path.join(folder, "01-a.md");
+    const b = path.join(folder, "02-b.md");
+    const fs = guardSaves(await filesBefore([folder]));
+    // The pull's own writes go through, and what it wrote is the file's version from then on.
+    await fs.writeFile(`${a}.tmp`, "a, pulled\n");
+    await fs.rename(`${a}.tmp`, a);
+    await fs.writeFile(`${a}.tmp`, "a, pulled again\n");
+    await fs.rename(`${a}.tmp`, a);
+    expect(await readFile(a, "utf8")).toBe("a, pulled again\n");
+    // The author saves b: neither a write over it nor its removal goes through.
+    await writeFile(b, "b, saved meanwhile, longer\n");
+    await fs.writeFile(`${b}.tmp`, "b, pulled\n");
+    await expect(fs.rename(`${b}.tmp`, b)).rejects.toBeInstanceOf(SavedDuringPull);
+    await expect(fs.rm(b)).rejects.toBeInstanceOf(SavedDuringPull);
+    expect(await readFile(b, "utf8")).toBe("b, saved meanwhile, longer\n");
+  });
+});
