@@ -83,3 +83,22 @@ export async function quietTimeOver(timers: ManualTimers): Promise<void> {
   await eventually(() => timers.pending().includes(300));
   timers.fire(300);
 }
+
+/** The wait of watch's next poll, once it is set (its other timers are shorter). */
+export function pollWait(timers: ManualTimers): number | undefined {
+  return timers.pending().find((ms) => ms >= 10_000);
+}
+
+/**
+ * Run watch's next poll and wait until it is done (the one after it is set), ending each quiet
+ * time of a save as it starts (a pull waits for the saves before it); returns the poll's wait.
+ */
+export async function poll(timers: ManualTimers): Promise<number> {
+  const wait = await eventually(() => pollWait(timers));
+  timers.fire(wait);
+  await eventually(() => {
+    timers.fire(300);
+    return pollWait(timers) !== undefined;
+  });
+  return wait;
+}

@@ -17,7 +17,7 @@ import {
 } from "../helpers/site.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
 import type { ManualTimers } from "../helpers/time.js";
-import { quietTimeOver, type RunningWatch, useWatches } from "../helpers/watch.js";
+import { poll, pollWait, quietTimeOver, type RunningWatch, useWatches } from "../helpers/watch.js";
 
 const start = useEmulators();
 afterEach(cleanupTestdirs);
@@ -32,25 +32,6 @@ function requests(emulator: TestEmulator): string[] {
   return emulator.state.requests
     .filter((r) => r.path !== "/api/login")
     .map((r) => `${r.method} ${r.path.replace(/\?.*$/, "")}`);
-}
-
-/** The wait of the next poll, once it is set (every other timer of watch is shorter). */
-function pollWait(timers: ManualTimers): number | undefined {
-  return timers.pending().find((ms) => ms >= 10_000);
-}
-
-/**
- * Run the next poll and wait until it is done (the one after it is set), ending each quiet time
- * of a save as it starts (a pull waits for the saves before it); returns the poll's wait.
- */
-async function poll(timers: ManualTimers): Promise<number> {
-  const wait = await eventually(() => pollWait(timers));
-  timers.fire(wait);
-  await eventually(() => {
-    timers.fire(300);
-    return pollWait(timers) !== undefined;
-  });
-  return wait;
 }
 
 /** "Web" (Intro, Tags) and "Go" (Tour), pulled, and watch started on it, its first comparison done. */

@@ -10,7 +10,7 @@ import { runCli } from "../helpers/cli.js";
 import { manualClock, type TestEmulator, useEmulators } from "../helpers/emulator.js";
 import { eventually, pulledSite, writeRequests } from "../helpers/site.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
-import { quietTimeOver, useWatches } from "../helpers/watch.js";
+import { poll, pollWait, quietTimeOver, useWatches } from "../helpers/watch.js";
 
 const start = useEmulators();
 afterEach(cleanupTestdirs);
@@ -171,6 +171,29 @@ describe("watch when the stored token expires", () => {
     await eventually(() => writeRequests(s.emulator).length === 1);
     await eventually(() => watch.output().includes("signed in again"));
     expect(await watch.stop()).toBe(130);
+  });
+});
+
+describe("watch polling the site when the stored token expires", () => {
+  it("says once what to run, and brings the site's edits in once `coursesync login` stored a token", async () => {
+    const s = await setup();
+    const watch = await startWatch(s.root, s.stored, [], { apiRetries: 0, pull: true });
+    await eventually(() => pollWait(watch.timers) !== undefined);
+    s.clock.advance(TTL + 1);
+    s.emulator.state.edit("chapters", 2, { content: "<p>2, from the site</p>" });
+    await poll(watch.timers);
+    await poll(watch.timers);
+    expect(count(watch.output(), "signed out")).toBe(1);
+    expect(watch.output()).toContain("refused the stored token: run `coursesync login`");
+    expect(await readFile(s.chapter(2), "utf8")).not.toContain("from the site");
+    await s.login();
+    s.emulator.state.clearRequests();
+    await poll(watch.timers);
+    await eventually(async () => (await readFile(s.chapter(2), "utf8")).includes("2, from the site"));
+    expect(watch.output()).toContain("signed in again");
+    expect(logins(s.emulator)).toBe(0);
+    expect(await watch.stop()).toBe(130);
+    expect(writeRequests(s.emulator)).toEqual([]);
   });
 });
 
