@@ -3,7 +3,7 @@
  * times on timers the test fires. Nothing waits on the wall clock.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { appendFile } from "node:fs/promises";
+import { appendFile, writeFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EmulatorOptions } from "../../src/emulator/server.js";
 import { type TestEmulator, useEmulators } from "../helpers/emulator.js";
@@ -163,6 +163,41 @@ describe("watch bringing the site's edits in", () => {
     );
     expect(await s.watch.stop()).toBe(130);
     expect((await s.cli("status")).stdout).toContain("Nothing to push");
+  });
+
+  it("stops sending a file the site changes back right after each push, and says why", async () => {
+    const s = await watching();
+    const state = s.emulator.state;
+    const update = state.updateChapter.bind(state);
+    // Something on the site undoes every update of Tags (as another user's automation would).
+    state.updateChapter = (id: number, body: unknown) => {
+      const out = update(id, body);
+      if (id === 2) state.edit("chapters", 2, { content: "<p>tags</p>" });
+      return out;
+    };
+    const patches = () => writeRequests(s.emulator).filter((r) => r.method === "PATCH").length;
+    const tags = await s.read(TAGS);
+    for (let save = 1; save <= 4; save++) {
+      // Saved again until the watcher reports it: it drops a change that comes within 50 ms of
+      // the one it reported for the pull's write of the file.
+      await eventually(async () => {
+        if (patches() === save) return true;
+        if (s.timers.fire(300) === 0) await writeFile(s.file(TAGS), `${tags}<p>save ${save}</p>\n`);
+        return false;
+      });
+      await poll(s.timers);
+      await eventually(async () => !(await s.read(TAGS)).includes(`save ${save}`));
+    }
+    expect(s.watch.output()).toContain(
+      "paused: courses/web/02-tags.md: the site changed it right after each of the last 4 pushes",
+    );
+    await appendFile(s.file(TAGS), "<p>save 5</p>\n");
+    await appendFile(s.file(INTRO), "<p>other</p>\n");
+    await quietTimeOver(s.timers);
+    await eventually(() => state.get("chapters", 1)?.content.includes("other") === true);
+    expect(patches()).toBe(5);
+    expect(await s.watch.stop()).toBe(130);
+    expect(s.watch.output()).toMatch(/1 edit not sent .*courses\/web\/02-tags\.md/);
   });
 
   it("brings a chapter created on the site in, and takes one deleted there out", async () => {

@@ -29,6 +29,8 @@ export function watchLine(event: WatchEvent, out: Output, deletes: boolean, at: 
     }
     case "pulled":
       return `${t}  ${pulledText(event.change, event.merged, out)}`;
+    case "bouncing":
+      return `${t}  ${out.paint("yellow", "paused")}: ${event.path}: the site changed it right after each of the last ${event.times} pushes (something on the site undoes them?); it is not sent again while watch runs. Check the record on the site, then \`coursesync push\` sends your version`;
     case "invalid":
       return `${t}  ${out.paint("red", "invalid")}   ${event.path}${event.line === undefined ? "" : `:${event.line}`}: ${event.message} (skipped until it is fixed)`;
     case "held-delete":

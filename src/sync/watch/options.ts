@@ -17,6 +17,8 @@ export type WatchEvent =
   | { type: "change"; change: Change; ms: number }
   /** A change of the site written into the tree; `merged`: with edits of the author's kept. */
   | { type: "pulled"; change: Change; merged: boolean }
+  /** The site changed a file right after each of the last `times` pushes of it: no longer sent. */
+  | { type: "bouncing"; path: string; times: number }
   | { type: "invalid"; path: string; line: number | undefined; message: string }
   | { type: "held-delete"; path: string; kind: string; id: number | undefined }
   | { type: "paused"; deleted: number }

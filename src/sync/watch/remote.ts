@@ -215,3 +215,36 @@ export class PollTimer {
     await this.running;
   }
 }
+
+/**
+ * Records the site changes right after each of watch's pushes: a file pushed and then changed
+ * on the site within `afterMs`, more than `limit` times within `windowMs`, is bouncing (an
+ * automation on the site undoing each save), and watch stops sending it.
+ */
+export class BounceLog {
+  private readonly pushedAt = new Map<string, number>();
+  private readonly bounces = new Map<string, number[]>();
+
+  constructor(
+    private readonly now: () => number,
+    private readonly limit = 3,
+    private readonly windowMs = 300_000,
+    private readonly afterMs = 60_000,
+  ) {}
+
+  /** Watch pushed this file. */
+  pushed(file: string): void {
+    this.pushedAt.set(file, this.now());
+  }
+
+  /** The site changed this file: how many times in a row it did so right after a push, once over the limit. */
+  pulled(file: string): number | undefined {
+    const now = this.now();
+    const at = this.pushedAt.get(file);
+    this.pushedAt.delete(file);
+    if (at === undefined || now - at > this.afterMs) return undefined;
+    const times = [...(this.bounces.get(file) ?? []).filter((t) => now - t <= this.windowMs), now];
+    this.bounces.set(file, times);
+    return times.length > this.limit ? times.length : undefined;
+  }
+}

@@ -15,7 +15,7 @@ import { type Batch, Coalescer } from "./coalescer.js";
 import type { WatchClient, WatchOptions } from "./options.js";
 import { localPending } from "./pending.js";
 import { pullIn } from "./pull-in.js";
-import { PollTimer, RemoteWatcher, type RemoteWork, WrittenLog } from "./remote.js";
+import { BounceLog, PollTimer, RemoteWatcher, type RemoteWork, WrittenLog } from "./remote.js";
 import { SavedDuringPull } from "./save-guard.js";
 
 export type { Pending, WatchClient, WatchEvent, WatchOptions } from "./options.js";
@@ -64,6 +64,9 @@ class WatchSession {
   private poller: PollTimer | undefined;
   /** Files pulls wrote, whose watcher events are no saves. */
   private readonly written: WrittenLog;
+  /** Files the site changes back after each push, no longer sent while watch runs. */
+  private readonly bouncing = new Set<string>();
+  private readonly bounces: BounceLog;
   /** A poll's trouble was said (once until a poll goes well again). */
   private pollTrouble = false;
   /** Pushes and pulls, one at a time (each under the site's lock). */
@@ -85,6 +88,7 @@ class WatchSession {
     });
     this.remote = options.pull === false ? undefined : new RemoteWatcher(client, options);
     this.written = new WrittenLog(this.root);
+    this.bounces = new BounceLog(this.now);
   }
 
   /** Run `task` once the pushes and pulls before it are done. */
@@ -168,6 +172,7 @@ class WatchSession {
     }
     if (change.outcome === "unchanged") return;
     this.remote?.pushed(change);
+    if (change.outcome !== "conflict") this.bounces.pushed(file);
     this.options.report({ type: "change", change, ms: Math.round(this.now() - started) });
   }
 
@@ -244,7 +249,15 @@ class WatchSession {
       await this.written.record(done.all);
       return done;
     });
-    for (const { change, merged } of pulled.changes) this.options.report({ type: "pulled", change, merged });
+    for (const { change, merged } of pulled.changes) {
+      this.options.report({ type: "pulled", change, merged });
+      const file = recordFilePath(change.kind, change.path);
+      const times = change.outcome === "conflict" ? undefined : this.bounces.pulled(file);
+      if (times !== undefined && !this.bouncing.has(file)) {
+        this.bouncing.add(file);
+        this.options.report({ type: "bouncing", path: file, times });
+      }
+    }
     const merged = pulled.changes
       .filter((pulledChange) => pulledChange.merged)
       .map(({ change }) => recordFilePath(change.kind, change.path));
@@ -302,6 +315,8 @@ class WatchSession {
 
   private async pushBatch(batch: Batch): Promise<void> {
     const paths = new Set<string>([...batch.changed, ...batch.deleted, ...this.invalid.keys()]);
+    for (const file of this.bouncing) paths.delete(file);
+    if (paths.size === 0) return;
     for (const file of batch.changed) {
       // A new or changed course.yaml may make its folder's chapters valid: look at them too.
       if (courseFolderOf(file) !== file) paths.add(courseFolderOf(file));
