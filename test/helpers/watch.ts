@@ -73,7 +73,7 @@ export function useWatches(): (
       },
     };
     stops.push(handle.stop);
-    await eventually(() => stdout.includes("watching"));
+    await eventually(() => stdout.includes("watching") || stdout.includes('"type":"ready"'));
     return handle;
   };
 }

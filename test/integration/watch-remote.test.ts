@@ -141,6 +141,8 @@ describe("watch bringing the site's edits in", () => {
     expect(writeRequests(s.emulator).map((r) => `${r.method} ${r.path}`)).toEqual([
       "PATCH /api/v1/chapters/2",
     ]);
+    // The markers are said once, by the pull: the watcher's events of its write are no save.
+    expect(s.watch.output()).not.toContain("invalid");
     expect(await s.watch.stop()).toBe(130);
   });
 
@@ -301,5 +303,34 @@ describe("watch bringing the site's edits in", () => {
     expect((await s.cli("status")).stdout).toContain("Nothing to push");
     const pulled = await s.cli("pull", "--dry-run");
     expect(pulled.stdout + pulled.stderr).not.toMatch(/updated/);
+  });
+});
+
+describe("watch's options for the site's edits", () => {
+  it("lists --no-pull and --poll in its help, refuses a poll of no seconds, and prints pulled changes with --json", async () => {
+    const site = await pulledSite(start, webAndGoSite());
+    const help = await site.cli("watch", "--help");
+    expect(help.stdout).toMatch(/--no-pull +only publish: do not bring the site's edits into the/);
+    expect(help.stdout).toMatch(/--poll <seconds> +how often to look for the site's edits/);
+    const bad = await site.cli("watch", "--poll", "0");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--poll must be a number of seconds from 1 to 3600");
+    const watch = await startWatch(site.root, site.env, ["--json", "--poll", "30"], { pull: true });
+    expect(pollWait(watch.timers)).toBe(30_000);
+    site.emulator.state.edit("chapters", 2, { content: "<p>tags, from the site</p>" });
+    await poll(watch.timers);
+    const pulled = watch
+      .output()
+      .split("\n")
+      .filter((line) => line.includes('"pulled"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(pulled).toEqual([
+      expect.objectContaining({
+        type: "pulled",
+        merged: false,
+        change: expect.objectContaining({ kind: "chapter", id: 2, path: TAGS, outcome: "updated" }),
+      }),
+    ]);
+    expect(await watch.stop()).toBe(130);
   });
 });
