@@ -218,6 +218,26 @@ describe("watch bringing the site's edits in", () => {
     expect(writeRequests(s.emulator)).toEqual([]);
   });
 
+  it("keeps a file with edits not sent when the site deletes its record, and says so", async () => {
+    const s = await watching({}, 0);
+    s.emulator.faults.update({ resetNext: 1 });
+    await appendFile(s.file(TAGS), "<p>kept here</p>\n");
+    await quietTimeOver(s.timers);
+    await eventually(() => s.watch.output().includes("waiting"));
+    s.emulator.state.remove("chapters", 2);
+    await poll(s.timers);
+    expect(s.watch.output()).toMatch(
+      /↓ conflict +courses\/web\/02-tags\.md \[content\]: deleted on the site, edited here; your file is kept\n/,
+    );
+    expect(await s.read(TAGS)).toContain("<p>kept here</p>");
+    // The retry of the save finds the record gone: nothing is created or deleted behind the author's back.
+    s.timers.fire(1000);
+    await poll(s.timers);
+    expect(await s.read(TAGS)).toContain("<p>kept here</p>");
+    expect(await s.watch.stop()).toBe(130);
+    expect(writeRequests(s.emulator).filter((r) => r.method !== "PATCH")).toEqual([]);
+  });
+
   it("brings a burst of site edits in with one pull", async () => {
     const s = await watching();
     s.emulator.state.edit("chapters", 1, { title: "Intro 2" });
