@@ -9,6 +9,7 @@ import { sha256 } from "../../util/hash.js";
 import type { SetTimer } from "../../util/timer.js";
 import type { Change } from "../model/report.js";
 import type { Snapshot } from "../state/snapshot.js";
+import type { Batch } from "./coalescer.js";
 import { EchoLog, newEvents, oldestFirst, type RemoteWork, workOf } from "./site-events.js";
 
 export type { RemoteWork } from "./site-events.js";
@@ -171,6 +172,16 @@ export class WrittenLog {
     if (this.files.get(file) === (await this.hashOf(file))) return true;
     this.files.delete(file);
     return false;
+  }
+
+  /** The batch without the files as a pull left them: the watcher saw the pull's writes. */
+  async without(batch: Batch): Promise<Batch> {
+    const keep = async (files: string[]) => {
+      const kept: string[] = [];
+      for (const file of files) if (!(await this.ours(file))) kept.push(file);
+      return kept;
+    };
+    return { changed: await keep(batch.changed), deleted: await keep(batch.deleted) };
   }
 
   private async hashOf(file: string): Promise<string | null> {

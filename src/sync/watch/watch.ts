@@ -243,6 +243,7 @@ class WatchSession {
   private async bringIn(work: RemoteWork): Promise<void> {
     // A pull waits for the saves whose quiet time runs (a few batches at most: never starved).
     for (let i = 0; i < 3 && this.coalescer.waiting; i++) await this.coalescer.nextBatch();
+    if (this.stopping) return;
     // The files it wrote are known before any batch of the watcher's events is looked at.
     const pulled = await this.exclusive(async () => {
       const done = await pullIn(this.options, this.client, work);
@@ -284,7 +285,7 @@ class WatchSession {
   private async onBatch(saved: Batch): Promise<void> {
     const { burst } = this;
     if (this.stopping) return;
-    const batch = await this.exclusive(() => this.withoutPulled(saved));
+    const batch = await this.exclusive(() => this.written.without(saved));
     if (batch.changed.length + batch.deleted.length === 0) return;
     this.remote?.saved();
     if (this.paused === 0 && batch.deleted.length < burst) return this.pushBatch(batch);
@@ -301,16 +302,6 @@ class WatchSession {
     this.paused = 0;
     this.options.report({ type: "resumed" });
     return this.pushPaths(undefined);
-  }
-
-  /** The batch without the files as a pull left them: the watcher saw the pull's writes. */
-  private async withoutPulled(batch: Batch): Promise<Batch> {
-    const keep = async (files: string[]) => {
-      const kept: string[] = [];
-      for (const file of files) if (!(await this.written.ours(file))) kept.push(file);
-      return kept;
-    };
-    return { changed: await keep(batch.changed), deleted: await keep(batch.deleted) };
   }
 
   private async pushBatch(batch: Batch): Promise<void> {
