@@ -327,6 +327,24 @@ describe("watch bringing the site's edits in", () => {
 });
 
 describe("watch's options for the site's edits", () => {
+  it("are push --watch's too: listed in push's help, checked, and refused without --watch", async () => {
+    const site = await pulledSite(start, webAndGoSite());
+    const help = await site.cli("push", "--help");
+    expect(help.stdout).toMatch(/--no-pull +with --watch: only publish, do not bring the site's/);
+    expect(help.stdout).toMatch(/--poll <seconds> +with --watch: how often to look for the site's edits/);
+    const bad = await site.cli("push", "--watch", "--poll", "0");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--poll must be a number of seconds from 1 to 3600");
+    for (const flags of [["--poll", "5"], ["--no-pull"]]) {
+      const alone = await site.cli("push", "--yes", ...flags);
+      expect(alone.code).toBe(2);
+      expect(alone.stderr).toContain("--no-pull and --poll go with --watch (or use `coursesync watch`)");
+    }
+    expect(
+      site.emulator.state.requests.filter((r) => r.method !== "GET" && !r.path.endsWith("/login")),
+    ).toEqual([]);
+  });
+
   it("lists --no-pull and --poll in its help, refuses a poll of no seconds, and prints pulled changes with --json", async () => {
     const site = await pulledSite(start, webAndGoSite());
     const help = await site.cli("watch", "--help");

@@ -36,6 +36,10 @@ interface PushFlags extends SelectionFlags {
   json?: boolean;
   watch?: boolean;
   delete?: boolean;
+  /** false with --no-pull (with --watch: only publish). */
+  pull?: boolean;
+  /** --poll <seconds> (with --watch). */
+  poll?: string;
   /** `coursesync restore`: make the site hold the tree (see PushOptions.restore). */
   restore?: boolean;
 }
@@ -73,6 +77,8 @@ export function registerPush(program: Command, run: CliRun): void {
     .option("--json", "print one JSON summary on stdout (with --watch: one JSON line per event)")
     .option("--watch", "after pushing, keep pushing as files are saved (see `coursesync watch`)")
     .option("--delete", "with --watch: also delete on the site what is deleted here")
+    .option("--no-pull", "with --watch: only publish, do not bring the site's edits into the files")
+    .option("--poll <seconds>", "with --watch: how often to look for the site's edits (default 10)")
     .addHelpText(
       "after",
       `
@@ -93,8 +99,11 @@ every course and chapter (journaled: run it again to finish one that was cut sho
             "push --watch takes no paths and none of --dry-run, --force, --max-delete, --only, --ignore",
           );
         }
-        return runWatch(run, command, { delete: flags.delete, yes: flags.yes, json: flags.json });
+        const { delete: deletes, yes, json, pull, poll } = flags;
+        return runWatch(run, command, { delete: deletes, yes, json, pull, poll });
       }
+      if (flags.pull === false || flags.poll !== undefined)
+        throw usageError("--no-pull and --poll go with --watch (or use `coursesync watch`)");
       await pushRun(run, command, paths, flags);
     });
 }
