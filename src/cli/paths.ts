@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { Option } from "commander";
 import { usageError } from "../errors.js";
-import type { Snapshot } from "../sync/state/snapshot.js";
+import type { Snapshot } from "../sync/state/snapshot-model.js";
 import type { CliIO } from "./io.js";
 
 /** Paths given on the command line, as tree-relative paths with /; outside the tree is an error. */

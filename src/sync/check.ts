@@ -16,7 +16,7 @@ import {
   courseValuesOfFile,
   courseValuesOfRecord,
 } from "./model/entities.js";
-import type { Snapshot } from "./state/snapshot.js";
+import type { Snapshot } from "./state/snapshot-model.js";
 import { SiteState } from "./state/workspace.js";
 import { chapterProblems, courseProblems, unknownIdProblems, valueProblems } from "./value-checks.js";
 

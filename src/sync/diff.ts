@@ -15,7 +15,7 @@ import {
 import { type RemoteContext, remotePairs } from "./remote-diff.js";
 import type { ContentCache } from "./state/content-cache.js";
 import { gitBlobReader } from "./state/git-objects.js";
-import type { Snapshot, SnapshotEntry } from "./state/snapshot.js";
+import type { Snapshot, SnapshotEntry } from "./state/snapshot-model.js";
 
 /** The side of a diff where a file is missing (new, or deleted), as git names it. */
 export const NO_FILE = "/dev/null";

@@ -1,6 +1,6 @@
 import type { WireRecord } from "../api/wire.js";
 import { titleKey } from "./state/recovery.js";
-import type { Snapshot, SnapshotEntry } from "./state/snapshot.js";
+import type { Snapshot, SnapshotEntry } from "./state/snapshot-model.js";
 
 // Records the site holds twice: two publishes that raced (a manual push beside CI), or a
 // create made again by an older version of coursesync. Named by pull, check and doctor, so a

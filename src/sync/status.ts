@@ -10,7 +10,7 @@ import type { LocalView } from "./local/view.js";
 import type { ConflictResolution } from "./model/report.js";
 import type { SiteNames } from "./push/other-site.js";
 import type { ContentCache } from "./state/content-cache.js";
-import type { Snapshot } from "./state/snapshot.js";
+import type { Snapshot } from "./state/snapshot-model.js";
 import { valueProblems } from "./value-checks.js";
 
 /** What status says of one file or record. */

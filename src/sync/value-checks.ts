@@ -10,7 +10,7 @@ import {
   courseValuesOfRecord,
   fieldsEqual,
 } from "./model/entities.js";
-import type { Snapshot } from "./state/snapshot.js";
+import type { Snapshot } from "./state/snapshot-model.js";
 
 /**
  * The values push would send that the site cannot take (a date in another form, a control

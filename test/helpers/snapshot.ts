@@ -1,6 +1,7 @@
 import { expect } from "vitest";
 import { joinSnapshot } from "../../src/sync/state/shards.js";
-import { loadSnapshot, type Snapshot } from "../../src/sync/state/snapshot.js";
+import { loadSnapshot } from "../../src/sync/state/snapshot.js";
+import type { Snapshot } from "../../src/sync/state/snapshot-model.js";
 
 /** The files of a site's snapshot folder among a tree's files (as treeNow or readTree read them). */
 export function snapshotFiles(files: Record<string, string>, site = "production"): Record<string, string> {

@@ -8,7 +8,7 @@ import {
   courseValuesOfRecord,
   snapshotRecord,
 } from "../../src/sync/model/entities.js";
-import type { Snapshot } from "../../src/sync/state/snapshot.js";
+import type { Snapshot } from "../../src/sync/state/snapshot-model.js";
 import type { BodyCodec } from "../../src/tree/bodies.js";
 import { htmlBodies } from "../../src/tree/codecs.js";
 import { COURSE_FILE } from "../../src/tree/layout.js";

@@ -8,13 +8,12 @@ import { UserError } from "../../src/errors.js";
 import { unignoreFolders } from "../../src/sync/state/git-files.js";
 import {
   loadSnapshot,
-  type Snapshot,
-  type SnapshotEntry,
   saveSnapshot,
   snapshotBase,
   snapshotIsLegacy,
   snapshotStamp,
 } from "../../src/sync/state/snapshot.js";
+import type { Snapshot, SnapshotEntry } from "../../src/sync/state/snapshot-model.js";
 import { stableStringify } from "../../src/util/stable-json.js";
 import { failingFs } from "../helpers/failing-fs.js";
 import { cleanupTestdirs, readTree, testdir } from "../helpers/testdir.js";

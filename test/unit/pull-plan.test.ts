@@ -11,7 +11,7 @@ import { existingFiles } from "../../src/sync/pull/apply.js";
 import { executePlan } from "../../src/sync/pull/execute.js";
 import { type FileOp, type PullInput, type PullPlan, planPull } from "../../src/sync/pull/plan.js";
 import type { Winner } from "../../src/sync/reconcile.js";
-import type { Snapshot } from "../../src/sync/state/snapshot.js";
+import type { Snapshot } from "../../src/sync/state/snapshot-model.js";
 import { SiteState } from "../../src/sync/state/workspace.js";
 import type { BodyCodec } from "../../src/tree/bodies.js";
 import { COURSE_FILE } from "../../src/tree/layout.js";

@@ -9,7 +9,7 @@ import {
   planConfirmingDeletes,
   unlistedRecords,
 } from "../../src/sync/pull/unlisted.js";
-import type { Snapshot, SnapshotEntry } from "../../src/sync/state/snapshot.js";
+import type { Snapshot, SnapshotEntry } from "../../src/sync/state/snapshot-model.js";
 
 const entry = (path: string, record: WireRecord): SnapshotEntry => ({ path, hash: "h", record });
 

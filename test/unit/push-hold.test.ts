@@ -3,7 +3,7 @@ import type { ChapterValues, CourseValues } from "../../src/sync/model/entities.
 import type { Change } from "../../src/sync/model/report.js";
 import { holdDependents } from "../../src/sync/push/hold.js";
 import type { PushOp } from "../../src/sync/push/plan.js";
-import type { Snapshot } from "../../src/sync/state/snapshot.js";
+import type { Snapshot } from "../../src/sync/state/snapshot-model.js";
 
 /** A snapshot knowing course 1 with chapters 10 and 11, and course 2 with chapter 20. */
 const SNAPSHOT: Snapshot = {

@@ -8,7 +8,7 @@ import { courseValuesOfRecord, snapshotRecord } from "../../src/sync/model/entit
 import { chapterInput, courseInput, type PushOp, planPush } from "../../src/sync/push/plan.js";
 import { Journal, type JournalLine, unconfirmedIntents } from "../../src/sync/state/journal.js";
 import { foldJournal, withId } from "../../src/sync/state/recovery.js";
-import type { Snapshot } from "../../src/sync/state/snapshot.js";
+import type { Snapshot } from "../../src/sync/state/snapshot-model.js";
 import { nodeFs, type TreeFs } from "../../src/tree/tree-fs.js";
 import { recordBuilders, syncedWorld as world } from "../helpers/records.js";
 import { cleanupTestdirs, testdir } from "../helpers/testdir.js";

@@ -21,7 +21,7 @@ import {
 } from "../../src/sync/model/entities.js";
 import { planPush } from "../../src/sync/push/plan.js";
 import { reconcileEntity } from "../../src/sync/reconcile.js";
-import type { Snapshot } from "../../src/sync/state/snapshot.js";
+import type { Snapshot } from "../../src/sync/state/snapshot-model.js";
 import { htmlBodies } from "../../src/tree/codecs.js";
 import { StatCache } from "../../src/tree/stat-cache.js";
 import { cleanupTestdirs, testdir } from "../helpers/testdir.js";

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { emptySnapshot } from "../../src/sync/state/snapshot.js";
+import { emptySnapshot } from "../../src/sync/state/snapshot-model.js";
 import { SiteState } from "../../src/sync/state/workspace.js";
 import { nodeFs, type TreeFs } from "../../src/tree/tree-fs.js";
 

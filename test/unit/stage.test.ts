@@ -24,7 +24,7 @@ import {
 import { StagedFiles } from "../../src/sync/pull/stage.js";
 import { StageWriter } from "../../src/sync/pull/stage-writer.js";
 import { WrittenFiles } from "../../src/sync/pull/written.js";
-import type { Snapshot } from "../../src/sync/state/snapshot.js";
+import type { Snapshot } from "../../src/sync/state/snapshot-model.js";
 import { markdownCodec } from "../../src/tree/codecs.js";
 import { StatCache } from "../../src/tree/stat-cache.js";
 import { sha256 } from "../../src/util/hash.js";

@@ -2,7 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { JsonObject } from "../../src/api/wire.js";
-import type { Snapshot, SnapshotEntry } from "../../src/sync/state/snapshot.js";
+import type { Snapshot, SnapshotEntry } from "../../src/sync/state/snapshot-model.js";
 import { filesBefore, guardSaves, SavedDuringPull } from "../../src/sync/watch/save-guard.js";
 import { EchoLog, newEvents, oldestFirst, readEvent, workOf } from "../../src/sync/watch/site-events.js";
 import { cleanupTestdirs, testdir } from "../helpers/testdir.js";

@@ -5,7 +5,7 @@ import { sha256 } from "../../util/hash.js";
 import { bodyKey } from "../model/entities.js";
 import type { ContentCache } from "../state/content-cache.js";
 import type { BlobReader } from "../state/git-objects.js";
-import type { Snapshot, SnapshotEntry } from "../state/snapshot.js";
+import type { Snapshot, SnapshotEntry } from "../state/snapshot-model.js";
 
 // The base of a three-way body merge: the last sync's text of a chapter, by its content hash.
 // First the content cache (the site's HTML as synced, in the tree that synced); then git's own

@@ -6,7 +6,7 @@ import {
   type RecordPlan,
 } from "../model/entities.js";
 import { reconcileEntity } from "../reconcile.js";
-import type { Snapshot } from "../state/snapshot.js";
+import type { Snapshot } from "../state/snapshot-model.js";
 import type { LocalView } from "./view.js";
 
 /** One entity's pending local change, as status shows it and push starts from. */

@@ -1,7 +1,7 @@
 import { courseFolderContaining } from "../../tree/layout.js";
 import type { ScanResult } from "../../tree/scan.js";
 import type { FileProblem } from "../../tree/yaml-text.js";
-import type { Snapshot } from "../state/snapshot.js";
+import type { Snapshot } from "../state/snapshot-model.js";
 import type { LocalView } from "./view.js";
 
 // Where a run leaves the tree not as its snapshot says: what it tells the stat cache with its

@@ -14,7 +14,7 @@ import {
   courseValuesOfRecord,
   fieldsEqual,
 } from "../model/entities.js";
-import type { Snapshot, SnapshotEntry } from "../state/snapshot.js";
+import type { Snapshot, SnapshotEntry } from "../state/snapshot-model.js";
 import { baseHtmlOf } from "./bases.js";
 
 /** A course as the tree has it. */

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { abs } from "../../tree/fs-ops.js";
 import { gitBlobId, sha256 } from "../../util/hash.js";
-import type { Snapshot } from "../state/snapshot.js";
+import type { Snapshot } from "../state/snapshot-model.js";
 
 /** Files read at once. */
 const AT_ONCE = 16;

@@ -3,7 +3,7 @@ import type { Resource, WireRecord } from "../../api/wire.js";
 import { UserError } from "../../errors.js";
 import { jsonEqual } from "../reconcile.js";
 import type { ContentCache } from "../state/content-cache.js";
-import type { Snapshot } from "../state/snapshot.js";
+import type { Snapshot } from "../state/snapshot-model.js";
 
 /** The field a summary list may leave out, by list: records without it are read one by one. */
 export const SUMMARY_FIELDS: Record<Resource, "excerpt" | "content"> = {

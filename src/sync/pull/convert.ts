@@ -4,7 +4,7 @@ import type { memoized } from "../../tree/codecs.js";
 import { convertMany, POOL_THRESHOLD } from "../../tree/markdown/pool.js";
 import { snapshotRecord } from "../model/entities.js";
 import { jsonEqual } from "../reconcile.js";
-import type { Snapshot } from "../state/snapshot.js";
+import type { Snapshot } from "../state/snapshot-model.js";
 
 /**
  * Convert the HTML of the chapters a pull will write to Markdown ahead, on worker threads when

@@ -2,7 +2,7 @@ import type { WireRecord } from "../../api/wire.js";
 import type { LocalView } from "../local/view.js";
 import type { ChapterPlan, CoursePlan } from "../model/entities.js";
 
-import type { Snapshot } from "../state/snapshot.js";
+import type { Snapshot } from "../state/snapshot-model.js";
 
 /** What tells which course a chapter ends up in. */
 export interface ChapterPlaces {

@@ -17,7 +17,7 @@ import {
 } from "../model/entities.js";
 import { conflictReason } from "../model/report.js";
 import { jsonEqual } from "../reconcile.js";
-import type { SnapshotEntry } from "../state/snapshot.js";
+import type { SnapshotEntry } from "../state/snapshot-model.js";
 import { bodyConflict } from "./markers.js";
 import type { Placement, Planned, PlanOutput } from "./plan-model.js";
 import { spilled } from "./spill.js";

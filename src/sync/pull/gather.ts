@@ -5,7 +5,8 @@ import { type LocalSide, type OpenLocalOptions, openLocal } from "../local/open.
 import { mappedClient, type RecordClient } from "../state/id-map.js";
 import type { JournalLine } from "../state/journal.js";
 import { foldJournal } from "../state/recovery.js";
-import { type Snapshot, snapshotBase } from "../state/snapshot.js";
+import { snapshotBase } from "../state/snapshot.js";
+import type { Snapshot } from "../state/snapshot-model.js";
 import type { SiteState } from "../state/workspace.js";
 import { completeSummaries } from "./complete.js";
 import { startListing } from "./listing.js";

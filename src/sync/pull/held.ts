@@ -16,7 +16,7 @@ import {
 } from "../model/entities.js";
 import type { Change } from "../model/report.js";
 import { type Fields, jsonEqual, type Kind } from "../reconcile.js";
-import type { Snapshot, SnapshotEntry } from "../state/snapshot.js";
+import type { Snapshot, SnapshotEntry } from "../state/snapshot-model.js";
 import type { FileOp, Held } from "./plan-model.js";
 
 export type { Held } from "./plan-model.js";

@@ -1,6 +1,6 @@
 import type { WireRecord } from "../../api/wire.js";
 import { newestTime } from "../state/recovery.js";
-import type { Snapshot } from "../state/snapshot.js";
+import type { Snapshot } from "../state/snapshot-model.js";
 
 // `listed` in a snapshot: the newest time (the site's own clock) that a whole listing saw on the
 // site. A record made before it that no sync knows is not one a run of this tree made (see

@@ -2,7 +2,7 @@ import path from "node:path";
 import type { Listing, ListOptions } from "../../api/client.js";
 import type { WireRecord } from "../../api/wire.js";
 import { guardSnapshotSite } from "../guards.js";
-import type { Snapshot } from "../state/snapshot.js";
+import type { Snapshot } from "../state/snapshot-model.js";
 import { SiteState } from "../state/workspace.js";
 
 // The two lists of a pull, started as soon as the last sync is read: before the rest of pull

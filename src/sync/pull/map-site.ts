@@ -13,7 +13,7 @@ import {
 } from "../model/entities.js";
 import type { SiteNames } from "../push/other-site.js";
 import { emptyIdMap, SiteIds } from "../state/id-map.js";
-import { emptySnapshot, type Snapshot, type SnapshotEntry } from "../state/snapshot.js";
+import { emptySnapshot, type Snapshot, type SnapshotEntry } from "../state/snapshot-model.js";
 
 // The first pull from a site that holds records and has no snapshot in this tree: its records
 // are matched to the tree's files by content, so that the site's ids can be mapped to the

@@ -8,7 +8,7 @@ import { type BaseBody, baseBodyOf, baseHtmlOf } from "../local/bases.js";
 import type { LocalChapter } from "../local/view.js";
 import { type ChapterPlan, fieldsEqual } from "../model/entities.js";
 
-import type { SnapshotEntry } from "../state/snapshot.js";
+import type { SnapshotEntry } from "../state/snapshot-model.js";
 
 /** What a chapter whose body both sides changed is made of. */
 export interface BodyConflict {

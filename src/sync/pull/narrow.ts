@@ -8,7 +8,7 @@ import { changedSinceClean } from "../local/unchanged.js";
 import type { LocalView } from "../local/view.js";
 import { courseValuesOfRecord, snapshotRecord } from "../model/entities.js";
 import { jsonEqual } from "../reconcile.js";
-import type { Snapshot, SnapshotEntry } from "../state/snapshot.js";
+import type { Snapshot, SnapshotEntry } from "../state/snapshot-model.js";
 
 // A pull of a tree the stat cache last saw clean reads only the course folders where anything
 // can have changed: those that differ from what the cache saw (a walk of stats, as status

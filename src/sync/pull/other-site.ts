@@ -12,7 +12,7 @@ import { type SiteNames, treeIdOfKey } from "../push/other-site.js";
 import { emptyIdMap, type IdMap, SiteIds } from "../state/id-map.js";
 import type { Intent } from "../state/journal.js";
 import { findCreated } from "../state/recovery.js";
-import type { Snapshot } from "../state/snapshot.js";
+import type { Snapshot } from "../state/snapshot-model.js";
 
 // A pull from a site other than the tree's default one: through its id map. A record made on
 // that site alone has no tree id yet: it is pulled under its provisional key (the negative of

@@ -5,7 +5,7 @@ import type { LocalView } from "../local/view.js";
 import type { ChapterPlan, CoursePlan, CourseValues, Rendered } from "../model/entities.js";
 import type { Change } from "../model/report.js";
 import type { Winner } from "../reconcile.js";
-import type { Snapshot } from "../state/snapshot.js";
+import type { Snapshot } from "../state/snapshot-model.js";
 
 // The pull planner's shapes, shared by its parts (plan, emit, place, held, synced).
 

@@ -6,7 +6,7 @@ import { pendingFolders } from "../local/pending.js";
 import type { Change } from "../model/report.js";
 import { planPullWithin, type Selection } from "../selection.js";
 import { mappedClient, type RecordClient } from "../state/id-map.js";
-import type { Snapshot } from "../state/snapshot.js";
+import type { Snapshot } from "../state/snapshot-model.js";
 import { existingFiles } from "./apply.js";
 import { convertAhead } from "./convert.js";
 import type { Gathered, GatheredLocal } from "./gather.js";

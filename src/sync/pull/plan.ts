@@ -10,7 +10,7 @@ import {
   fieldsEqual,
 } from "../model/entities.js";
 import { type EntityInput, reconcileEntity } from "../reconcile.js";
-import type { Snapshot, SnapshotEntry } from "../state/snapshot.js";
+import type { Snapshot, SnapshotEntry } from "../state/snapshot-model.js";
 import { keepCoursesWithChapters } from "./course-deletes.js";
 import { emitChapters, emitCourses } from "./emit.js";
 import { placeRecords } from "./place.js";

@@ -4,7 +4,7 @@ import { rekeyed } from "../local/open.js";
 import type { SiteNames } from "../push/other-site.js";
 import { unconfirmedIntents } from "../state/journal.js";
 import { adoptIntents, restoreIds } from "../state/recovery.js";
-import type { Snapshot } from "../state/snapshot.js";
+import type { Snapshot } from "../state/snapshot-model.js";
 import type { SiteState } from "../state/workspace.js";
 import type { Gathered } from "./gather.js";
 import { mapSite } from "./map-site.js";

@@ -13,7 +13,7 @@ import {
   snapshotRecord,
 } from "../model/entities.js";
 import { jsonEqual } from "../reconcile.js";
-import type { Snapshot } from "../state/snapshot.js";
+import type { Snapshot } from "../state/snapshot-model.js";
 import { type Placed, StageWriter, type WrittenAs } from "./stage-writer.js";
 
 // A pull writes the files of new and changed records while the listing is still arriving:

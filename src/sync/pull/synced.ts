@@ -3,7 +3,7 @@ import { courseFilePath } from "../../tree/layout.js";
 import type { LocalView } from "../local/view.js";
 import { snapshotRecord } from "../model/entities.js";
 import { jsonEqual } from "../reconcile.js";
-import type { Snapshot, SnapshotEntry } from "../state/snapshot.js";
+import type { Snapshot, SnapshotEntry } from "../state/snapshot-model.js";
 import type { PullInput } from "./plan-model.js";
 
 /** The courses a pull has nothing to do for, and their chapters. */

@@ -4,7 +4,7 @@ import { courseFilePath } from "../../tree/layout.js";
 import type { LocalView } from "../local/view.js";
 import type { Change } from "../model/report.js";
 import type { Selection } from "../selection.js";
-import type { Snapshot } from "../state/snapshot.js";
+import type { Snapshot } from "../state/snapshot-model.js";
 import type { RecordReader } from "./complete.js";
 import type { Held } from "./held.js";
 

@@ -3,7 +3,7 @@ import { ExitCode, UserError } from "../../errors.js";
 import type { Kind } from "../reconcile.js";
 import type { Intent } from "../state/journal.js";
 import { type CreateMatch, createdCandidates } from "../state/recovery.js";
-import type { Snapshot } from "../state/snapshot.js";
+import type { Snapshot } from "../state/snapshot-model.js";
 import { RESOURCE } from "./check.js";
 import type { CreateFound } from "./decide.js";
 import type { PushClient } from "./options.js";

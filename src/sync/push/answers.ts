@@ -3,7 +3,7 @@ import type { LocalView } from "../local/view.js";
 import { fieldsEqual, valuesOfRecord } from "../model/entities.js";
 import type { Fields } from "../reconcile.js";
 import { titleKey } from "../state/recovery.js";
-import type { Snapshot } from "../state/snapshot.js";
+import type { Snapshot } from "../state/snapshot-model.js";
 
 // Whether the site's answer to a write describes the write (pure): a create answered with a
 // record that is not the one just made, an update answered with a record someone else changed.

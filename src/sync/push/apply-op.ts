@@ -14,7 +14,7 @@ import type { Fields, Kind } from "../reconcile.js";
 import type { ContentCache } from "../state/content-cache.js";
 import type { SiteIds } from "../state/id-map.js";
 import type { Done, Journal } from "../state/journal.js";
-import type { Snapshot } from "../state/snapshot.js";
+import type { Snapshot } from "../state/snapshot-model.js";
 import { type Adopter, type EarlierFields, lookForCreate } from "./adopter.js";
 import { createdAnswerProblem, normalisedFields } from "./answers.js";
 import { RESOURCE } from "./check.js";

@@ -7,7 +7,7 @@ import { chapterValuesOfRecord, courseValuesOfRecord, fieldsEqual } from "../mod
 import { type Change, conflictReason } from "../model/report.js";
 import { type Conflict, type Kind, type ReconcileOptions, reconcileEntity } from "../reconcile.js";
 import { matchesCreate } from "../state/recovery.js";
-import type { Snapshot, SnapshotEntry } from "../state/snapshot.js";
+import type { Snapshot, SnapshotEntry } from "../state/snapshot-model.js";
 import { conflictResolve } from "./hold.js";
 import type { TargetOp, ValuesOf } from "./plan.js";
 

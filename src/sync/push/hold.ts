@@ -1,6 +1,6 @@
 import type { Change } from "../model/report.js";
 import type { Conflict } from "../reconcile.js";
-import type { Snapshot } from "../state/snapshot.js";
+import type { Snapshot } from "../state/snapshot-model.js";
 import type { PushOp, PushPlan } from "./plan.js";
 
 // One conflict holds one record (DESIGN 4): a push sends every write whose record is not in

@@ -4,7 +4,7 @@ import { counted } from "../../util/words.js";
 import { guardSnapshotSite } from "../guards.js";
 import type { LocalChapter, LocalCourse, LocalView } from "../local/view.js";
 import { emptyIdMap } from "../state/id-map.js";
-import { emptySnapshot, type Snapshot } from "../state/snapshot.js";
+import { emptySnapshot, type Snapshot } from "../state/snapshot-model.js";
 import type { SiteState } from "../state/workspace.js";
 import type { PushOp, PushPlan } from "./plan.js";
 

@@ -5,7 +5,7 @@ import { inPaths, planLocalChanges } from "../local/changes.js";
 import type { LocalView } from "../local/view.js";
 import { changeSelected } from "../selection.js";
 import { holdUnmatchedProvisional } from "../state/provisional.js";
-import type { Snapshot } from "../state/snapshot.js";
+import type { Snapshot } from "../state/snapshot-model.js";
 import type { PushOptions } from "./options.js";
 import { holdConflicts } from "./other-site.js";
 import { type PushPlan, planPush } from "./plan.js";

@@ -8,7 +8,7 @@ import type { ChapterValues, CourseValues } from "../model/entities.js";
 import { courseValuesOfRecord, valuesOfRecord } from "../model/entities.js";
 import type { Change } from "../model/report.js";
 import type { Fields, Kind } from "../reconcile.js";
-import type { Snapshot } from "../state/snapshot.js";
+import type { Snapshot } from "../state/snapshot-model.js";
 
 /** What a write sends for a record of kind K: course or chapter values. */
 export type ValuesOf<K extends Kind> = { course: CourseValues; chapter: ChapterValues }[K];

@@ -4,7 +4,7 @@ import { snapshotRecord } from "../model/entities.js";
 import type { ContentCache } from "../state/content-cache.js";
 import { type IdMap, SiteIds } from "../state/id-map.js";
 import { newestTime } from "../state/recovery.js";
-import type { Snapshot, SnapshotEntry } from "../state/snapshot.js";
+import type { Snapshot, SnapshotEntry } from "../state/snapshot-model.js";
 
 // `coursesync restore` makes the site hold the tree. Its base is not the last sync but the site
 // as it is now: a record the site still has is compared with the file field by field (the tree

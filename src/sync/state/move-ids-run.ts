@@ -10,8 +10,9 @@ import { type FileMove, type IdFile, planIdMove } from "./move-ids.js";
 import { moveIdsDir, statCachePath, statePaths } from "./paths.js";
 import { withId } from "./recovery.js";
 import { splitSnapshot } from "./shards.js";
-import { loadSnapshot, type Snapshot } from "./snapshot.js";
+import { loadSnapshot } from "./snapshot.js";
 import { writeFolder } from "./snapshot-folder.js";
+import type { Snapshot } from "./snapshot-model.js";
 
 // `coursesync site move-ids <to>`, on disk. Crash-safe and all-or-nothing: every site's new
 // snapshot is first written beside the old ones (under the uncommitted cache); then the move's

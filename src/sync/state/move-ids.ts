@@ -3,7 +3,7 @@ import { recordFilePath } from "../../tree/layout.js";
 import { sha256 } from "../../util/hash.js";
 import type { IdMap } from "./id-map.js";
 import { withId } from "./recovery.js";
-import type { Snapshot, SnapshotEntry } from "./snapshot.js";
+import type { Snapshot, SnapshotEntry } from "./snapshot-model.js";
 
 // Moving the files' ids from one site (`from`, whose snapshot holds them directly) to another
 // (`to`, whose snapshot maps them to its own): the pure part. Every record must be placed:

@@ -9,7 +9,7 @@ import {
   valuesEqual,
 } from "../model/entities.js";
 import type { PushPlan } from "../push/plan.js";
-import type { Snapshot, SnapshotEntry } from "./snapshot.js";
+import type { Snapshot, SnapshotEntry } from "./snapshot-model.js";
 
 // A record a non-default site holds that the default site has not given an id yet (a file first
 // pushed to that site, or a record made there and pulled) is provisional: the site's snapshot

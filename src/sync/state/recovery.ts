@@ -6,7 +6,7 @@ import { guardedFs, type TreeFs } from "../../tree/tree-fs.js";
 import { sha256 } from "../../util/hash.js";
 import { courseFileText, courseValuesOfRecord, fieldsEqual, snapshotRecord } from "../model/entities.js";
 import type { Done, Intent, JournalLine } from "./journal.js";
-import type { Snapshot } from "./snapshot.js";
+import type { Snapshot } from "./snapshot-model.js";
 
 // What a run does with the push journal an earlier run left: fold it into the snapshot and
 // finish the files of the creates it confirmed; and how a create is known on the site.

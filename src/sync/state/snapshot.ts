@@ -26,10 +26,6 @@ import {
 } from "./snapshot-folder.js";
 import type { Snapshot } from "./snapshot-model.js";
 
-// Kept here while push and watch import them from this module.
-export { statePaths, stateTemps } from "./paths.js";
-export { emptySnapshot, type Snapshot, type SnapshotEntry } from "./snapshot-model.js";
-
 function folderPaths(root: string, site: string): FolderPaths {
   const paths = statePaths(root, site);
   return { root, folder: paths.snapshot, legacy: paths.legacy, pending: paths.pending };

@@ -5,7 +5,8 @@ import { jsonEqual } from "../reconcile.js";
 import { ContentCache } from "./content-cache.js";
 import { Journal } from "./journal.js";
 import { type SitePaths, statCachePath, statePaths, stateTemps } from "./paths.js";
-import { loadSnapshot, type Snapshot, saveSnapshot, snapshotUnsettled } from "./snapshot.js";
+import { loadSnapshot, saveSnapshot, snapshotUnsettled } from "./snapshot.js";
+import type { Snapshot } from "./snapshot-model.js";
 
 // One site's state under `.coursesync/<site>`: opened once by a run, committed once at its end.
 

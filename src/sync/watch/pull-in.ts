@@ -6,7 +6,7 @@ import type { Change } from "../model/report.js";
 import type { SyncTarget } from "../model/target.js";
 import { type Lister, pull } from "../pull/index.js";
 import { acquireLock } from "../state/lock.js";
-import type { Snapshot } from "../state/snapshot.js";
+import type { Snapshot } from "../state/snapshot-model.js";
 import { SiteState } from "../state/workspace.js";
 import type { RemoteWork } from "./remote.js";
 import { filesBefore, guardSaves } from "./save-guard.js";

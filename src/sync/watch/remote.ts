@@ -8,7 +8,7 @@ import { recordFilePath } from "../../tree/layout.js";
 import { sha256 } from "../../util/hash.js";
 import type { SetTimer } from "../../util/timer.js";
 import type { Change } from "../model/report.js";
-import type { Snapshot } from "../state/snapshot.js";
+import type { Snapshot } from "../state/snapshot-model.js";
 import type { Batch } from "./coalescer.js";
 import { EchoLog, newEvents, oldestFirst, type RemoteWork, workOf } from "./site-events.js";
 

@@ -1,6 +1,6 @@
 import { itemIdentity } from "../../api/client.js";
 import type { JsonObject } from "../../api/wire.js";
-import type { Snapshot } from "../state/snapshot.js";
+import type { Snapshot } from "../state/snapshot-model.js";
 
 // What the first page of the site's events says watch must pull: pure, data in and data out.
 // The API leaves the events' fields unsaid: an event is read as naming a course or a chapter
