@@ -4,15 +4,15 @@ import { effectiveOps } from "./apply.js";
 import { commitPlan, executePlan } from "./execute.js";
 import { gatherLocal, gatherSite, type Staging } from "./gather.js";
 import type { Lister, PullOptions, PullResult } from "./options.js";
-import { type PlannedRun, planRun } from "./plan-run.js";
+import { confirmRun, type PlannedRun, planRun, settleRun } from "./plan-run.js";
 import { recoverJournal, settleOther } from "./recover.js";
 import { ContentSpill } from "./spill.js";
 
 export type { Lister, PullOptions, PullResult } from "./options.js";
 
 // A pull, in the shape of every run: gather (the site's lists, the last sync, the tree) →
-// recover (what a killed push left) → plan (pure, but for reading what the listing left out)
-// → execute (the files, in a crash-safe order) → commit (the site's state, the snapshot last).
+// recover (what a killed push left) → plan (pure) → confirm (what the listing left out is read
+// directly before it counts as deleted; planned again if the listing moved) → execute (the files, in a crash-safe order) → commit (the site's state, the snapshot last).
 // Each step takes the paths and selection it is limited to (PullOptions) as data.
 
 /** Pull the site into the tree: list, reconcile, write, save the snapshot last. */
@@ -49,7 +49,7 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
   }
 }
 
-/** Gather, recover and plan: what executing the pull needs. */
+/** Gather, recover, plan and confirm: what executing the pull needs. */
 async function gatherAndPlan(
   options: PullOptions,
   client: Lister,
@@ -63,5 +63,7 @@ async function gatherAndPlan(
     // Another site's snapshot is settled once the tree is scanned: mapped, re-keyed, adopted.
     settleOther(options, state, gathered, scan, snapshot),
   );
-  return planRun(options, client, gathered, opened);
+  const draft = await planRun(options, gathered, opened);
+  const check = await confirmRun(client, gathered, opened, draft);
+  return settleRun(options, gathered, opened, draft, check);
 }

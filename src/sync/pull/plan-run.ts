@@ -16,11 +16,12 @@ import { foldersRead, widened } from "./narrow.js";
 import type { Lister, PullOptions, PullResult } from "./options.js";
 import { keepConflicts, withoutConflicts } from "./other-site.js";
 import type { Held, PullPlan } from "./plan-model.js";
-import { type ListingCheck, planConfirmingDeletes } from "./unlisted.js";
+import { confirmDeletes, type ListingCheck, planAfterCheck } from "./unlisted.js";
 
 // Plan: reconcile the site's lists with the local side into file operations and the next
-// snapshot (planPull, pure), hold what invalid files hold back, and guard the result. The one
-// read on the way: a record the listing left out is read directly before it counts as deleted.
+// snapshot (planPull, pure), hold what invalid files hold back, and guard the result. Between
+// plan and execute, the confirm step: a record the listing left out is read directly before it
+// counts as deleted (and the plan made again, still pure, if the listing moved).
 
 /** What executing and committing a pull need of its plan; the rest is garbage once it is made. */
 export interface PlannedRun {
@@ -49,18 +50,35 @@ function pathScope(options: PullOptions) {
   return { scope, inScope, selected };
 }
 
-/** Plan the pull of the lists into the local side; guard the listing and the deletes. */
+/**
+ * A pull planned once, before the confirm step: the lists it was planned from, the records
+ * invalid files hold, and the planner over them (to plan again if the listing moved).
+ */
+export interface DraftRun {
+  courses: Listing;
+  chapters: Listing;
+  /** Records the last sync holds (for the delete guard). */
+  known: number;
+  /** The last sync the plan reconciles: everything, or the folders read and every course. */
+  base: Snapshot | undefined;
+  held: Held;
+  plan: PullPlan;
+  planner: (held: Held, select: Selection | undefined) => PullPlan;
+}
+
+/**
+ * Plan the pull of the lists into the local side (once the lists are in): guard the listing,
+ * hold what invalid files hold back, plan. No read of the site or the tree.
+ */
 export async function planRun(
   options: PullOptions,
-  client: Lister,
   gathered: Gathered,
   opened: GatheredLocal,
-): Promise<PlannedRun> {
-  const { snapshot, other, bodies, staged } = gathered;
+): Promise<DraftRun> {
+  const { snapshot, bodies, staged } = gathered;
   const { narrow } = opened;
   const { scan, local, problems } = opened.side;
-  // What the plan reconciles: everything, or the folders read and every course.
-  const planBase = narrow ? narrow.base : snapshot;
+  const base = narrow ? narrow.base : snapshot;
   const [courses, chapters] = await gathered.listing;
   // The pages still waiting to be staged go to the writing thread now, to be written while
   // the plan is made.
@@ -79,25 +97,48 @@ export async function planRun(
     scan,
     local,
     problems,
-    snapshot: planBase,
+    snapshot: base,
     remoteCourses: courses.records,
     remoteChapters,
     bodies,
   });
-  const lists = { courses, chapters, remoteChapters };
-  // What the listing left out is deleted only once a direct read says it is gone (before the
-  // delete guard, which would count the records a moved listing missed as deletes).
-  const { plan, check } = await planConfirmingDeletes(
-    planWith(options, gathered, opened, hold, lists),
-    hold.held,
-    options.select,
-    {
-      base: planBase,
-      listed: { courses: courses.records, chapters: chapters.records },
-      reader: other ? mappedClient(client as RecordClient, other.ids) : client,
-      local,
-    },
-  );
+  const planner = planWith(options, gathered, opened, hold, { courses, chapters, remoteChapters });
+  const plan = planner(hold.held, options.select);
+  return { courses, chapters, known, base, held: hold.held, plan, planner };
+}
+
+/**
+ * The confirm step between plan and execute: what the listing left out is deleted only once a
+ * direct read says it is gone (before the delete guard, which would count the records a moved
+ * listing missed as deletes).
+ */
+export function confirmRun(
+  client: Lister,
+  gathered: Gathered,
+  opened: GatheredLocal,
+  draft: DraftRun,
+): Promise<ListingCheck> {
+  const { other } = gathered;
+  return confirmDeletes(draft.plan, {
+    base: draft.base,
+    listed: { courses: draft.courses.records, chapters: draft.chapters.records },
+    reader: other ? mappedClient(client as RecordClient, other.ids) : client,
+    local: opened.side.local,
+  });
+}
+
+/** The plan after the confirm step (made again if the listing moved), guarded, and what executing it needs. */
+export function settleRun(
+  options: PullOptions,
+  gathered: Gathered,
+  opened: GatheredLocal,
+  draft: DraftRun,
+  check: ListingCheck,
+): PlannedRun {
+  const { snapshot, other } = gathered;
+  const { scan, local, problems } = opened.side;
+  const { courses, chapters, known } = draft;
+  const plan = planAfterCheck(draft.plan, check, draft.planner, draft.held, options.select);
   const siteSize = courses.records.length + chapters.records.length;
   const maxDelete = options.maxDelete ?? defaultMaxDelete(Math.max(siteSize, known));
   guardDeleteLimit("pull", plan.deletes, maxDelete);
@@ -118,7 +159,7 @@ export async function planRun(
     wholeSite,
     pending:
       wholeSite && !options.select && !options.dryRun && !opened.warned()
-        ? pendingFolders({ scan, local, snapshot: planBase, problems }, plan.ops)
+        ? pendingFolders({ scan, local, snapshot: draft.base, problems }, plan.ops)
         : undefined,
     release: () => {
       courses.records.length = 0;

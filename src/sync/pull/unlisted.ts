@@ -187,11 +187,41 @@ export interface ConfirmOptions {
 }
 
 /**
- * Plan, then confirm the records the listing left out that the plan would delete: all gone,
- * the plan stands; any still on the site, the listing moved, and the plan is made again with
- * every record it left out held as it is (its file and snapshot entry untouched, and no
- * course folder moved that carries its file), so nothing is deleted from that listing.
+ * The confirm step between plan and execute: read directly the records of the last sync that
+ * the listing left out and this plan would delete (one request each; none when the listing
+ * left nothing out), and say whether the listing moved.
  */
+export function confirmDeletes(
+  plan: { snapshot: Snapshot; changes: Change[] },
+  options: ConfirmOptions,
+): Promise<ListingCheck> {
+  return checkUnlisted(unlistedRecords(options.base, options.listed, plan), options.reader, options);
+}
+
+/**
+ * The plan after the confirm step (pure): all gone, the first plan stands; any still on the
+ * site, the listing moved, and the plan is made again with every record it left out held as it
+ * is (its file and snapshot entry untouched, and no course folder moved that carries its file),
+ * so nothing is deleted from that listing.
+ */
+export function planAfterCheck<P>(
+  first: P,
+  check: ListingCheck,
+  plan: (held: Held, select: Selection | undefined) => P,
+  held: Held,
+  select: Selection | undefined,
+): P {
+  if (!check.moved) return first;
+  const byListing = heldByListing(check.moved);
+  const more: Held = {
+    courses: new Set([...held.courses, ...byListing.held.courses]),
+    chapters: new Set([...held.chapters, ...byListing.held.chapters]),
+  };
+  const around = (file: string) => !byListing.files.has(file) && (select?.(file) ?? true);
+  return plan(more, around);
+}
+
+/** Plan, confirm the deletes of what the listing left out, and plan again if it moved. */
 export async function planConfirmingDeletes<P extends { snapshot: Snapshot; changes: Change[] }>(
   plan: (held: Held, select: Selection | undefined) => P,
   held: Held,
@@ -199,17 +229,6 @@ export async function planConfirmingDeletes<P extends { snapshot: Snapshot; chan
   options: ConfirmOptions,
 ): Promise<{ plan: P; check: ListingCheck }> {
   const first = plan(held, select);
-  const check = await checkUnlisted(
-    unlistedRecords(options.base, options.listed, first),
-    options.reader,
-    options,
-  );
-  if (!check.moved) return { plan: first, check };
-  const byListing = heldByListing(check.moved);
-  const more: Held = {
-    courses: new Set([...held.courses, ...byListing.held.courses]),
-    chapters: new Set([...held.chapters, ...byListing.held.chapters]),
-  };
-  const around = (file: string) => !byListing.files.has(file) && (select?.(file) ?? true);
-  return { plan: plan(more, around), check };
+  const check = await confirmDeletes(first, options);
+  return { plan: planAfterCheck(first, check, plan, held, select), check };
 }
