@@ -155,7 +155,7 @@ function baseRemote(): Remote {
 
 /** File operations as plain objects: a write's text is made when read, so it is read here. */
 function withTexts(ops: readonly FileOp[]): object[] {
-  return ops.map((op) => (op.op === "write" ? { ...op, text: op.text } : op));
+  return ops.map((op) => (op.op === "write" ? { ...op, text: op.render() } : op));
 }
 
 describe("planPull: a first pull", () => {
@@ -206,7 +206,7 @@ describe("planPull: a first pull", () => {
       COURSE_FILE,
     ]);
     for (const op of writes)
-      expect(op.op === "write" && op.hash).toBe(sha256(op.op === "write" ? op.text : ""));
+      expect(op.op === "write" && op.hash).toBe(sha256(op.op === "write" ? op.render() : ""));
     // The snapshot records the same hashes as a plan that renders every file itself.
     const plain = await world.plan(baseRemote());
     expect(plan.snapshot).toEqual(plain.snapshot);

@@ -13,7 +13,7 @@ import {
 import type { ScanResult } from "../../tree/scan.js";
 import type { TreeFs } from "../../tree/tree-fs.js";
 import { sha256 } from "../../util/hash.js";
-import type { FileOp } from "./plan.js";
+import type { FileOp, WriteOp } from "./plan-model.js";
 import type { Placed, WrittenAs } from "./stage-writer.js";
 import type { WrittenFiles } from "./written.js";
 
@@ -178,7 +178,7 @@ interface Staged {
   place?(moves: Array<readonly [from: string, to: string]>): Promise<Placed[] | undefined>;
 }
 
-type WriteOp = Extract<FileOp, { op: "write" }>;
+type CopyOp = Extract<FileOp, { op: "copy" }>;
 
 /**
  * The writes whose text a staged file holds, moved into place a few hundred at a time on the
@@ -221,9 +221,14 @@ async function placeStaged(
   return done;
 }
 
+/** The text of a write (made now) or of a copy. */
+function textOf(op: WriteOp | CopyOp): string {
+  return op.op === "write" ? op.render() : op.text;
+}
+
 /** The hash of a write's or copy's text: a staged record's is known without making the text. */
-function textHash(op: FileOp & { text: string }): string {
-  return (op.op === "write" ? op.hash : undefined) ?? sha256(op.text);
+function textHash(op: WriteOp | CopyOp): string {
+  return (op.op === "write" ? op.hash : undefined) ?? sha256(textOf(op));
 }
 
 /**
@@ -232,14 +237,15 @@ function textHash(op: FileOp & { text: string }): string {
  */
 async function writeText(
   root: string,
-  op: { path: string; text: string; hash?: string | undefined },
+  op: WriteOp | CopyOp,
   fs: TreeFs,
   staged: Staged | undefined,
   written: WrittenFiles | undefined,
 ): Promise<void> {
   // A lazy text is made once, and not at all when its hash is known and a staged file has it.
-  let text = op.hash === undefined ? op.text : undefined;
-  const hash = op.hash ?? (staged || written ? sha256(text!) : undefined);
+  const known = op.op === "write" ? op.hash : undefined;
+  let text = known === undefined ? textOf(op) : undefined;
+  const hash = known ?? (staged || written ? sha256(text!) : undefined);
   const ready = staged?.claim(hash!);
   if (ready !== undefined) {
     const as = staged!.writtenAs(ready);
@@ -249,7 +255,7 @@ async function writeText(
     }
     await fs.rm(ready);
   }
-  text ??= op.text;
+  text ??= textOf(op);
   await writeTreeFile(root, op.path, text, fs);
   // Bytes hash as the text does only when it is valid UTF-8.
   if (text.isWellFormed()) written?.landed(op.path, hash!, null);

@@ -19,7 +19,7 @@ import { conflictReason } from "../model/report.js";
 import { jsonEqual } from "../reconcile.js";
 import type { SnapshotEntry } from "../state/snapshot-model.js";
 import { bodyConflict } from "./markers.js";
-import type { Placement, Planned, PlanOutput } from "./plan-model.js";
+import type { Placement, Planned, PlanOutput, WriteOp } from "./plan-model.js";
 import { spilled } from "./spill.js";
 
 /**
@@ -72,7 +72,7 @@ export function emitCourses(p: Planned, placement: Placement, out: PlanOutput): 
       );
       changes.push({ kind: "course", id, path: folder, outcome: "created" });
     } else if (plan.toTree.type === "write" && values && folder && mine) {
-      ops.push({ op: "write", path: file, text: courseFileText(id, values) });
+      ops.push(new TextWrite(file, courseFileText(id, values)));
       changes.push({
         kind: "course",
         id,
@@ -163,7 +163,7 @@ function emitMarked(p: Planned, at: ChapterAt, out: PlanOutput): boolean {
       : bodyConflict(plan, { id, mine, entry, remote, baseTexts: input.baseTexts, bodies });
   if (!(marked && current && remote && entry)) return false;
   // Both sides are in the file; the site's version becomes the base, as after a git merge.
-  out.ops.push({ op: "write", path: current, text: marked });
+  out.ops.push(new TextWrite(current, marked));
   const rendered = renderChapter(id, chapterValuesOfRecord(remote), bodies);
   out.next.chapters[id] = {
     path: current,
@@ -281,13 +281,31 @@ function emitChapterEntry(p: Planned, at: ChapterAt, out: PlanOutput): void {
   }
 }
 
+/** A write of a text made while planning (a course file rewritten, a body with conflict markers). */
+class TextWrite implements WriteOp {
+  readonly op = "write" as const;
+  readonly path: string;
+  readonly #text: string;
+
+  constructor(path: string, text: string) {
+    this.path = path;
+    this.#text = text;
+  }
+
+  /** The file's text. */
+  render(): string {
+    return this.#text;
+  }
+}
+
 /**
- * A write whose text is made when it is read: a pull of thousands of chapters holds their
- * values, not every file's text at once (the files are written a few at a time). What makes the
- * text is kept in the write's own private fields, not in a closure: 55,000 writes held 8.9 MB
- * as closures with accessors of their own, 3.7 MB this way (the text's getter is the class's).
+ * A write whose text is made when it is carried out (`render()`): a pull of thousands of
+ * chapters holds their values, not every file's text at once (the files are written a few at a
+ * time). What makes the text is kept in the write's own private fields, not in a closure:
+ * 55,000 writes held 8.9 MB as closures with accessors of their own, 3.7 MB this way (the
+ * render method is the class's).
  */
-class LazyWrite {
+class LazyWrite implements WriteOp {
   readonly op = "write" as const;
   readonly path: string;
   readonly from?: string;
@@ -315,8 +333,8 @@ class LazyWrite {
     this.#bodies = make.kind === "course" ? undefined : make.bodies;
   }
 
-  /** The file's text, made now (each time it is read). */
-  get text(): string {
+  /** The file's text, made now (each time this is called). */
+  render(): string {
     const id = this.#id;
     if (this.#kind === "course") return courseFileText(id, this.#source as CourseValues);
     if (this.#kind === "chapter") return chapterFileText(id, this.#source as ChapterValues, this.#bodies!);

@@ -47,19 +47,23 @@ export interface PullInput {
 /** A file operation of the plan, relative paths with /. */
 export type FileOp =
   | { op: "move-folder"; from: string; to: string }
-  | {
-      op: "write";
-      path: string;
-      text: string;
-      from?: string | undefined;
-      /** The SHA-256 of `text`, when known without making it (a file staged as its page came). */
-      hash?: string | undefined;
-    }
+  | WriteOp
   | { op: "move"; from: string; to: string }
   | { op: "delete"; path: string }
   | { op: "remove-folder-if-empty"; path: string }
   | { op: "copy"; path: string; text: string }
   | { op: "remove-copy"; path: string };
+
+/** A file write of the plan: its text is made by `render()`, when the write is carried out. */
+export interface WriteOp {
+  op: "write";
+  path: string;
+  from?: string | undefined;
+  /** The SHA-256 of the text, when known without making it (a file staged as its page came). */
+  hash?: string | undefined;
+  /** The file's text, made by this call (each time it is called). */
+  render(): string;
+}
 
 /** What a pull will do. */
 export interface PullPlan {
