@@ -4,6 +4,7 @@ import { type ChapterFile, serializeChapterFile } from "../../tree/chapter-file.
 import { COURSE_KEYS, type CourseFile, serializeCourseFile } from "../../tree/course-file.js";
 import { gitBlobId, sha256 } from "../../util/hash.js";
 import { type EntityPlan, type Fields, jsonEqual } from "../reconcile.js";
+import { isSpilled } from "./spilled.js";
 
 /**
  * The editable fields of a course, as reconcile compares them. Each holds the value the site
@@ -94,9 +95,10 @@ export function chapterFieldsOfRecord(record: WireRecord): Omit<ChapterValues, "
 }
 
 function recordContent(record: WireRecord, content: string | undefined): Content {
-  // Read once: a pull's records read their text back from a file on each access.
   const value = record.content;
   if (typeof value === "string") return value;
+  // A spilled text stays a reference (by hash): a step that needs it reads it (see spilled.ts).
+  if (isSpilled(value)) return value;
   if (typeof record.content_sha256 === "string")
     return content !== undefined ? content : { sha256: record.content_sha256 };
   return { literal: value ?? null };
@@ -180,15 +182,10 @@ export type ChapterPlan = EntityPlan<ChapterValues, "chapter">;
 /** A plan of either kind; `kind` tells which values it holds. */
 export type RecordPlan = CoursePlan | ChapterPlan;
 
-/**
- * Set on a listed record whose content was already hashed (pull moves listed contents out of
- * memory and hashes each once): the content's SHA-256, so the snapshot's copy reads no text.
- */
-export const CONTENT_SHA256: unique symbol = Symbol("content_sha256");
-
 /** The snapshot's copy of a record: every field kept, chapter content replaced by its hash. */
 export function snapshotRecord(record: WireRecord): WireRecord {
-  const known = (record as { [CONTENT_SHA256]?: string })[CONTENT_SHA256];
+  // A spilled text (see spilled.ts) was hashed as it was spilled: the snapshot's copy reads no text.
+  const known = isSpilled(record.content) ? record.content.sha256 : undefined;
   if (known === undefined && typeof record.content !== "string") return record;
   // Built key by key in the record's order: records of one list then share one hidden class
   // (a spread gave each of 50,000 snapshot entries its own, 12 MB of them).

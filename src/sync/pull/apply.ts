@@ -13,6 +13,7 @@ import {
 import type { ScanResult } from "../../tree/scan.js";
 import type { TreeFs } from "../../tree/tree-fs.js";
 import { sha256 } from "../../util/hash.js";
+import type { ContentReader } from "../model/spilled.js";
 import type { FileOp, WriteOp } from "./plan-model.js";
 import type { Placed, WrittenAs } from "./stage-writer.js";
 import type { WrittenFiles } from "./written.js";
@@ -28,11 +29,13 @@ export async function effectiveOps(
   root: string,
   ops: readonly FileOp[],
   existing: ReadonlySet<string>,
+  reader?: ContentReader,
 ): Promise<FileOp[]> {
   const out: FileOp[] = [];
   for (const op of ops) {
     const inPlace = op.op === "copy" || (op.op === "write" && (!op.from || op.from === op.path));
-    if (inPlace && existing.has(op.path) && (await hashTreeFile(root, op.path)) === textHash(op)) continue;
+    if (inPlace && existing.has(op.path) && (await hashTreeFile(root, op.path)) === textHash(op, reader))
+      continue;
     if (op.op === "remove-folder-if-empty") continue;
     out.push(op);
   }
@@ -67,6 +70,7 @@ async function moveFirst(root: string, effective: readonly FileOp[], fs: TreeFs)
 /**
  * Apply file operations in order. Every write is temp-then-rename; moves whose target is held by
  * another file still to move go through a temporary name first. Returns how many paths changed.
+ * A write's text is rendered as it is carried out, spilled texts read through `reader`.
  */
 export async function applyOps(
   root: string,
@@ -75,8 +79,9 @@ export async function applyOps(
   fs: TreeFs,
   staged?: Staged,
   written?: WrittenFiles,
+  reader?: ContentReader,
 ): Promise<number> {
-  const effective = await effectiveOps(root, ops, existing);
+  const effective = await effectiveOps(root, ops, existing, reader);
   let changed = await moveFirst(root, effective, fs);
   // Within one kind of operation the paths are distinct, so they run side by side; the kinds
   // run in order (writes before deletes before removing emptied folders).
@@ -120,7 +125,7 @@ export async function applyOps(
         if (placed.has(op)) break;
         await add(async () => {
           await folderOf(op.path);
-          await writeText(root, op, fs, staged, op.op === "write" ? written : undefined);
+          await writeText(root, op, fs, staged, op.op === "write" ? written : undefined, reader);
         });
         break;
       case "delete":
@@ -222,13 +227,13 @@ async function placeStaged(
 }
 
 /** The text of a write (made now) or of a copy. */
-function textOf(op: WriteOp | CopyOp): string {
-  return op.op === "write" ? op.render() : op.text;
+function textOf(op: WriteOp | CopyOp, reader: ContentReader | undefined): string {
+  return op.op === "write" ? op.render(reader) : op.text;
 }
 
 /** The hash of a write's or copy's text: a staged record's is known without making the text. */
-function textHash(op: WriteOp | CopyOp): string {
-  return (op.op === "write" ? op.hash : undefined) ?? sha256(textOf(op));
+function textHash(op: WriteOp | CopyOp, reader: ContentReader | undefined): string {
+  return (op.op === "write" ? op.hash : undefined) ?? sha256(textOf(op, reader));
 }
 
 /**
@@ -241,10 +246,11 @@ async function writeText(
   fs: TreeFs,
   staged: Staged | undefined,
   written: WrittenFiles | undefined,
+  reader: ContentReader | undefined,
 ): Promise<void> {
   // A lazy text is made once, and not at all when its hash is known and a staged file has it.
   const known = op.op === "write" ? op.hash : undefined;
-  let text = known === undefined ? textOf(op) : undefined;
+  let text = known === undefined ? textOf(op, reader) : undefined;
   const hash = known ?? (staged || written ? sha256(text!) : undefined);
   const ready = staged?.claim(hash!);
   if (ready !== undefined) {
@@ -255,7 +261,7 @@ async function writeText(
     }
     await fs.rm(ready);
   }
-  text ??= textOf(op);
+  text ??= textOf(op, reader);
   await writeTreeFile(root, op.path, text, fs);
   // Bytes hash as the text does only when it is valid UTF-8.
   if (text.isWellFormed()) written?.landed(op.path, hash!, null);

@@ -3,6 +3,7 @@ import type { BodyCodec } from "../../tree/bodies.js";
 import type { memoized } from "../../tree/codecs.js";
 import { convertMany, POOL_THRESHOLD } from "../../tree/markdown/pool.js";
 import { snapshotRecord } from "../model/entities.js";
+import { type ContentReader, readContent } from "../model/spilled.js";
 import { jsonEqual } from "../reconcile.js";
 import type { Snapshot } from "../state/snapshot-model.js";
 
@@ -20,6 +21,8 @@ export async function convertAhead(
   fromHtml: BodyCodec["fromHtml"],
   /** Whether a record's file was already rendered this run (its text is not read again). */
   rendered: (record: WireRecord) => boolean = () => false,
+  /** Reads the spilled texts (see pull/spill.ts). */
+  reader?: ContentReader,
 ): Promise<void> {
   if (bodies.mode !== "markdown") return;
   const modeChanged = (snapshot?.body ?? "html") !== bodies.mode;
@@ -28,7 +31,7 @@ export async function convertAhead(
     const entry = snapshot?.chapters[record.id];
     if (!modeChanged && entry?.body && jsonEqual(snapshotRecord(record), entry.record)) continue;
     if (rendered(record)) continue;
-    const content = record.content;
+    const content = readContent(record.content, reader);
     if (typeof content === "string" && !bodies.known(content)) pending.add(content);
   }
   if (pending.size < POOL_THRESHOLD) return;

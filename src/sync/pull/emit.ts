@@ -9,18 +9,18 @@ import {
   type ChapterValues,
   type CourseValues,
   chapterFileText,
-  chapterValuesOfRecord,
   courseFileText,
   courseValuesOfRecord,
   renderChapter,
   snapshotRecord,
 } from "../model/entities.js";
 import { conflictReason } from "../model/report.js";
+import type { ContentReader } from "../model/spilled.js";
 import { jsonEqual } from "../reconcile.js";
 import type { SnapshotEntry } from "../state/snapshot-model.js";
 import { bodyConflict } from "./markers.js";
 import type { Placement, Planned, PlanOutput, WriteOp } from "./plan-model.js";
-import { spilled } from "./spill.js";
+import { chapterValuesRead, recordValuesRead, spilled } from "./spill.js";
 
 /**
  * The course folders' file operations, changes and next snapshot entries. Returns the folder
@@ -160,11 +160,20 @@ function emitMarked(p: Planned, at: ChapterAt, out: PlanOutput): boolean {
   const marked =
     input.markers === false
       ? undefined
-      : bodyConflict(plan, { id, mine, entry, remote, baseTexts: input.baseTexts, bodies });
+      : bodyConflict(plan, {
+          id,
+          mine,
+          entry,
+          remote,
+          baseTexts: input.baseTexts,
+          bodies,
+          reader: input.reader,
+        });
   if (!(marked && current && remote && entry)) return false;
   // Both sides are in the file; the site's version becomes the base, as after a git merge.
   out.ops.push(new TextWrite(current, marked));
-  const rendered = renderChapter(id, chapterValuesOfRecord(remote), bodies);
+  const values = recordValuesRead(remote, input.reader);
+  const rendered = renderChapter(id, values, bodies);
   out.next.chapters[id] = {
     path: current,
     hash: rendered.hash,
@@ -172,7 +181,7 @@ function emitMarked(p: Planned, at: ChapterAt, out: PlanOutput): boolean {
     blob: rendered.blob,
     record: snapshotRecord(remote),
   };
-  out.cacheTexts.push(String(remote.content));
+  out.cacheTexts.push(String(values.content));
   out.changes.push({
     kind: "chapter",
     id,
@@ -192,7 +201,7 @@ function emitChapterConflict(p: Planned, at: ChapterAt, out: PlanOutput): void {
   const where = current ?? target ?? (entry ? at.translate(entry.path) : undefined);
   const copyPath = where ? conflictCopyPath(where) : undefined;
   if (remote && copyPath) {
-    const values = chapterValuesOfRecord(remote);
+    const values = recordValuesRead(remote, input.reader);
     out.ops.push({ op: "copy", path: copyPath, text: chapterFileText(id, values, bodies) });
   }
   out.changes.push({
@@ -270,7 +279,7 @@ function emitChapterEntry(p: Planned, at: ChapterAt, out: PlanOutput): void {
   } else if (entryPath !== undefined) {
     const rendered = unchanged
       ? undefined
-      : (input.rendered?.(remote) ?? renderChapter(id, chapterValuesOfRecord(remote), bodies));
+      : (input.rendered?.(remote) ?? renderChapter(id, recordValuesRead(remote, input.reader), bodies));
     next.chapters[id] = {
       path: entryPath,
       hash: rendered ? rendered.hash : entry!.hash,
@@ -333,12 +342,15 @@ class LazyWrite implements WriteOp {
     this.#bodies = make.kind === "course" ? undefined : make.bodies;
   }
 
-  /** The file's text, made now (each time this is called). */
-  render(): string {
+  /** The file's text, made now (each time this is called); a spilled text read through `reader`. */
+  render(reader?: ContentReader): string {
     const id = this.#id;
     if (this.#kind === "course") return courseFileText(id, this.#source as CourseValues);
-    if (this.#kind === "chapter") return chapterFileText(id, this.#source as ChapterValues, this.#bodies!);
-    return renderChapter(id, chapterValuesOfRecord(this.#source as WireRecord), this.#bodies!).text;
+    if (this.#kind === "chapter") {
+      const values = chapterValuesRead(this.#source as ChapterValues, reader);
+      return chapterFileText(id, values, this.#bodies!);
+    }
+    return renderChapter(id, recordValuesRead(this.#source as WireRecord, reader), this.#bodies!).text;
   }
 }
 

@@ -1,4 +1,5 @@
 import { removeLeftoverTemps } from "../../tree/fs-ops.js";
+import { type ContentReader, readContent } from "../model/spilled.js";
 import type { SiteState } from "../state/workspace.js";
 import { applyOps } from "./apply.js";
 import { addBlobIds } from "./blob-ids.js";
@@ -10,12 +11,13 @@ import { WrittenFiles } from "./written.js";
 // Execute and commit: the plan's files written in a crash-safe order (see pull/apply.ts), the
 // texts the content cache keeps beside them, then the state committed once, the snapshot last.
 
-/** Write the plan's files and cache its texts; the number of files written. */
+/** Write the plan's files and cache its texts (spilled ones read through `reader`); the number of files written. */
 export async function executePlan(
   options: Pick<PullOptions, "root">,
   state: SiteState,
   planned: Pick<PlannedRun, "plan" | "existing" | "temps">,
   run: Staging,
+  reader?: ContentReader,
 ): Promise<number> {
   const { root } = options;
   const { plan, existing } = planned;
@@ -24,12 +26,13 @@ export async function executePlan(
   await removeLeftoverTemps(root, await planned.temps, fs);
   await run.staged?.stop();
   const written = new WrittenFiles(root);
-  const applying = applyOps(root, plan.ops, existing, fs, run.staged, written);
+  const applying = applyOps(root, plan.ops, existing, fs, run.staged, written, reader);
   // The texts the cache keeps go in while the files are moved into place (on the staging
   // thread, for the most part): other files, and this thread would wait.
   const caching = (async () => {
     for (const text of plan.cacheTexts) await cache.stage(text);
-    for (const record of plan.cacheRecords) await cache.stage(String(record.content ?? ""));
+    for (const record of plan.cacheRecords)
+      await cache.stage(String(readContent(record.content, reader) ?? ""));
     await cache.flush();
   })();
   // A failure of either is thrown once both are done (the tree's first).

@@ -2,6 +2,7 @@ import type { Listing } from "../../api/client.js";
 import type { Resource, WireRecord } from "../../api/wire.js";
 import { memoized } from "../../tree/codecs.js";
 import { type LocalSide, type OpenLocalOptions, openLocal } from "../local/open.js";
+import type { ContentReader } from "../model/spilled.js";
 import { mappedClient, type RecordClient } from "../state/id-map.js";
 import type { JournalLine } from "../state/journal.js";
 import { foldJournal } from "../state/recovery.js";
@@ -42,6 +43,8 @@ export interface Gathered {
   /** Tells the lists which id map to read another site's records through. */
   otherReady: (other: OtherSite | undefined) => void;
   bodies: ReturnType<typeof memoized>;
+  /** Reads the chapter texts spilled while the pages arrived (see pull/spill.ts): the steps' seam. */
+  reader: ContentReader | undefined;
   /** New and changed records' files, written to temp files while the pages arrive. */
   staged: StagedFiles | undefined;
   /** Temp files of killed runs under `.coursesync/`, listed before this run staged any. */
@@ -62,7 +65,7 @@ export async function gatherSite(
   // listing then does not read this run's thousands of staged files (removed after planning).
   const leftover = options.dryRun ? Promise.resolve([]) : state.temps();
   leftover.catch(() => {});
-  const staged = spill ? stagedFiles(options, state, loaded, bodies) : undefined;
+  const staged = spill ? stagedFiles(options, state, loaded, bodies, spill) : undefined;
   run.staged = staged;
   attach({
     ...(staged ? { courses: (records: WireRecord[]) => staged.take("courses", records) } : {}),
@@ -93,6 +96,7 @@ export async function gatherSite(
     other,
     otherReady,
     bodies,
+    reader: spill,
     staged,
     leftover,
   };
@@ -109,10 +113,12 @@ function stagedFiles(
   state: SiteState,
   loaded: Snapshot | undefined,
   bodies: ReturnType<typeof memoized>,
+  reader: ContentReader,
 ): StagedFiles {
   return new StagedFiles({
     cache: state.paths.cache,
     bodies,
+    reader,
     snapshot: loaded,
     // A tree written through another file system (tests) has its files moved through it.
     placeOnThread: options.fs === undefined,

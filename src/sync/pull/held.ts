@@ -7,7 +7,6 @@ import type { FileProblem } from "../../tree/yaml-text.js";
 import type { LocalView } from "../local/view.js";
 import {
   chapterFileText,
-  chapterValuesOfRecord,
   courseFileText,
   courseValuesOfRecord,
   fieldsEqual,
@@ -15,9 +14,11 @@ import {
   valuesOfRecord,
 } from "../model/entities.js";
 import type { Change } from "../model/report.js";
+import type { ContentReader } from "../model/spilled.js";
 import { type Fields, jsonEqual, type Kind } from "../reconcile.js";
 import type { Snapshot, SnapshotEntry } from "../state/snapshot-model.js";
 import type { FileOp, Held } from "./plan-model.js";
+import { recordValuesRead } from "./spill.js";
 
 export type { Held } from "./plan-model.js";
 
@@ -31,6 +32,8 @@ export interface HoldInput {
   remoteCourses: readonly WireRecord[];
   remoteChapters: readonly WireRecord[];
   bodies: BodyCodec;
+  /** Reads a spilled site text, for the copy of a held chapter (see pull/spill.ts). */
+  reader?: ContentReader | undefined;
 }
 
 /** How pull goes around invalid files. */
@@ -238,7 +241,7 @@ function reportHeld(
   for (const [id, reason] of [...why.chapter].sort(([a], [b]) => a - b)) {
     const site = remote.chapter.get(id);
     report("chapter", id, reason, chapterHere.get(id), () =>
-      chapterFileText(id, chapterValuesOfRecord(site!), input.bodies),
+      chapterFileText(id, recordValuesRead(site!, input.reader), input.bodies),
     );
   }
   return out;

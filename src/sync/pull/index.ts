@@ -39,7 +39,7 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
       result.filesWritten = (await effectiveOps(options.root, planned.plan.ops, planned.existing)).length;
       return result;
     }
-    result.filesWritten = await executePlan(options, state, planned, run);
+    result.filesWritten = await executePlan(options, state, planned, run, spill);
     result.stagingStopped = run.staged?.failure;
     result.snapshotWritten = await commitPlan(options, state, planned);
     return result;

@@ -7,7 +7,7 @@ import { baseMarkdown } from "../content-merge.js";
 import { type BaseBody, baseBodyOf, baseHtmlOf } from "../local/bases.js";
 import type { LocalChapter } from "../local/view.js";
 import { type ChapterPlan, fieldsEqual } from "../model/entities.js";
-
+import { type ContentReader, readContent } from "../model/spilled.js";
 import type { SnapshotEntry } from "../state/snapshot-model.js";
 
 /** What a chapter whose body both sides changed is made of. */
@@ -67,6 +67,8 @@ export function bodyConflict(
     remote: WireRecord | undefined;
     baseTexts: ReadonlyMap<string, string>;
     bodies: BodyCodec;
+    /** Reads the site's text when it was spilled. */
+    reader?: ContentReader | undefined;
   },
 ): string | undefined {
   const c = plan.conflict;
@@ -77,5 +79,7 @@ export function bodyConflict(
   const html = baseHtmlOf(at.baseTexts, hash);
   if (html === undefined) return undefined;
   const base = { record: entry.record, html, body: baseBodyOf(at.baseTexts, hash) };
-  return bodyConflictText({ id, mine, base, remote, bodies: at.bodies });
+  const text = readContent(remote.content, at.reader);
+  const site = text === remote.content ? remote : { ...remote, content: text };
+  return bodyConflictText({ id, mine, base, remote: site, bodies: at.bodies });
 }

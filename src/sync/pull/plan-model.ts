@@ -4,6 +4,7 @@ import type { Layout } from "../../tree/layout.js";
 import type { LocalView } from "../local/view.js";
 import type { ChapterPlan, CoursePlan, CourseValues, Rendered } from "../model/entities.js";
 import type { Change } from "../model/report.js";
+import type { ContentReader } from "../model/spilled.js";
 import type { Winner } from "../reconcile.js";
 import type { Snapshot } from "../state/snapshot-model.js";
 
@@ -42,6 +43,12 @@ export interface PullInput {
   rendered?: ((record: WireRecord) => Rendered | undefined) | undefined;
   /** The hash of a course record's file as already rendered this run, if it was. */
   courseHash?: ((record: WireRecord) => string | undefined) | undefined;
+  /**
+   * Reads the chapter texts a pull spilled (see pull/spill.ts) where the plan needs them: to
+   * reconcile a chapter the tree or the last sync has, for merges, conflict copies and hashes.
+   * Without it, no record may hold a spilled text.
+   */
+  reader?: ContentReader | undefined;
 }
 
 /** A file operation of the plan, relative paths with /. */
@@ -61,8 +68,8 @@ export interface WriteOp {
   from?: string | undefined;
   /** The SHA-256 of the text, when known without making it (a file staged as its page came). */
   hash?: string | undefined;
-  /** The file's text, made by this call (each time it is called). */
-  render(): string;
+  /** The file's text, made by this call (each time it is called); spilled texts read through `reader`. */
+  render(reader?: ContentReader): string;
 }
 
 /** What a pull will do. */

@@ -89,8 +89,13 @@ export async function planRun(
   // rest are as the last sync has them.
   const remoteChapters = narrow ? narrow.remoteChapters : chapters.records;
   // A first pull of a large site converts thousands of chapters: spread that over cores.
-  await convertAhead(remoteChapters, snapshot, bodies, options.bodies.fromHtml, (record) =>
-    Boolean(staged?.renderedOf(record)),
+  await convertAhead(
+    remoteChapters,
+    snapshot,
+    bodies,
+    options.bodies.fromHtml,
+    (record) => Boolean(staged?.renderedOf(record)),
+    gathered.reader,
   );
   // An invalid file stops nothing else: the records it holds back wait, the rest is pulled.
   const hold = holdInvalid({
@@ -101,6 +106,7 @@ export async function planRun(
     remoteCourses: courses.records,
     remoteChapters,
     bodies,
+    reader: gathered.reader,
   });
   const planner = planWith(options, gathered, opened, hold, { courses, chapters, remoteChapters });
   const plan = planner(hold.held, options.select);
@@ -229,6 +235,7 @@ function planWith(
       existingCopies: new Set(scan.copies),
       rendered: staged ? (record) => staged.renderedOf(record) : undefined,
       courseHash: staged ? (record) => staged.courseHashOf(record) : undefined,
+      reader: gathered.reader,
       inScope: scope ? ({ folders }) => folders.some(inScope) : undefined,
     });
     if (narrow && snapshot) plan.snapshot = widened(snapshot, narrow.folders, plan.snapshot);

@@ -15,7 +15,7 @@ import { keepCoursesWithChapters } from "./course-deletes.js";
 import { emitChapters, emitCourses } from "./emit.js";
 import { placeRecords } from "./place.js";
 import type { FileOp, Planned, PlanOutput, PullInput, PullPlan } from "./plan-model.js";
-import { chapterValuesSharing, sharingContent } from "./spill.js";
+import { chapterValuesRead, sharingContent } from "./spill.js";
 import { type Synced, syncedCourses } from "./synced.js";
 
 export type { FileOp, PullInput, PullPlan } from "./plan-model.js";
@@ -140,7 +140,10 @@ function planChapters(
   return { ids, plans };
 }
 
-/** One chapter reconciled: its site text stays where it was spilled when the chapter ends with it. */
+/**
+ * One chapter reconciled: a spilled site text is read (through the input's reader) when the
+ * tree or the last sync has the chapter, and stays a reference when the chapter ends with it.
+ */
 function planChapter(
   input: PullInput,
   id: number,
@@ -149,8 +152,10 @@ function planChapter(
 ): ChapterPlan {
   const { local, bodies, winner } = input;
   const mine = local.chapters.get(`chapter:${id}`);
-  // A record new to the tree is taken as it is: its text is read only when it is written.
+  // A record new to the tree is taken as it is: a spilled text is read only when it is written.
   const fresh = !entry && !mine;
+  const values = remote && chapterValuesOfRecord(remote);
+  const remoteValues = values && !fresh ? chapterValuesRead(values, input.reader) : values;
   const entityInput: EntityInput<ChapterValues, "chapter"> = {
     kind: "chapter",
     id,
@@ -158,8 +163,8 @@ function planChapter(
     base: entry
       ? chapterValuesOfRecord(entry.record, input.baseTexts.get(String(entry.record.content_sha256)))
       : undefined,
-    local: mine ? chapterValuesAgainst(mine, remote?.content, bodies) : undefined,
-    remote: remote ? (fresh ? chapterValuesSharing(remote) : chapterValuesOfRecord(remote)) : undefined,
+    local: mine ? chapterValuesAgainst(mine, remoteValues?.content, bodies) : undefined,
+    remote: remoteValues,
     remoteKnown: true,
   };
   const mergeText = contentMerger(bodies, input.baseTexts, mine?.body);

@@ -3,12 +3,8 @@ import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync } from "nod
 import path from "node:path";
 import type { WireRecord } from "../../api/wire.js";
 import { sha256 } from "../../util/hash.js";
-import {
-  type ChapterValues,
-  CONTENT_SHA256,
-  chapterFieldsOfRecord,
-  chapterValuesOfRecord,
-} from "../model/entities.js";
+import { type ChapterValues, chapterValuesOfRecord } from "../model/entities.js";
+import { type ContentReader, isSpilled, readContent, type SpilledText } from "../model/spilled.js";
 
 /** Contents shorter than this stay in memory: moving them out saves less than it costs. */
 const SMALL = 512;
@@ -16,11 +12,12 @@ const SMALL = 512;
 /**
  * Where a pull keeps the chapter contents it listed while it works, instead of in memory: a
  * temp file of this run (`spill.<pid>.<n>.tmp` in the uncommitted cache), removed as soon as
- * it is open, so it has no name while the run reads it back. Each record's `content` becomes a property that
- * reads its text back from the file when asked, so the rest of pull sees plain records, and a
- * listing of 50,000 chapters holds their fields and offsets, not 50,000 texts.
+ * it is open, so it has no name while the run reads it back. Each record's `content` becomes a
+ * SpilledText, a plain reference (where the text is, and its hash): a step that needs the text
+ * reads it through this spill, its ContentReader. A listing of 50,000 chapters holds their
+ * fields and offsets, not 50,000 texts.
  */
-export class ContentSpill {
+export class ContentSpill implements ContentReader {
   readonly #file: string;
   #fd: number | undefined;
   #size = 0;
@@ -32,7 +29,7 @@ export class ContentSpill {
 
   /**
    * Move the contents of these records (one page of a listing) to the file: each such record
-   * is replaced, in the array, by a copy whose `content` reads the text back when asked. A
+   * is replaced, in the array, by a copy whose `content` is a SpilledText (a reference). A
    * field equal to the last sync's (`known`, by id) takes that record's string, so that an
    * unchanged record's titles, times and hash are held once, not twice.
    */
@@ -74,16 +71,15 @@ export class ContentSpill {
         copy[key] = typeof value === "string" && was === value ? was : value;
       }
       const sameHash = before?.content_sha256 === hash ? (before.content_sha256 as string) : hash;
-      // Hidden (not enumerable): a spread copy of the record takes its text, not these.
-      Object.defineProperty(copy, SPILLED, { value: { spill: this, offset, length } });
-      Object.defineProperty(copy, CONTENT_SHA256, { value: sameHash });
-      Object.defineProperty(copy, "content", { get: readSpilled, enumerable: true, configurable: true });
+      const spilledText: SpilledText = { sha256: sameHash, spilledAt: offset, length };
+      copy.content = spilledText;
       records[index] = copy;
     }
   }
 
-  /** The text at this place of the file. */
-  read(offset: number, length: number): string {
+  /** A spilled text, read back from the file. */
+  read(text: SpilledText): string {
+    const { spilledAt: offset, length } = text;
     if (this.#fd === undefined)
       throw new Error("the content spill was closed while its records were still read");
     const buffer = Buffer.allocUnsafe(length);
@@ -101,61 +97,36 @@ export class ContentSpill {
   }
 }
 
-/** Where a spilled record's text is: on the record, under this key (not enumerable). */
-const SPILLED = Symbol("spilled");
-
-/** Where spilled records' texts are. */
-interface SpilledAt {
-  spill: ContentSpill;
-  offset: number;
-  length: number;
-}
-
-// One getter shared by every spilled record (and one for values sharing a record's text): V8
-// then gives all of them one hidden class instead of one each.
-function readSpilled(this: { [SPILLED]: SpilledAt }): string {
-  const at = this[SPILLED];
-  return at.spill.read(at.offset, at.length);
-}
-
-const SOURCE = Symbol("source");
-
-function readSource(this: { [SOURCE]: WireRecord }): unknown {
-  return this[SOURCE].content;
-}
-
-/** Whether a record's content was moved to a spill (it is read back on each access). */
+/** Whether a record's content was moved to a spill (its `content` is a SpilledText). */
 export function spilled(record: WireRecord | undefined): boolean {
-  return record !== undefined && Object.hasOwn(record, SPILLED);
+  return record !== undefined && isSpilled(record.content);
 }
 
 /**
- * These values with their content read from a spilled record, instead of holding their own
- * copy: a plan of thousands of chapters holds no texts. Other values are returned as they are.
+ * These values with the spilled record's content reference in place of their text, when they
+ * hold that text: a plan of thousands of chapters holds no texts. Other values are returned as
+ * they are.
  */
 export function sharingContent<T extends { content?: unknown }>(
   values: T | undefined,
   record: WireRecord | undefined,
 ): T | undefined {
   if (!values || !record || !spilled(record) || typeof values.content !== "string") return values;
+  // Built key by key, the content last, as the values of a record are.
   const copy: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(values)) if (key !== "content") copy[key] = value;
-  return readingContentOf(copy, record) as T;
+  copy.content = record.content;
+  return copy as T;
 }
 
-/**
- * A chapter record's values, with the content of a spilled record read back only when asked:
- * the plan of a record new to the tree takes its values as they are, and nothing compares its
- * text (reading 2,000 texts back cost a first pull 20 ms).
- */
-export function chapterValuesSharing(record: WireRecord): ChapterValues {
-  if (!spilled(record)) return chapterValuesOfRecord(record);
-  return readingContentOf(chapterFieldsOfRecord(record) as ChapterValues, record);
+/** A chapter record's values, a spilled text read back through `reader`. */
+export function recordValuesRead(record: WireRecord, reader: ContentReader | undefined): ChapterValues {
+  return chapterValuesRead(chapterValuesOfRecord(record), reader);
 }
 
-/** These values, given a `content` that reads the spilled record's text back when asked. */
-function readingContentOf<T extends object>(values: T, record: WireRecord): T {
-  Object.defineProperty(values, SOURCE, { value: record });
-  Object.defineProperty(values, "content", { get: readSource, enumerable: true, configurable: true });
-  return values;
+/** Chapter values with a spilled text read back through `reader` (as the text). */
+export function chapterValuesRead(values: ChapterValues, reader: ContentReader | undefined): ChapterValues {
+  return isSpilled(values.content)
+    ? { ...values, content: readContent(values.content, reader) as string }
+    : values;
 }

@@ -5,15 +5,16 @@ import type { WireRecord } from "../../api/wire.js";
 import type { BodyCodec } from "../../tree/bodies.js";
 import { sha256 } from "../../util/hash.js";
 import {
-  chapterValuesOfRecord,
   courseFileText,
   courseValuesOfRecord,
   type Rendered,
   renderChapter,
   snapshotRecord,
 } from "../model/entities.js";
+import type { ContentReader } from "../model/spilled.js";
 import { jsonEqual } from "../reconcile.js";
 import type { Snapshot } from "../state/snapshot-model.js";
+import { recordValuesRead } from "./spill.js";
 import { type Placed, StageWriter, type WrittenAs } from "./stage-writer.js";
 
 // A pull writes the files of new and changed records while the listing is still arriving:
@@ -39,6 +40,7 @@ export type Listed = "courses" | "chapters";
 export class StagedFiles {
   readonly #dir: string;
   readonly #bodies: BodyCodec;
+  readonly #reader: ContentReader | undefined;
   readonly #snapshot: Snapshot | undefined;
   readonly #now: () => number;
   readonly #placeOnThread: boolean;
@@ -68,6 +70,8 @@ export class StagedFiles {
     /** The site's uncommitted cache folder. */
     cache: string;
     bodies: BodyCodec;
+    /** Reads the texts of the records' spilled contents (see pull/spill.ts). */
+    reader?: ContentReader | undefined;
     /** The last sync: records it holds unchanged are not staged (nothing writes them). */
     snapshot: Snapshot | undefined;
     now?: () => number;
@@ -80,6 +84,7 @@ export class StagedFiles {
     this.#placeOnThread = options.placeOnThread ?? true;
     this.#dir = path.join(options.cache, "incoming");
     this.#bodies = options.bodies;
+    this.#reader = options.reader;
     this.#snapshot = options.snapshot;
     this.#now = options.now ?? (() => performance.now());
   }
@@ -264,7 +269,7 @@ export class StagedFiles {
     if (entry && jsonEqual(snapshotRecord(record), entry.record)) return undefined;
     try {
       if (list === "courses") return courseFileText(record.id, courseValuesOfRecord(record));
-      const values = chapterValuesOfRecord(record);
+      const values = recordValuesRead(record, this.#reader);
       if (typeof values.content !== "string") return undefined;
       const { text, hash, body, blob } = renderChapter(record.id, values, this.#bodies);
       this.#rendered.set(record, { hash, body, blob });
