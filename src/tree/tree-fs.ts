@@ -1,10 +1,11 @@
-import { appendFile, mkdir, rename, rm, rmdir, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { UserError } from "../errors.js";
 
 /**
  * The calls every write to a tree goes through: its files, and the snapshot, journal, lock
- * holder and caches under `.coursesync/`. Node's below; tests put one in that fails on cue.
+ * holder and caches under `.coursesync/`; and reading a file or a folder's names back. Node's
+ * below, and one in memory (memoryFs); tests put one in that fails on cue.
  */
 export interface TreeFs {
   /** Write a whole file; `flush` syncs it to the disk before it is closed. */
@@ -17,6 +18,10 @@ export interface TreeFs {
   rm(file: string): Promise<void>;
   /** Remove an empty folder. */
   rmdir(dir: string): Promise<void>;
+  /** A whole file's text (UTF-8). */
+  readFile(file: string): Promise<string>;
+  /** The names of a folder's entries, files and folders. */
+  readdir(dir: string): Promise<string[]>;
 }
 
 /** The file system itself. */
@@ -29,7 +34,95 @@ export const nodeFs: TreeFs = {
   },
   rm: (file) => rm(file, { force: true }),
   rmdir: (dir) => rmdir(dir),
+  readFile: (file) => readFile(file, "utf8"),
+  readdir: (dir) => readdir(dir),
 };
+
+/** An error as Node's file system raises it: a code, and the path it is about. */
+function fsError(code: string, call: string, file: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${code}: ${call} '${file}'`), { code, syscall: call, path: file });
+}
+
+/**
+ * A file system in memory, over absolute paths (for tests of the steps that read and write a
+ * tree): the files' texts by path, and the folders made. A write into a folder not made fails
+ * (ENOENT), as with Node's.
+ */
+export function memoryFs(files = new Map<string, string>(), folders = new Set<string>()): TreeFs {
+  const norm = (p: string) => path.resolve(p);
+  const hasFolder = (dir: string) => dir === path.parse(dir).root || folders.has(dir);
+  const children = (dir: string) =>
+    [...files.keys(), ...folders].filter((p) => path.dirname(p) === dir).map((p) => path.basename(p));
+  const parentMade = (file: string, call: string) => {
+    if (!hasFolder(path.dirname(file))) throw fsError("ENOENT", call, file);
+  };
+  const text = (data: string | Uint8Array) =>
+    typeof data === "string" ? data : Buffer.from(data).toString("utf8");
+  return {
+    writeFile: async (file, data) => {
+      file = norm(file);
+      parentMade(file, "open");
+      if (folders.has(file)) throw fsError("EISDIR", "open", file);
+      files.set(file, text(data));
+    },
+    appendFile: async (file, data) => {
+      file = norm(file);
+      parentMade(file, "open");
+      files.set(file, (files.get(file) ?? "") + data);
+    },
+    rename: async (from, to) => {
+      from = norm(from);
+      to = norm(to);
+      parentMade(to, "rename");
+      if (files.has(from)) {
+        files.set(to, files.get(from)!);
+        files.delete(from);
+        return;
+      }
+      if (!folders.has(from)) throw fsError("ENOENT", "rename", from);
+      const moved = (p: string) =>
+        p === from || p.startsWith(`${from}${path.sep}`) ? to + p.slice(from.length) : p;
+      for (const [p, data] of [...files]) {
+        if (moved(p) === p) continue;
+        files.delete(p);
+        files.set(moved(p), data);
+      }
+      for (const p of [...folders]) {
+        if (moved(p) === p) continue;
+        folders.delete(p);
+        folders.add(moved(p));
+      }
+    },
+    mkdir: async (dir) => {
+      for (let at = norm(dir); !hasFolder(at); at = path.dirname(at)) {
+        if (files.has(at)) throw fsError("EEXIST", "mkdir", at);
+        folders.add(at);
+      }
+    },
+    rm: async (file) => {
+      file = norm(file);
+      if (folders.has(file)) throw fsError("EISDIR", "rm", file);
+      files.delete(file);
+    },
+    rmdir: async (dir) => {
+      dir = norm(dir);
+      if (!folders.has(dir)) throw fsError(files.has(dir) ? "ENOTDIR" : "ENOENT", "rmdir", dir);
+      if (children(dir).length > 0) throw fsError("ENOTEMPTY", "rmdir", dir);
+      folders.delete(dir);
+    },
+    readFile: async (file) => {
+      file = norm(file);
+      const data = files.get(file);
+      if (data === undefined) throw fsError(folders.has(file) ? "EISDIR" : "ENOENT", "open", file);
+      return data;
+    },
+    readdir: async (dir) => {
+      dir = norm(dir);
+      if (!hasFolder(dir)) throw fsError(files.has(dir) ? "ENOTDIR" : "ENOENT", "scandir", dir);
+      return children(dir).sort();
+    },
+  };
+}
 
 /** Why a file-system call failed, for codes that say something about the machine, not the tool. */
 const REASONS: Record<string, { reason: string; hint: string }> = {
@@ -114,5 +207,8 @@ export function guardedFs(root: string, base: TreeFs = nodeFs): TreeFs {
     mkdir: guard(base.mkdir.bind(base), (dir) => `make the folder ${shown(dir)}`),
     rm: guard(base.rm.bind(base), (file) => `remove ${shown(file)}`),
     rmdir: guard(base.rmdir.bind(base), (dir) => `remove ${shown(dir)}`),
+    // Reads are the caller's to act on (a missing file is an answer, not a failure).
+    readFile: (file) => base.readFile(file),
+    readdir: (dir) => base.readdir(dir),
   };
 }

@@ -23,5 +23,7 @@ export function failingFs(code: string, fails: (call: keyof TreeFs, file: string
     mkdir: wrap("mkdir", nodeFs.mkdir),
     rm: wrap("rm", nodeFs.rm),
     rmdir: wrap("rmdir", nodeFs.rmdir),
+    readFile: nodeFs.readFile,
+    readdir: nodeFs.readdir,
   };
 }
