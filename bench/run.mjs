@@ -289,6 +289,58 @@ if (run("watch")) {
   }
 }
 
+if (run("watch")) {
+  // Issue 32, a site without events (GET /events answers 404): every poll pages the lists.
+  const emulator = await startEmulator({ seedDir: null, pageSize: 25, events: false });
+  seedLargeSite(emulator.state, { courses: 200, chapters: 10 });
+  const { work, tree, env } = benchFolder();
+  let child;
+  try {
+    await cli(["init", tree, "--url", emulator.baseUrl], work, env);
+    await cli(["pull"], tree, env);
+    child = spawn(process.execPath, [path.join(root, "dist", "bin", "coursesync.js"), "watch", "--yes"], {
+      cwd: tree,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    await new Promise((resolve) => {
+      let out = "";
+      child.stdout.on("data", (chunk) => {
+        out += chunk;
+        if (out.includes("watching")) resolve();
+      });
+    });
+    const files = readdirSync(path.join(tree, "courses"), { recursive: true })
+      .filter((f) => String(f).endsWith(".md"))
+      .sort();
+    const arrivals = [];
+    for (let i = 0; i < 3; i++) {
+      const file = path.join(tree, "courses", String(files[i * 100 + 7]));
+      const id = Number(/^id: (\d+)$/m.exec(readFileSync(file, "utf8"))[1]);
+      const started = performance.now();
+      emulator.state.edit("chapters", id, { content: `<p>site edit ${i}</p>` });
+      while (!readFileSync(file, "utf8").includes(`site edit ${i}`))
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      arrivals.push(performance.now() - started);
+    }
+    arrivals.sort((a, b) => a - b);
+    const seconds = Number(process.env.IDLE_SECONDS ?? 60);
+    const requestsBefore = emulator.state.requests.length;
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+    const perMinute = ((emulator.state.requests.length - requestsBefore) * 60) / seconds;
+    console.log(
+      `watch, no events: site edit to file, 3 edits at the default 10 s poll: median ${(arrivals[1] / 1000).toFixed(1)} s, ` +
+        `worst ${(arrivals[2] / 1000).toFixed(1)} s; idle for ${seconds} s: ${perMinute.toFixed(1)} requests a minute ` +
+        `(each poll pages ${Math.ceil(200 / 25) + Math.ceil(2000 / 25)} lists)`,
+    );
+  } finally {
+    child?.kill("SIGINT");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    rmSync(work, { recursive: true, force: true });
+    await emulator.close();
+  }
+}
+
 if (run("check")) {
   // Issue 12: `check` on a 20,000-file tree (2,000 courses x 9 chapters, Markdown bodies): clean
   // with the committed snapshot, with 50 files edited, and with no snapshot (every body rendered).
