@@ -214,30 +214,40 @@ if (run("politeness")) {
   }
 }
 
-if (run("watch")) {
-  // Issue 6: save-to-PATCH latency over 20 saves, and CPU while idle on a 2,000-file tree.
-  const emulator = await startEmulator({ seedDir: null, pageSize: 25 });
+/** A 200-course site pulled into a tree, with `coursesync watch` running on it. */
+async function watchedSite(emulatorOptions) {
+  const emulator = await startEmulator({ seedDir: null, pageSize: 25, ...emulatorOptions });
   seedLargeSite(emulator.state, { courses: 200, chapters: 10 });
   const { work, tree, env } = benchFolder();
-  let child;
-  try {
-    await cli(["init", tree, "--url", emulator.baseUrl], work, env);
-    await cli(["pull"], tree, env);
-    child = spawn(process.execPath, [path.join(root, "dist", "bin", "coursesync.js"), "watch", "--yes"], {
+  await cli(["init", tree, "--url", emulator.baseUrl], work, env);
+  await cli(["pull"], tree, env);
+  const watching = spawn(
+    process.execPath,
+    [path.join(root, "dist", "bin", "coursesync.js"), "watch", "--yes"],
+    {
       cwd: tree,
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  await new Promise((resolve) => {
+    let out = "";
+    watching.stdout.on("data", (chunk) => {
+      out += chunk;
+      if (out.includes("watching")) resolve();
     });
-    await new Promise((resolve) => {
-      let out = "";
-      child.stdout.on("data", (chunk) => {
-        out += chunk;
-        if (out.includes("watching")) resolve();
-      });
-    });
-    const files = readdirSync(path.join(tree, "courses"), { recursive: true })
-      .filter((f) => String(f).endsWith(".md"))
-      .sort();
+  });
+  const files = readdirSync(path.join(tree, "courses"), { recursive: true })
+    .filter((f) => String(f).endsWith(".md"))
+    .sort();
+  return { emulator, work, tree, files, watching };
+}
+
+if (run("watch")) {
+  // Issue 6: save-to-PATCH latency over 20 saves, and CPU while idle on a 2,000-file tree.
+  const { emulator, work, tree, files, watching } = await watchedSite({});
+  const child = watching;
+  try {
     const patches = () => emulator.state.requests.filter((r) => r.method === "PATCH").length;
     const latencies = [];
     for (let i = 0; i < 20; i++) {
@@ -282,7 +292,7 @@ if (run("watch")) {
       `watch: idle for ${seconds} s on ${files.length + 200} files: ${used.toFixed(2)} s of CPU (${((used / seconds) * 100).toFixed(2)}% of one core), ${perMinute.toFixed(1)} requests a minute (with events)`,
     );
   } finally {
-    child?.kill("SIGINT");
+    child.kill("SIGINT");
     await new Promise((resolve) => setTimeout(resolve, 300));
     rmSync(work, { recursive: true, force: true });
     await emulator.close();
@@ -291,28 +301,9 @@ if (run("watch")) {
 
 if (run("watch")) {
   // Issue 32, a site without events (GET /events answers 404): every poll pages the lists.
-  const emulator = await startEmulator({ seedDir: null, pageSize: 25, events: false });
-  seedLargeSite(emulator.state, { courses: 200, chapters: 10 });
-  const { work, tree, env } = benchFolder();
-  let child;
+  const { emulator, work, tree, files, watching } = await watchedSite({ events: false });
+  const child = watching;
   try {
-    await cli(["init", tree, "--url", emulator.baseUrl], work, env);
-    await cli(["pull"], tree, env);
-    child = spawn(process.execPath, [path.join(root, "dist", "bin", "coursesync.js"), "watch", "--yes"], {
-      cwd: tree,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    await new Promise((resolve) => {
-      let out = "";
-      child.stdout.on("data", (chunk) => {
-        out += chunk;
-        if (out.includes("watching")) resolve();
-      });
-    });
-    const files = readdirSync(path.join(tree, "courses"), { recursive: true })
-      .filter((f) => String(f).endsWith(".md"))
-      .sort();
     const arrivals = [];
     for (let i = 0; i < 3; i++) {
       const file = path.join(tree, "courses", String(files[i * 100 + 7]));
@@ -334,7 +325,7 @@ if (run("watch")) {
         `(each poll pages ${Math.ceil(200 / 25) + Math.ceil(2000 / 25)} lists)`,
     );
   } finally {
-    child?.kill("SIGINT");
+    child.kill("SIGINT");
     await new Promise((resolve) => setTimeout(resolve, 300));
     rmSync(work, { recursive: true, force: true });
     await emulator.close();
