@@ -243,6 +243,21 @@ async function watchedSite(emulatorOptions) {
   return { emulator, work, tree, files, watching };
 }
 
+/** Edit `count` chapters on the site one after another; ms until each reached its file, sorted. */
+async function siteEditArrivals(emulator, tree, files, count) {
+  const arrivals = [];
+  for (let i = 0; i < count; i++) {
+    const file = path.join(tree, "courses", String(files[i * 100 + 7]));
+    const id = Number(/^id: (\d+)$/m.exec(readFileSync(file, "utf8"))[1]);
+    const started = performance.now();
+    emulator.state.edit("chapters", id, { content: `<p>site edit ${i}</p>` });
+    while (!readFileSync(file, "utf8").includes(`site edit ${i}`))
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    arrivals.push(performance.now() - started);
+  }
+  return arrivals.sort((a, b) => a - b);
+}
+
 if (run("watch")) {
   // Issue 6: save-to-PATCH latency over 20 saves, and CPU while idle on a 2,000-file tree.
   const { emulator, work, tree, files, watching } = await watchedSite({});
@@ -264,17 +279,7 @@ if (run("watch")) {
       `watch: save to PATCH received, 20 saves: median ${median.toFixed(0)} ms (min ${latencies[0].toFixed(0)}, max ${latencies[19].toFixed(0)}; 300 ms of it is the debounce)`,
     );
     // Issue 32: a site edit to its file at the default poll (10 s), over 5 edits.
-    const arrivals = [];
-    for (let i = 0; i < 5; i++) {
-      const file = path.join(tree, "courses", String(files[i * 100 + 7]));
-      const id = Number(/^id: (\d+)$/m.exec(readFileSync(file, "utf8"))[1]);
-      const started = performance.now();
-      emulator.state.edit("chapters", id, { content: `<p>site edit ${i}</p>` });
-      while (!readFileSync(file, "utf8").includes(`site edit ${i}`))
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      arrivals.push(performance.now() - started);
-    }
-    arrivals.sort((a, b) => a - b);
+    const arrivals = await siteEditArrivals(emulator, tree, files, 5);
     console.log(
       `watch: site edit to file, 5 edits at the default 10 s poll: median ${(arrivals[2] / 1000).toFixed(1)} s, worst ${(arrivals[4] / 1000).toFixed(1)} s`,
     );
@@ -304,17 +309,7 @@ if (run("watch")) {
   const { emulator, work, tree, files, watching } = await watchedSite({ events: false });
   const child = watching;
   try {
-    const arrivals = [];
-    for (let i = 0; i < 3; i++) {
-      const file = path.join(tree, "courses", String(files[i * 100 + 7]));
-      const id = Number(/^id: (\d+)$/m.exec(readFileSync(file, "utf8"))[1]);
-      const started = performance.now();
-      emulator.state.edit("chapters", id, { content: `<p>site edit ${i}</p>` });
-      while (!readFileSync(file, "utf8").includes(`site edit ${i}`))
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      arrivals.push(performance.now() - started);
-    }
-    arrivals.sort((a, b) => a - b);
+    const arrivals = await siteEditArrivals(emulator, tree, files, 3);
     const seconds = Number(process.env.IDLE_SECONDS ?? 60);
     const requestsBefore = emulator.state.requests.length;
     await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
