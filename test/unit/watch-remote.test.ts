@@ -4,7 +4,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { JsonObject } from "../../src/api/wire.js";
 import type { Snapshot, SnapshotEntry } from "../../src/sync/state/snapshot-model.js";
 import { filesBefore, guardSaves, SavedDuringPull } from "../../src/sync/watch/save-guard.js";
-import { EchoLog, newEvents, oldestFirst, readEvent, workOf } from "../../src/sync/watch/site-events.js";
+import {
+  EchoLog,
+  NAMED_MAX,
+  newEvents,
+  oldestFirst,
+  readEvent,
+  workOf,
+} from "../../src/sync/watch/site-events.js";
 import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
 
 afterEach(cleanupTestdirs);
@@ -54,7 +61,7 @@ describe("the site's events", () => {
     expect(oldestFirst(page)).toBe(false);
   });
 
-  it("names the course folders the events touch, and asks for a full comparison for what is new", () => {
+  it("names the records the events touch, with the course folders the last sync filed them in", () => {
     const none = () => false;
     expect(
       workOf(
@@ -62,15 +69,69 @@ describe("the site's events", () => {
         snapshot,
         none,
       ),
-    ).toEqual({ kind: "folders", folders: ["courses/go", "courses/web"] });
+    ).toEqual({ kind: "records", courses: [], chapters: [10, 20], folders: ["courses/go", "courses/web"] });
     expect(workOf([event(3, "chapter.created", 30, { course_id: 1 })], snapshot, none)).toEqual({
-      kind: "folders",
+      kind: "records",
+      courses: [],
+      chapters: [30],
       folders: ["courses/web"],
     });
-    expect(workOf([event(3, "chapter.created", 30)], snapshot, none).kind).toBe("full");
-    expect(workOf([event(3, "course.created", 3)], snapshot, none).kind).toBe("full");
-    expect(workOf([event(3, "chapter.deleted", 99)], snapshot, none)).toEqual({ kind: "none" });
+    // What the snapshot cannot place is read all the same: its record says where it goes.
+    expect(workOf([event(3, "chapter.created", 30)], snapshot, none)).toEqual({
+      kind: "records",
+      courses: [],
+      chapters: [30],
+      folders: [],
+    });
+    expect(workOf([event(3, "course.created", 3), event(2, "course.updated", 1)], snapshot, none)).toEqual({
+      kind: "records",
+      courses: [1, 3],
+      chapters: [],
+      folders: ["courses/web"],
+    });
+    expect(workOf([event(3, "chapter.deleted", 99)], snapshot, none)).toEqual({
+      kind: "records",
+      courses: [],
+      chapters: [99],
+      folders: [],
+    });
     expect(workOf([event(3, "customer.created", 1)], snapshot, none)).toEqual({ kind: "none" });
+  });
+
+  it("beyond NAMED_MAX reads, pulls the folders; a full comparison when one of them cannot be placed", () => {
+    const none = () => false;
+    const many = Array.from({ length: NAMED_MAX }, (_, i) => event(100 - i, "chapter.updated", 10));
+    // The same record named again costs no more reads.
+    expect(workOf(many, snapshot, none).kind).toBe("records");
+    const known = [
+      event(200, "chapter.updated", 10),
+      ...Array.from({ length: NAMED_MAX }, (_, i) =>
+        event(100 - i, "chapter.created", 1000 + i, { course_id: 2 }),
+      ),
+    ];
+    expect(workOf(known, snapshot, none)).toEqual({
+      kind: "folders",
+      folders: ["courses/go", "courses/web"],
+    });
+    expect(workOf([...known, event(1, "course.created", 3)], snapshot, none)).toEqual({
+      kind: "full",
+      why: "course 3 is new on the site",
+    });
+    // A deleted course is read with each chapter the last sync filed in it.
+    const big: Snapshot = {
+      ...snapshot,
+      chapters: Object.fromEntries(
+        Array.from({ length: NAMED_MAX }, (_, i) => [
+          String(200 + i),
+          { ...entry(`courses/go/${i}.md`), record: { id: 200 + i, course_id: 2 } },
+        ]),
+      ),
+    };
+    expect(workOf([event(1, "course.deleted", 2)], big, none)).toEqual({
+      kind: "folders",
+      folders: ["courses/go"],
+    });
+    expect(workOf([event(1, "course.deleted", 1)], big, none).kind).toBe("records");
   });
 
   it("drops watch's own writes coming back, once each", () => {
@@ -78,7 +139,12 @@ describe("the site's events", () => {
     echoes.wrote("chapter", 10, "updated");
     const take = (e: Parameters<EchoLog["take"]>[0]) => echoes.take(e);
     const twice = [event(4, "chapter.updated", 10), event(3, "chapter.updated", 10)];
-    expect(workOf(twice, snapshot, take)).toEqual({ kind: "folders", folders: ["courses/web"] });
+    expect(workOf(twice, snapshot, take)).toEqual({
+      kind: "records",
+      courses: [],
+      chapters: [10],
+      folders: ["courses/web"],
+    });
     echoes.wrote("chapter", 10, "updated");
     expect(workOf([twice[0]!], snapshot, take)).toEqual({ kind: "none" });
   });

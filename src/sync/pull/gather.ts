@@ -11,6 +11,7 @@ import type { Snapshot } from "../state/snapshot-model.js";
 import type { SiteState } from "../state/workspace.js";
 import { completeSummaries } from "./complete.js";
 import { startListing } from "./listing.js";
+import { openNamed, startNamedListing } from "./named.js";
 import { type NarrowSide, openNarrowly } from "./narrow.js";
 import type { Lister, PullOptions } from "./options.js";
 import { type OtherSite, otherSite } from "./other-site.js";
@@ -60,7 +61,8 @@ export async function gatherSite(
   run: Staging,
 ): Promise<Gathered> {
   const bodies = memoized(options.bodies);
-  const { loaded, listed, attach } = await (options.listing ?? startListing(options, client));
+  const { loaded, listed, attach } = await (options.listing ??
+    (options.records ? startNamedListing(options, client, options.records) : startListing(options, client)));
   // Temp files of killed runs under `.coursesync/`, listed before this run stages any: the
   // listing then does not read this run's thousands of staged files (removed after planning).
   const leftover = options.dryRun ? Promise.resolve([]) : state.temps();
@@ -187,10 +189,14 @@ export async function gatherLocal(
     },
   };
   // A tree the stat cache last saw clean is read only where anything can have changed.
-  const narrow =
-    snapshot && !other && earlier.length === 0 && options.paths === undefined && !options.select
-      ? await openNarrowly(root, snapshot, options.stamp?.(), gathered.listing, open)
-      : undefined;
+  const plain = snapshot && !other && earlier.length === 0 && !options.select;
+  const narrow = !plain
+    ? undefined
+    : options.records
+      ? await openNamed(root, snapshot, gathered.listing, options.records, open)
+      : options.paths === undefined
+        ? await openNarrowly(root, snapshot, options.stamp?.(), gathered.listing, open)
+        : undefined;
   const side =
     narrow?.side ??
     (await openLocal(root, snapshot, {

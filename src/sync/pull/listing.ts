@@ -38,15 +38,12 @@ export interface StartedListing {
   attach(handlers: Partial<Record<ListName, (records: WireRecord[]) => void>>): void;
 }
 
-/**
- * Read the last sync (and refuse one made for another site), then start both lists at once
- * through the client's one gate. The lists only read the site, so starting them early is
- * harmless.
- */
-export async function startListing(
-  options: { root: string; site: string; siteUrl: string } & ListingCallbacks,
-  client: ListClient,
-): Promise<StartedListing> {
+/** Read the last sync, refusing one made for another site than the one to be read. */
+export async function loadListedSnapshot(options: {
+  root: string;
+  site: string;
+  siteUrl: string;
+}): Promise<Snapshot | undefined> {
   const { root, site } = options;
   const state = SiteState.open(root, site);
   const loaded = await state.loadSnapshot();
@@ -58,6 +55,19 @@ export async function startListing(
       "Use the site the tree was pulled from (--site), or start a new tree for this one.",
     );
   }
+  return loaded;
+}
+
+/**
+ * Read the last sync (and refuse one made for another site), then start both lists at once
+ * through the client's one gate. The lists only read the site, so starting them early is
+ * harmless.
+ */
+export async function startListing(
+  options: { root: string; site: string; siteUrl: string } & ListingCallbacks,
+  client: ListClient,
+): Promise<StartedListing> {
+  const loaded = await loadListedSnapshot(options);
   const expected = {
     courses: Object.keys(loaded?.courses ?? {}).length,
     chapters: Object.keys(loaded?.chapters ?? {}).length,

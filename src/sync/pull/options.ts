@@ -4,6 +4,7 @@ import type { SyncTarget } from "../model/target.js";
 import type { Selection } from "../selection.js";
 import type { RecordReader } from "./complete.js";
 import type { ListClient, ListingCallbacks, StartedListing } from "./listing.js";
+import type { NamedRecords } from "./named.js";
 import type { ListingMoved } from "./unlisted.js";
 
 // What a pull is told and what it answers: shared by its steps (gather, recover, plan, execute).
@@ -17,6 +18,11 @@ export interface PullOptions extends SyncTarget, ListingCallbacks {
   listing?: Promise<StartedListing> | undefined;
   /** Limit to these course folders (relative to the root). */
   paths?: readonly string[] | undefined;
+  /**
+   * Pull these records only, each read on its own instead of the lists (watch, told by the
+   * site's events): every other record stays as the last sync has it. Default site only.
+   */
+  records?: NamedRecords | undefined;
   /** Leave the records of files outside this selection (--only/--ignore) as they are. */
   select?: Selection | undefined;
   dryRun?: boolean;

@@ -12,6 +12,7 @@ import { convertAhead } from "./convert.js";
 import type { Gathered, GatheredLocal } from "./gather.js";
 import { type HoldPlan, holdInvalid } from "./held.js";
 import { listedAfter } from "./listed.js";
+import { holdUnnamed } from "./named.js";
 import { foldersRead, widened } from "./narrow.js";
 import type { Lister, PullOptions, PullResult } from "./options.js";
 import { keepConflicts, withoutConflicts } from "./other-site.js";
@@ -84,7 +85,8 @@ export async function planRun(
   // the plan is made.
   staged?.flush();
   const known = Object.keys(snapshot?.courses ?? {}).length + Object.keys(snapshot?.chapters ?? {}).length;
-  guardPullListing(snapshot, courses.records.length, chapters.records.length);
+  // Named records read one by one are not a listing of the site: nothing to guard.
+  if (!options.records) guardPullListing(snapshot, courses.records.length, chapters.records.length);
   // A narrowed plan takes only the chapters filed in the folders it read (and new ones): the
   // rest are as the last sync has them.
   const remoteChapters = narrow ? narrow.remoteChapters : chapters.records;
@@ -109,8 +111,10 @@ export async function planRun(
     reader: gathered.reader,
   });
   const planner = planWith(options, gathered, opened, hold, { courses, chapters, remoteChapters });
-  const plan = planner(hold.held, options.select);
-  return { courses, chapters, known, base, held: hold.held, plan, planner };
+  // A pull of named records leaves every other record as the last sync has it.
+  const held = options.records ? holdUnnamed(hold.held, base, options.records) : hold.held;
+  const plan = planner(held, options.select);
+  return { courses, chapters, known, base, held, plan, planner };
 }
 
 /**
@@ -150,12 +154,12 @@ export function settleRun(
   guardDeleteLimit("pull", plan.deletes, maxDelete);
   const { scope } = pathScope(options);
   // What this listing saw of the site (see pull/listed.ts).
-  const wholeListing = !check.moved && !scope && !options.select;
+  const wholeListing = !check.moved && !scope && !options.select && !options.records;
   const sawTo = listedAfter(snapshot, { courses: courses.records, chapters: chapters.records }, wholeListing);
   if (sawTo !== undefined) plan.snapshot.listed = sawTo;
   for (const line of likelyDuplicates(plan.snapshot)) options.onWarning?.(line);
   const result = pullResult(options, gathered, opened, { changes: plan.changes, courses, chapters, check });
-  const wholeSite = !scope && !other;
+  const wholeSite = !scope && !other && !options.records;
   return {
     loaded: gathered.loaded,
     plan,

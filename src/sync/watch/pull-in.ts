@@ -5,6 +5,7 @@ import { sha256 } from "../../util/hash.js";
 import type { Change } from "../model/report.js";
 import type { SyncTarget } from "../model/target.js";
 import { type Lister, pull } from "../pull/index.js";
+import { namedRecords } from "../pull/named.js";
 import { acquireLock } from "../state/lock.js";
 import type { Snapshot } from "../state/snapshot-model.js";
 import { SiteState } from "../state/workspace.js";
@@ -36,9 +37,12 @@ export interface PullInOptions extends SyncTarget {
  * both sides changed the same lines. The snapshot moves with the files, in pull.
  */
 export async function pullIn(options: PullInOptions, client: Lister, work: RemoteWork): Promise<PulledIn> {
+  // Records are read one by one on the default site; another site's ids go through its map.
+  if (work.kind === "records" && (options.idsSite ?? options.site) !== options.site)
+    work = { kind: "full", why: "another site" };
   const release = await acquireLock(options.root, options.site, "watch");
   try {
-    const folders = work.kind === "folders" ? work.folders : [COURSES_DIR];
+    const folders = "folders" in work ? work.folders : [COURSES_DIR];
     const versions = await filesBefore(folders.map((folder) => path.join(options.root, folder)));
     const result = await pull(
       {
@@ -52,6 +56,7 @@ export async function pullIn(options: PullInOptions, client: Lister, work: Remot
         fs: guardSaves(versions, options.fs),
         stamp: options.stamp,
         paths: work.kind === "folders" ? work.folders : undefined,
+        records: work.kind === "records" ? namedRecords(work.courses, work.chapters) : undefined,
       },
       client,
     );

@@ -19,6 +19,11 @@ export interface SiteEvent {
 /** What a poll must do about the site. */
 export type RemoteWork =
   | { kind: "none" }
+  /**
+   * Pull these records only, each read on its own (`folders`: the course folders the last sync
+   * filed them in, for the save guard).
+   */
+  | { kind: "records"; courses: number[]; chapters: number[]; folders: string[] }
   /** Pull these course folders (a pull limited to them). */
   | { kind: "folders"; folders: string[] }
   /** Pull the whole site: `why` says what made it necessary. */
@@ -105,9 +110,25 @@ function foldersOf(event: SiteEvent, snapshot: Snapshot): string[] | string {
 }
 
 /**
- * What the new events ask for: the course folders they touch (each folder once, sorted), or a
- * full comparison when one of them names what the snapshot cannot place. `echo` takes each
- * event that is watch's own write coming back, and true drops it.
+ * Most records one pull reads one by one (a deleted course counts its chapters): beyond, the
+ * lists limited to their folders are cheaper.
+ */
+export const NAMED_MAX = 20;
+
+/** How many records reading a course or chapter one by one takes: a deleted course, its chapters too. */
+function readsFor(event: SiteEvent, snapshot: Snapshot): number {
+  if (event.kind === "chapter" || event.action !== "deleted") return 1;
+  const course = String(event.id);
+  return (
+    1 + Object.values(snapshot.chapters).filter((entry) => String(entry.record.course_id) === course).length
+  );
+}
+
+/**
+ * What the new events ask for: the records they name, each read on its own (up to NAMED_MAX
+ * reads); beyond, the course folders they touch (each folder once, sorted), or a full
+ * comparison when one of them names what the snapshot cannot place. `echo` takes each event
+ * that is watch's own write coming back, and true drops it.
  */
 export function workOf(
   events: readonly JsonObject[],
@@ -115,17 +136,29 @@ export function workOf(
   echo: (event: SiteEvent) => boolean,
 ): RemoteWork {
   const folders = new Set<string>();
+  const named = { course: new Set<number>(), chapter: new Set<number>() };
+  let reads = 0;
+  let unplaced: string | undefined;
   for (const raw of events) {
     const event = readEvent(raw);
     if (event === "other") continue;
     if (event === "unreadable") return { kind: "full", why: "an event that does not name its record" };
     if (echo(event)) continue;
     if (!snapshot) return { kind: "full", why: "no snapshot yet" };
+    if (!named[event.kind].has(event.id)) reads += readsFor(event, snapshot);
+    named[event.kind].add(event.id);
     const touched = foldersOf(event, snapshot);
-    if (typeof touched === "string") return { kind: "full", why: touched };
-    for (const folder of touched) folders.add(folder);
+    if (typeof touched === "string") unplaced ??= touched;
+    else for (const folder of touched) folders.add(folder);
   }
-  return folders.size === 0 ? { kind: "none" } : { kind: "folders", folders: [...folders].sort() };
+  if (named.course.size + named.chapter.size === 0) return { kind: "none" };
+  const sorted = (ids: Set<number>) => [...ids].sort((a, b) => a - b);
+  if (reads <= NAMED_MAX) {
+    const [courses, chapters] = [sorted(named.course), sorted(named.chapter)];
+    return { kind: "records", courses, chapters, folders: [...folders].sort() };
+  }
+  if (unplaced !== undefined) return { kind: "full", why: unplaced };
+  return { kind: "folders", folders: [...folders].sort() };
 }
 
 /**
