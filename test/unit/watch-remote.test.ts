@@ -1,8 +1,10 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { ApiError } from "../../src/api/errors.js";
 import type { JsonObject } from "../../src/api/wire.js";
 import type { Snapshot, SnapshotEntry } from "../../src/sync/state/snapshot-model.js";
+import { COMPARE_SHARE, RemoteWatcher } from "../../src/sync/watch/remote.js";
 import { filesBefore, guardSaves, SavedDuringPull } from "../../src/sync/watch/save-guard.js";
 import {
   EchoLog,
@@ -147,6 +149,34 @@ describe("the site's events", () => {
     });
     echoes.wrote("chapter", 10, "updated");
     expect(workOf([twice[0]!], snapshot, take)).toEqual({ kind: "none" });
+  });
+});
+
+describe("the pace of the polls", () => {
+  const noEvents = {
+    listItems: async () => {
+      throw new ApiError({ method: "GET", path: "/api/v1/events", status: 404 });
+    },
+  };
+
+  it("on a site without events, waits at least COMPARE_SHARE times what the last comparison took", async () => {
+    const remote = new RemoteWatcher(noEvents, { pollMs: 10_000 });
+    const poll = await remote.poll(async () => snapshot);
+    expect(poll.work).toEqual({ kind: "full", why: "start" });
+    poll.done();
+    expect(remote.nextWait()).toBe(10_000);
+    // A comparison that took 5 s: the next poll waits 20 s, not 10.
+    remote.compared(5_000);
+    expect(remote.nextWait()).toBe(COMPARE_SHARE * 5_000);
+    remote.compared(1_000);
+    expect(remote.nextWait()).toBe(10_000);
+  });
+
+  it("on a site with events, a long comparison does not slow the polls", async () => {
+    const remote = new RemoteWatcher({ listItems: async () => ({ records: [], pages: 1, requests: 1 }) });
+    (await remote.poll(async () => snapshot)).done();
+    remote.compared(60_000);
+    expect(remote.nextWait()).toBe(10_000);
   });
 });
 

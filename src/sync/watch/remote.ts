@@ -19,6 +19,9 @@ export interface EventsClient {
   listItems(path: string, options?: Omit<ListOptions, "onRecords">): Promise<Listing<JsonObject>>;
 }
 
+/** On a site without events, the wait between polls is at least this many times the last comparison. */
+export const COMPARE_SHARE = 4;
+
 /** How watch polls the site. */
 export interface RemoteOptions {
   /** Time between polls while the author saves, in ms. @default 10_000 */
@@ -49,6 +52,8 @@ export class RemoteWatcher {
   /** The identities of the last page of events read (undefined: none read yet). */
   private seen: Set<unknown> | undefined;
   private sinceFull = Number.POSITIVE_INFINITY;
+  /** How long the last full comparison took, in ms. */
+  private comparedMs = 0;
   private sinceSave = 0;
   private wait: number;
   private readonly pollMs: number;
@@ -80,13 +85,24 @@ export class RemoteWatcher {
     return this.wait;
   }
 
-  /** The wait before the next poll (counted as time passing): the pace, doubling while idle. */
+  /**
+   * The wait before the next poll (counted as time passing): the pace, doubling while idle; on
+   * a site without events, at least COMPARE_SHARE times what the last comparison took, so that
+   * paging the lists never takes more than a fifth of the time (and of the rate the site
+   * allows) from the pushes.
+   */
   nextWait(): number {
     const idle = this.sinceSave >= this.idleAfterMs;
     this.wait = idle ? Math.min(this.idlePollMs, this.wait * 2) : this.pollMs;
-    this.sinceSave += this.wait;
-    this.sinceFull += this.wait;
-    return this.wait;
+    const wait = this.events === false ? Math.max(this.wait, COMPARE_SHARE * this.comparedMs) : this.wait;
+    this.sinceSave += wait;
+    this.sinceFull += wait;
+    return wait;
+  }
+
+  /** A poll's pull of the whole site took this long (ms): on a site without events, it paces the polls. */
+  compared(ms: number): void {
+    this.comparedMs = Math.max(0, ms);
   }
 
   /** Watch pushed this change: its event is its own write coming back. */

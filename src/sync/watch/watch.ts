@@ -227,7 +227,9 @@ class WatchSession {
     try {
       const state = SiteState.open(this.root, this.options.site, { fs: this.options.fs });
       const found = await remote.poll(() => this.exclusive(() => state.loadSnapshot()));
+      const started = this.now();
       if (found.work.kind !== "none") await this.bringIn(found.work);
+      if (found.work.kind === "full") remote.compared(this.now() - started);
       found.done();
       this.pollTrouble = false;
       this.signedIn();
