@@ -333,9 +333,7 @@ describe("watch's pull of the records the events name, killed at any moment", ()
     ]);
     expect(points.length).toBeGreaterThanOrEqual(5);
     const final = userFiles(treeNow(s.root));
-    expect(final["courses/web/01-one.md"]).toContain(
-      "<p>one, theirs</p>\n<p>middle</p>\n<p>end, mine</p>",
-    );
+    expect(final["courses/web/01-one.md"]).toContain("<p>one, theirs</p>\n<p>middle</p>\n<p>end, mine</p>");
     expect(final["courses/go/01-tour.md"]).toContain("<p>Tour, mine</p>");
     expect(final).not.toEqual(userFiles(initial));
     // The next run of watch starts with a full comparison: a pull, which finds nothing to do.

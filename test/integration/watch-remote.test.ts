@@ -199,6 +199,12 @@ describe("watch bringing the site's edits in", () => {
     await quietTimeOver(s.timers);
     await eventually(() => state.get("chapters", 1)?.content.includes("other") === true);
     expect(patches()).toBe(5);
+    // A later change on the site is merged into the paused file, the save kept, and not sent.
+    state.edit("chapters", 2, { content: "<p>first, from the site</p>\n<p>tags</p>" });
+    await poll(s.timers);
+    expect(await s.read(TAGS)).toContain("<p>first, from the site</p>");
+    expect(await s.read(TAGS)).toContain("<p>save 5</p>");
+    expect(patches()).toBe(5);
     expect(await s.watch.stop()).toBe(130);
     expect(s.watch.output()).toMatch(/1 edit not sent .*courses\/web\/02-tags\.md/);
   });

@@ -261,9 +261,11 @@ class WatchSession {
         this.options.report({ type: "bouncing", path: file, times });
       }
     }
+    // A paused file's merge stays in the file, not sent (see BounceLog).
     const merged = pulled.changes
       .filter((pulledChange) => pulledChange.merged)
-      .map(({ change }) => recordFilePath(change.kind, change.path));
+      .map(({ change }) => recordFilePath(change.kind, change.path))
+      .filter((file) => !this.bouncing.has(file));
     if (merged.length > 0) await this.pushPaths(merged);
   }
 
