@@ -241,6 +241,11 @@ describe("watch bringing the site's edits in", () => {
     s.timers.fire(1000);
     await poll(s.timers);
     expect(await s.read(TAGS)).toContain("<p>kept here</p>");
+    // What to do is said for this case: a pull would only keep the file again.
+    await eventually(() => /conflict +courses\/web\/02-tags\.md/.test(s.watch.output()));
+    expect(s.watch.output()).toMatch(
+      /conflict +courses\/web\/02-tags\.md .*\(deleted on the site, edited here\).*; run `coursesync push --force` to create it again from the file, or `coursesync pull --theirs` to remove the file\n/,
+    );
     expect(await s.watch.stop()).toBe(130);
     expect(writeRequests(s.emulator).filter((r) => r.method !== "PATCH")).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import { CREDENTIALS_HINT } from "../../api/errors.js";
-import type { Change } from "../../sync/model/report.js";
+import { type Change, conflictReason } from "../../sync/model/report.js";
 import type { Pending, WatchEvent } from "../../sync/watch/watch.js";
 import { counted } from "../../util/words.js";
 import type { Output } from "../output.js";
@@ -9,6 +9,13 @@ import type { Output } from "../output.js";
 /** The local time of day, HH:MM:SS, that starts each line. */
 function clock(at: number): string {
   return new Date(at).toTimeString().slice(0, 8);
+}
+
+/** What resolves a conflict a save of watch's met: a record the site deleted is not pulled back. */
+function conflictNext(change: Change): string {
+  if (change.reason === conflictReason({ fields: [], reason: "deleted-remotely-edited-locally" }))
+    return change.resolve ?? "run `coursesync push --force` to create it again from the file";
+  return "run `coursesync pull` to bring the site's version in, then save again";
 }
 
 /** One line for people per watch event, stamped with the time `at` (ms since the epoch). */
@@ -21,10 +28,7 @@ export function watchLine(event: WatchEvent, out: Output, deletes: boolean, at: 
       const c = event.change;
       const what = c.fields?.length ? ` [${c.fields.join(", ")}]` : "";
       const why = c.reason ? ` (${c.reason})` : "";
-      const next =
-        c.outcome === "conflict"
-          ? "; run `coursesync pull` to bring the site's version in, then save again"
-          : "";
+      const next = c.outcome === "conflict" ? `; ${conflictNext(c)}` : "";
       return `${t}  ${c.outcome.padEnd(9)} ${c.path}${what}${why}  ${event.ms} ms${next}`;
     }
     case "pulled":
