@@ -21,16 +21,21 @@ async function versionOf(file: string): Promise<string | undefined> {
   return found?.isFile() ? `${found.size}:${found.mtimeMs}` : undefined;
 }
 
+/** Stats at once, at most: a whole tree's files are stat-ed side by side, not one after another. */
+const STATS_AT_ONCE = 64;
+
 /** The versions of the files in these folders (absolute paths), before a pull. */
 export async function filesBefore(folders: readonly string[]): Promise<Map<string, string>> {
   const versions = new Map<string, string>();
   for (const folder of folders) {
     const entries = await readdir(folder, { recursive: true, withFileTypes: true }).catch(() => []);
-    for (const entry of entries) {
-      if (!entry.isFile()) continue;
-      const file = path.join(entry.parentPath, entry.name);
-      const version = await versionOf(file);
-      if (version !== undefined) versions.set(file, version);
+    const files = entries.filter((entry) => entry.isFile()).map((e) => path.join(e.parentPath, e.name));
+    for (let i = 0; i < files.length; i += STATS_AT_ONCE) {
+      const some = files.slice(i, i + STATS_AT_ONCE);
+      const found = await Promise.all(some.map(versionOf));
+      some.forEach((file, n) => {
+        if (found[n] !== undefined) versions.set(file, found[n]);
+      });
     }
   }
   return versions;
