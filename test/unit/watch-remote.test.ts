@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ApiError } from "../../src/api/errors.js";
 import type { JsonObject } from "../../src/api/wire.js";
 import type { Snapshot, SnapshotEntry } from "../../src/sync/state/snapshot-model.js";
-import { COMPARE_SHARE, RemoteWatcher } from "../../src/sync/watch/remote.js";
+import { COMPARE_SHARE, RemoteWatcher, WrittenLog } from "../../src/sync/watch/remote.js";
 import { filesBefore, guardSaves, SavedDuringPull } from "../../src/sync/watch/save-guard.js";
 import {
   EchoLog,
@@ -199,5 +199,14 @@ describe("a save during a pull", () => {
     await expect(fs.rename(`${b}.tmp`, b)).rejects.toBeInstanceOf(SavedDuringPull);
     await expect(fs.rm(b)).rejects.toBeInstanceOf(SavedDuringPull);
     expect(await readFile(b, "utf8")).toBe("b, saved meanwhile, longer\n");
+    // The stop names what the pull had written: the watcher takes those for the pull's, not saves.
+    const stop = await fs.rm(b).catch((error: unknown) => error);
+    expect(stop).toBeInstanceOf(SavedDuringPull);
+    expect((stop as SavedDuringPull).written).toContain(a);
+    expect((stop as SavedDuringPull).written).not.toContain(b);
+    const log = new WrittenLog(root);
+    await log.recordFiles((stop as SavedDuringPull).written);
+    expect(await log.ours("courses/web/01-a.md")).toBe(true);
+    expect(await log.ours("courses/web/02-b.md")).toBe(false);
   });
 });

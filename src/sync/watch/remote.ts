@@ -177,8 +177,15 @@ export class WrittenLog {
     for (const change of changes) {
       if (change.outcome === "unchanged") continue;
       const files = [change.path, change.from].filter((p): p is string => p !== undefined);
-      for (const file of files.map((p) => recordFilePath(change.kind, p)).concat(change.copy ?? []))
-        this.files.set(file, await this.hashOf(file));
+      await this.recordFiles(files.map((p) => recordFilePath(change.kind, p)).concat(change.copy ?? []));
+    }
+  }
+
+  /** Remember these files (relative paths, or absolute ones under the root) as they are now. */
+  async recordFiles(files: readonly string[]): Promise<void> {
+    for (const file of files) {
+      const rel = path.isAbsolute(file) ? path.relative(this.root, file).split(path.sep).join("/") : file;
+      if (!rel.startsWith("../")) this.files.set(rel, await this.hashOf(rel));
     }
   }
 

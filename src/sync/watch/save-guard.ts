@@ -10,6 +10,9 @@ import { nodeFs, type TreeFs } from "../../tree/tree-fs.js";
 
 /** The author saved `file` while a pull was under way: the pull stopped before overwriting it. */
 export class SavedDuringPull extends Error {
+  /** The files the pull had already written (absolute paths): the pull's, not saves. */
+  written: string[] = [];
+
   constructor(readonly file: string) {
     super(`${file} was saved while the site's changes were being written; they are pulled again`);
   }
@@ -46,9 +49,14 @@ export async function filesBefore(folders: readonly string[]): Promise<Map<strin
  * that changed since (SavedDuringPull). What the pull itself does to a file is its new version.
  */
 export function guardSaves(versions: Map<string, string | undefined>, base: TreeFs = nodeFs): TreeFs {
+  // Every file the pull put in place or removed so far, told with a save that stops it.
+  const written = new Set<string>();
   const check = async (file: string) => {
     if (!versions.has(file)) return;
-    if ((await versionOf(file)) !== versions.get(file)) throw new SavedDuringPull(file);
+    if ((await versionOf(file)) === versions.get(file)) return;
+    const stop = new SavedDuringPull(file);
+    stop.written = [...written];
+    throw stop;
   };
   return {
     ...base,
@@ -60,12 +68,14 @@ export function guardSaves(versions: Map<string, string | undefined>, base: Tree
       await check(to);
       await check(from);
       await base.rename(from, to);
+      written.add(from).add(to);
       if (versions.has(from)) versions.set(from, undefined);
       if (versions.has(to)) versions.set(to, await versionOf(to));
     },
     rm: async (file) => {
       await check(file);
       await base.rm(file);
+      written.add(file);
       if (versions.has(file)) versions.set(file, undefined);
     },
   };

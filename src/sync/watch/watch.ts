@@ -248,7 +248,11 @@ class WatchSession {
     if (this.stopping) return;
     // The files it wrote are known before any batch of the watcher's events is looked at.
     const pulled = await this.exclusive(async () => {
-      const done = await pullIn(this.options, this.client, work);
+      const done = await pullIn(this.options, this.client, work).catch(async (error: unknown) => {
+        // Stopped by a save: what it wrote before is its own, not the author's saves.
+        if (error instanceof SavedDuringPull) await this.written.recordFiles(error.written);
+        throw error;
+      });
       await this.written.record(done.all);
       return done;
     });
