@@ -39,6 +39,16 @@ export interface Config {
   ignore: string[];
   /** Sizes push refuses to send (`limits:`), each defaulted. */
   limits: Limits;
+  /** How `coursesync preview` shows chapters (`preview:`). */
+  preview: PreviewConfig;
+}
+
+/** `preview:` in coursesync.yaml. */
+export interface PreviewConfig {
+  /** A stylesheet for chapter content: a path relative to the tree's root, or an http(s) URL. */
+  stylesheet?: string | undefined;
+  /** The site's own address: relative links and images in chapter HTML resolve against it. */
+  siteUrl?: string | undefined;
 }
 
 const KNOWN_KEYS = Object.keys(CONFIG_FIELDS);
@@ -85,6 +95,60 @@ export function parseConfig(text: string, root: string, displayPath = CONFIG_FIL
     requestsPerSecond: rps,
     ignore,
     limits: parseLimits(raw.limits, lineOf, displayPath),
+    preview: parsePreview(raw.preview, lineOf, displayPath),
+  };
+}
+
+/** An http or https URL, or undefined. */
+function webUrl(text: string): URL | undefined {
+  try {
+    const url = new URL(text);
+    return url.protocol === "http:" || url.protocol === "https:" ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `preview:`: `stylesheet` (a tree file or an http(s) URL) and `site_url` (http(s)), each optional. */
+function parsePreview(raw: unknown, lineOf: ParsedYaml["lineOf"], displayPath: string): PreviewConfig {
+  if (raw === undefined || raw === null) return {};
+  const example =
+    "Example:\npreview:\n  stylesheet: styles/site.css\n  site_url: https://courses.example.com";
+  if (typeof raw !== "object" || Array.isArray(raw)) {
+    throw problem(displayPath, lineOf(["preview"]), "preview must be a mapping", example);
+  }
+  const entries = raw as Record<string, unknown>;
+  for (const key of Object.keys(entries)) {
+    if (key !== "stylesheet" && key !== "site_url") {
+      throw problem(displayPath, lineOf(["preview", key]), `unknown preview key "${key}"`, example);
+    }
+  }
+  const { stylesheet, site_url: siteUrl } = entries;
+  const inTree = (file: string) => !path.isAbsolute(file) && !path.normalize(file).startsWith("..");
+  if (
+    stylesheet !== undefined &&
+    (typeof stylesheet !== "string" ||
+      stylesheet.trim() === "" ||
+      !(webUrl(stylesheet) || inTree(stylesheet)))
+  ) {
+    throw problem(
+      displayPath,
+      lineOf(["preview", "stylesheet"]),
+      "preview.stylesheet must be a file of the tree or an http(s) URL",
+      example,
+    );
+  }
+  if (siteUrl !== undefined && (typeof siteUrl !== "string" || !webUrl(siteUrl))) {
+    throw problem(
+      displayPath,
+      lineOf(["preview", "site_url"]),
+      `preview.site_url must be an http or https address, not ${JSON.stringify(siteUrl)}`,
+      example,
+    );
+  }
+  return {
+    ...(stylesheet === undefined ? {} : { stylesheet: stylesheet as string }),
+    ...(siteUrl === undefined ? {} : { siteUrl: siteUrl as string }),
   };
 }
 

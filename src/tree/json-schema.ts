@@ -8,6 +8,7 @@ import {
   type FieldDef,
   LIMIT_DESCRIPTIONS,
   LIMIT_KEYS,
+  PREVIEW_DESCRIPTIONS,
   REFUSED_CHAR,
 } from "./schema.js";
 
@@ -73,6 +74,16 @@ function fieldSchema(def: FieldDef): JsonSchema {
       };
     case "patterns":
       return { description, type: "array", items: { type: "string" } };
+    case "preview":
+      return {
+        description,
+        type: ["object", "null"],
+        additionalProperties: false,
+        properties: {
+          stylesheet: { description: PREVIEW_DESCRIPTIONS.stylesheet, type: "string", minLength: 1 },
+          site_url: { description: PREVIEW_DESCRIPTIONS.site_url, type: "string", pattern: "^https?://" },
+        },
+      };
     case "limits":
       return {
         description,

@@ -44,7 +44,8 @@ export type FieldType =
   | { type: "mirror" }
   | { type: "sites" }
   | { type: "patterns" }
-  | { type: "limits" };
+  | { type: "limits" }
+  | { type: "preview" };
 
 /** One field: what it holds, and what it means (shown by editors). */
 export type FieldDef = FieldType & { description: string };
@@ -138,7 +139,20 @@ export const CONFIG_FIELDS = {
     description: "gitignore-style patterns of files to leave alone, on top of editor junk.",
   },
   limits: { type: "limits", description: "What push refuses to send; each key optional." },
+  preview: {
+    type: "preview",
+    description:
+      "How coursesync preview shows chapters: the site's stylesheet and address; each key optional.",
+  },
 } as const satisfies Record<string, FieldDef>;
+
+/** What each `preview:` key means. */
+export const PREVIEW_DESCRIPTIONS = {
+  stylesheet:
+    "A stylesheet that styles chapter content as the site does: a file of the tree (a path relative to the tree's root) or an http(s) URL.",
+  site_url:
+    "The site's own address (http or https): relative links and images in chapter HTML resolve against it, as on the site.",
+} as const;
 
 /** What each `limits:` key means. */
 export const LIMIT_DESCRIPTIONS: Record<keyof Limits, string> = {

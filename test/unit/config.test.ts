@@ -32,6 +32,22 @@ describe("coursesync.yaml", () => {
       requestsPerSecond: undefined,
       ignore: [],
       limits: { title_chars: 1000, excerpt_chars: 10000, body_bytes: 5000000 },
+      preview: {},
+    });
+  });
+
+  it("reads preview: a stylesheet of the tree or at a URL, and the site's address", () => {
+    const base = "sites:\n  a:\n    url: https://x.test/api/v1\n";
+    expect(
+      parseConfig(
+        `${base}preview:\n  stylesheet: styles/site.css\n  site_url: https://school.example\n`,
+        "/t",
+      ).preview,
+    ).toEqual({ stylesheet: "styles/site.css", siteUrl: "https://school.example" });
+    expect(
+      parseConfig(`${base}preview:\n  stylesheet: https://cdn.example/site.css\n`, "/t").preview,
+    ).toEqual({
+      stylesheet: "https://cdn.example/site.css",
     });
   });
 
@@ -92,6 +108,18 @@ describe("coursesync.yaml", () => {
       /coursesync\.yaml:4: requests_per_second must be a number from 0\.1 to 10000, not 0\.0001/,
     ],
     ["- a\n- b\n", /coursesync\.yaml:1: expected a mapping/],
+    [
+      "sites:\n  a:\n    url: https://x.test/api/v1\npreview:\n  site_url: school.example\n",
+      /coursesync\.yaml:5: preview\.site_url must be an http or https address, not "school\.example"/,
+    ],
+    [
+      "sites:\n  a:\n    url: https://x.test/api/v1\npreview:\n  stylesheet: ../outside.css\n",
+      /coursesync\.yaml:5: preview\.stylesheet must be a file of the tree or an http\(s\) URL/,
+    ],
+    [
+      "sites:\n  a:\n    url: https://x.test/api/v1\npreview:\n  theme: dark\n",
+      /coursesync\.yaml:5: unknown preview key "theme"/,
+    ],
     [
       "sites:\n  a:\n    url: https://x.test/api/v1\nlimits: 5\n",
       /coursesync\.yaml:4: limits must map limit names to numbers/,
