@@ -1,0 +1,213 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { isIP } from "node:net";
+import { type Config, loadConfig } from "../config/config.js";
+import { UserError, usageError } from "../errors.js";
+import { SiteState } from "../sync/state/workspace.js";
+import { PREVIEW_SCRIPT } from "./assets/script.js";
+import { layout, livePart, type Page } from "./html.js";
+import { LiveHub } from "./live.js";
+import { chapterDiff, chapterHtml, fileText, type PreviewModel, readModel } from "./model.js";
+import { chapterPage, coursePage, diffPage, indexPage, missingPage } from "./pages.js";
+
+/** How the preview is served. */
+export interface PreviewOptions {
+  /** The tree's root (the folder holding coursesync.yaml). */
+  root: string;
+  /** Its config; read from the root when not given. */
+  config?: Config | undefined;
+  /** The site whose snapshot states are measured against. @default coursesync.yaml's `site` */
+  site?: string | undefined;
+  /** Only these tree paths (course folders, chapter files) are shown. @default the whole tree */
+  paths?: readonly string[] | undefined;
+  /** The port; 0 takes any free one. */
+  port: number;
+  /** The address to bind. @default 127.0.0.1 */
+  host?: string | undefined;
+  /** Allow an address other than loopback (the user gave `--host`). @default false */
+  allowRemote?: boolean | undefined;
+}
+
+/** A running preview. */
+export interface RunningPreview {
+  /** `http://<host>:<port>/` */
+  url: string;
+  port: number;
+  /** Stop watching, end the event streams and close the server. */
+  close(): Promise<void>;
+}
+
+/**
+ * The preview's Content-Security-Policy: no inline script, no request but to this server.
+ * Chapter HTML runs in a sandboxed frame on top of it (see `chapterFrame`).
+ */
+export const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src * data:; media-src * data:; frame-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const PAGE_HEADERS = {
+  "content-security-policy": CSP,
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-store",
+};
+
+/** Whether an address is this machine's loopback. */
+export function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** A host as it stands in a URL (IPv6 in brackets). */
+function urlHost(host: string): string {
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+/**
+ * Whether a request's `Host` names the address served: a page of another name resolved to this
+ * address (DNS rebinding) must not read the tree. On a wildcard address, any IP literal.
+ */
+export function hostAllowed(header: string | undefined, host: string, port: number): boolean {
+  if (header === undefined) return false;
+  const given = header.toLowerCase();
+  const allowed = new Set([`${urlHost(host).toLowerCase()}:${port}`]);
+  if (isLoopback(host)) allowed.add(`localhost:${port}`);
+  if (allowed.has(given)) return true;
+  if (host !== "0.0.0.0" && host !== "::") return false;
+  const at = given.lastIndexOf(":");
+  if (at < 0 || given.slice(at + 1) !== String(port)) return false;
+  const name = given.slice(0, at).replace(/^\[(.*)\]$/, "$1");
+  return isIP(name) !== 0 || name === "localhost";
+}
+
+function plain(
+  response: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+): void {
+  response.writeHead(status, { "content-type": "text/plain; charset=utf-8", ...PAGE_HEADERS, ...headers });
+  response.end(`${text}\n`);
+}
+
+/** Start the preview of the tree at `options.root`; resolves once it listens and watches. */
+export async function startPreview(options: PreviewOptions): Promise<RunningPreview> {
+  const host = options.host ?? "127.0.0.1";
+  if (!isLoopback(host) && !options.allowRemote) {
+    throw usageError(
+      `the preview serves 127.0.0.1 only unless told otherwise, and ${host} is not a loopback address`,
+      "Pass --host <address> to serve it there: anyone who can reach that address can read the tree.",
+    );
+  }
+  const config = options.config ?? (await loadConfig(options.root));
+  const read = () => readModel({ root: options.root, config, site: options.site, paths: options.paths });
+  // Read once now: a tree that cannot be previewed (never synced) is said before serving.
+  let model: Promise<PreviewModel> = read();
+  const first = await model;
+  const hub = new LiveHub(() => {
+    model = read();
+    // A failed read is shown by the page that asks; it must not end the process meanwhile.
+    model.catch(() => {});
+  });
+  const server = createServer((request, response) => {
+    void answer(request, response).catch((error: unknown) => {
+      if (!response.headersSent) plain(response, 500, failure(error));
+      else response.end();
+    });
+  });
+  const answer = async (request: IncomingMessage, response: ServerResponse) => {
+    const port = listening(server);
+    if (!hostAllowed(request.headers.host, host, port)) {
+      return plain(response, 421, `This preview answers only to ${urlHost(host)}:${port}.`);
+    }
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      return plain(response, 405, "The preview only reads: GET and HEAD.", { allow: "GET, HEAD" });
+    }
+    const url = new URL(request.url ?? "/", "http://preview.invalid");
+    if (url.pathname === "/events") return hub.open(response);
+    if (url.pathname === "/assets/preview.js") {
+      response.writeHead(200, { "content-type": "text/javascript; charset=utf-8", ...PAGE_HEADERS });
+      return void response.end(request.method === "HEAD" ? undefined : PREVIEW_SCRIPT);
+    }
+    const { status, page } = await route(url.pathname, await model);
+    const fragment = url.searchParams.get("fragment");
+    const html = fragment === "live" ? livePart(page.live) : layout(page, first.site);
+    response.writeHead(status, { "content-type": "text/html; charset=utf-8", ...PAGE_HEADERS });
+    response.end(request.method === "HEAD" ? undefined : html);
+  };
+  const port = await listen(server, options.port, host);
+  await hub.watch(options.root, SiteState.open(options.root, first.site.name).paths.snapshot, config.ignore);
+  return {
+    url: `http://${urlHost(host)}:${port}/`,
+    port,
+    close: async () => {
+      await hub.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function failure(error: unknown): string {
+  if (error instanceof UserError) return `${error.message}${error.hint ? `\n${error.hint}` : ""}`;
+  return `internal error: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+function listening(server: Server): number {
+  const address = server.address();
+  return typeof address === "object" && address ? address.port : 0;
+}
+
+/** Listen on host:port; a port taken or an address not here is said plainly. */
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EADDRINUSE") {
+        reject(
+          new UserError(`port ${port} on ${host} is in use`, {
+            hint: "Pass --port 0 to take any free port, or another --port <n>.",
+          }),
+        );
+      } else if (error.code === "EADDRNOTAVAIL" || error.code === "ENOTFOUND") {
+        reject(
+          usageError(`--host ${host}: no such address on this machine`, "Give an address of this machine."),
+        );
+      } else if (error.code === "EACCES") {
+        reject(usageError(`port ${port} needs privileges to bind`, "Pass a port above 1023, or --port 0."));
+      } else reject(error);
+    });
+    server.listen(port, host, () => resolve(listening(server)));
+  });
+}
+
+/** The page a path names, with its status code. */
+async function route(pathname: string, model: PreviewModel): Promise<{ status: number; page: Page }> {
+  const parts = pathname.split("/").slice(1).map(decodeSegment);
+  const [top, courseName, chapterName, extra, ...rest] = parts;
+  if (pathname === "/") return { status: 200, page: indexPage(model) };
+  const course = model.courses.find((c) => c.name === courseName);
+  if (top === "courses" && course && chapterName === undefined)
+    return { status: 200, page: coursePage(course) };
+  const chapter = course?.chapters.find((c) => c.name === chapterName && !c.deleted);
+  if (top === "chapters" && course && chapter && rest.length === 0) {
+    if (extra === undefined) {
+      const shown = await chapterHtml(model.source, chapter.file);
+      const text = chapter.problems.length > 0 ? await fileText(model.root, chapter.file) : undefined;
+      return { status: 200, page: chapterPage(course, chapter, shown, text) };
+    }
+    if (extra === "diff") {
+      return { status: 200, page: diffPage(course, chapter, await chapterDiff(model.source, chapter.file)) };
+    }
+  }
+  const watch =
+    courseName === undefined ? "courses" : `courses/${courseName}${chapterName ? `/${chapterName}` : ""}`;
+  return {
+    status: 404,
+    page: missingPage(`Nothing here: ${pathname} names no course or chapter file of the tree.`, watch),
+  };
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
