@@ -3,6 +3,7 @@ import type { StopSignal } from "../errors.js";
 import { completionList, completionNames } from "./commands/completion.js";
 import { exitFlushed, ignoreClosedReaders } from "./exit.js";
 import { limitHeapGrowth } from "./heap.js";
+import { openInBrowser } from "./open-browser.js";
 import { terminalPrompts } from "./prompts.js";
 
 ignoreClosedReaders([process.stdout, process.stderr]);
@@ -48,5 +49,6 @@ const code = await main(process.argv.slice(2), {
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   now: Date.now,
   boundHeap: limitHeapGrowth,
+  openBrowser: openInBrowser,
 });
 await exitFlushed(code);

@@ -43,6 +43,11 @@ export interface CliIO {
    * or in conflict with the site), once per run: `coursesync ci` names them as its job ends.
    */
   onHeld?: (paths: readonly string[]) => void;
+  /**
+   * Opens a URL in the person's browser (`preview`); the entry point gives one, tests never do,
+   * so a test run opens nothing.
+   */
+  openBrowser?: (url: string) => void;
 }
 
 /** The questions the CLI may ask a person at a terminal. */

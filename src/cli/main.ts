@@ -11,7 +11,7 @@ const JOBS = `
 The three jobs, and their commands (each command's --help shows examples):
   content as code in git:  init, login, pull, check, ci github (or gitlab), push
   backups and restores:    pull --events, ci backup, site add, push --site <name>
-  editing in an editor:    watch (= push --watch), status, diff`;
+  editing in an editor:    watch (= push --watch), preview, status, diff`;
 
 const EXAMPLES: Example[] = [
   { does: "start a tree for the site's content", line: `coursesync init my-school --url ${EXAMPLE_URL}` },
@@ -39,6 +39,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   diff: async () => (await import("./commands/diff.js")).registerDiff,
   push: async () => (await import("./commands/push.js")).registerPush,
   watch: async () => (await import("./commands/watch.js")).registerWatch,
+  preview: async () => (await import("./commands/preview.js")).registerPreview,
   restore: async () => (await import("./commands/push.js")).registerRestore,
   check: async () => (await import("./commands/check.js")).registerCheck,
   doctor: async () => (await import("./commands/doctor.js")).registerDoctor,

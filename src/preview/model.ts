@@ -91,6 +91,7 @@ export interface ModelOptions {
   root: string;
   config: Config;
   site?: string | undefined;
+  url?: string | undefined;
   paths?: readonly string[] | undefined;
 }
 
@@ -111,7 +112,11 @@ const WEIGHT: Record<PreviewState, number> = {
 export async function readModel(options: ModelOptions): Promise<PreviewModel> {
   const { root, config, paths } = options;
   const tree = { root, config };
-  const { site, snapshot, names, other } = await siteSnapshot(tree, { site: options.site, progress: false });
+  const { site, snapshot, names, other } = await siteSnapshot(tree, {
+    site: options.site,
+    url: options.url,
+    progress: false,
+  });
   const bodies = bodyCodec(config.body);
   const cache = SiteState.open(root, site.name).cache;
   const warnings: string[] = [];

@@ -17,6 +17,8 @@ export interface PreviewOptions {
   config?: Config | undefined;
   /** The site whose snapshot states are measured against. @default coursesync.yaml's `site` */
   site?: string | undefined;
+  /** The site's API root, over coursesync.yaml's (`--url`). */
+  url?: string | undefined;
   /** Only these tree paths (course folders, chapter files) are shown. @default the whole tree */
   paths?: readonly string[] | undefined;
   /** The port; 0 takes any free one. */
@@ -97,7 +99,7 @@ export async function startPreview(options: PreviewOptions): Promise<RunningPrev
     );
   }
   const config = options.config ?? (await loadConfig(options.root));
-  const read = () => readModel({ root: options.root, config, site: options.site, paths: options.paths });
+  const read = () => readModel({ ...options, config });
   // Read once now: a tree that cannot be previewed (never synced) is said before serving.
   let model: Promise<PreviewModel> = read();
   const first = await model;

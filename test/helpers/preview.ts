@@ -18,7 +18,11 @@ export function get(
   return new Promise((resolve, reject) => {
     const req = request(
       target,
-      { method: options.method ?? "GET", headers: options.host === undefined ? {} : { host: options.host } },
+      {
+        agent: false,
+        method: options.method ?? "GET",
+        headers: options.host === undefined ? {} : { host: options.host },
+      },
       (res) => {
         let body = "";
         res.setEncoding("utf8");
