@@ -1,11 +1,28 @@
+import { existsSync, statSync } from "node:fs";
 import type { ServerResponse } from "node:http";
 import path from "node:path";
 import { watch as chokidarWatch, type FSWatcher } from "chokidar";
 import { ignoreMatcher } from "../tree/ignore-rules.js";
 import { COURSES_DIR } from "../tree/layout.js";
+import { realSetTimer, type SetTimer } from "../util/timer.js";
 
 // Live preview: chokidar watches the course folders (and the snapshot, which a pull or push
 // rewrites), and each change goes to every open page as a Server-Sent Event naming its tree path.
+
+/** How long after a change its file is looked at again: past chokidar's 50 ms. */
+const SECOND_LOOK_MS = 80;
+
+/** A file's size and time of change, or `gone`. */
+function statKey(file: string): string {
+  try {
+    const stat = statSync(file);
+    return `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
+  } catch {
+    return "gone";
+  }
+}
+
+const EVENTS = ["add", "change", "unlink", "addDir", "unlinkDir"] as const;
 
 /** What an event says: the tree path that changed (`courses` when the snapshot did). */
 export interface ChangeEvent {
@@ -15,28 +32,62 @@ export interface ChangeEvent {
 /** The open event streams and the watcher feeding them. */
 export class LiveHub {
   readonly #streams = new Set<ServerResponse>();
-  #watcher: FSWatcher | undefined;
+  readonly #watchers: FSWatcher[] = [];
 
-  constructor(private readonly onChange: (event: ChangeEvent) => void) {}
+  /** Per file: the stat last told of, and what cancels its second look. */
+  readonly #looks = new Map<string, { stat: string; cancel: () => void }>();
+
+  /**
+   * @param onChange told of each change before the pages are
+   * @param setTimer schedules the second look at a changed file (default Node's timers)
+   */
+  constructor(
+    private readonly onChange: (event: ChangeEvent) => void,
+    private readonly setTimer: SetTimer = realSetTimer,
+  ) {}
+
+  /**
+   * A change chokidar reported: told now, and looked at again a moment later. chokidar drops a
+   * second change of a file within 50 ms of the first (a save right after another, or a write
+   * in two steps), so a file whose stat moved since it was told is told again.
+   */
+  private seen(file: string, relPath: string): void {
+    this.#looks.get(file)?.cancel();
+    const stat = statKey(file);
+    this.send({ path: relPath });
+    const cancel = this.setTimer(() => {
+      this.#looks.delete(file);
+      if (statKey(file) !== stat) this.seen(file, relPath);
+    }, SECOND_LOOK_MS);
+    this.#looks.set(file, { stat, cancel });
+  }
 
   /** Start watching `courses/` under root (and the snapshot folder); resolves once ready. */
   async watch(root: string, snapshotDir: string, ignore: readonly string[]): Promise<void> {
     const ignored = ignoreMatcher(ignore);
     const rel = (file: string) => path.relative(root, file).split(path.sep).join("/");
     const coursesDir = path.join(root, COURSES_DIR);
-    const watcher = chokidarWatch([coursesDir, snapshotDir], {
+    const courses = chokidarWatch(coursesDir, {
       ignoreInitial: true,
       ignored: (file: string) => {
-        if (!file.startsWith(coursesDir)) return false;
         const relative = rel(file);
         return relative !== COURSES_DIR && ignored(relative);
       },
     });
-    this.#watcher = watcher;
-    const changed = (file: string) =>
-      this.send({ path: file.startsWith(coursesDir) ? rel(file) : COURSES_DIR });
-    for (const name of ["add", "change", "unlink", "addDir", "unlinkDir"] as const) watcher.on(name, changed);
-    await new Promise<void>((resolve) => watcher.once("ready", () => resolve()));
+    this.#watchers.push(courses);
+    for (const name of EVENTS) courses.on(name, (file: string) => this.seen(file, rel(file)));
+    // Its own watcher, and only when it is there: a path that is not there makes chokidar say
+    // it is ready before it watches the others.
+    const snapshot = existsSync(snapshotDir)
+      ? chokidarWatch(snapshotDir, { ignoreInitial: true })
+      : undefined;
+    if (snapshot) {
+      this.#watchers.push(snapshot);
+      for (const name of EVENTS) snapshot.on(name, () => this.send({ path: COURSES_DIR }));
+    }
+    await Promise.all(
+      this.#watchers.map((w) => new Promise<void>((resolve) => w.once("ready", () => resolve()))),
+    );
   }
 
   /** Take a request for `/events`: the stream stays open until the page or the server closes it. */
@@ -62,8 +113,10 @@ export class LiveHub {
 
   /** End every stream and stop watching. */
   async close(): Promise<void> {
+    for (const look of this.#looks.values()) look.cancel();
+    this.#looks.clear();
     for (const stream of this.#streams) stream.end();
     this.#streams.clear();
-    await this.#watcher?.close();
+    await Promise.all(this.#watchers.map((w) => w.close()));
   }
 }

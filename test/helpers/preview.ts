@@ -70,3 +70,70 @@ export function frameDocument(page: string): string | undefined {
   const srcdoc = /<iframe class="chapter"[^>]*\ssrcdoc="([^"]*)"/.exec(page)?.[1];
   return srcdoc === undefined ? undefined : unescapeAttribute(srcdoc);
 }
+
+/** One Server-Sent Event as the preview sends it. */
+export interface StreamEvent {
+  event: string;
+  data: string;
+}
+
+/** A reader of `/events`: each event in order, waited for (never on a timer). */
+export interface EventStream {
+  /** The next event not taken yet. */
+  next(): Promise<StreamEvent>;
+  close(): void;
+}
+
+/** Open `/events` and resolve once the server said the stream is open. */
+export function openEvents(url: string): Promise<EventStream> {
+  return new Promise((resolve, reject) => {
+    const events: StreamEvent[] = [];
+    const waiting: Array<(event: StreamEvent) => void> = [];
+    let buffer = "";
+    const req = request(new URL("/events", url), { agent: false }, (res) => {
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => {
+        buffer += chunk;
+        for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+          const frame = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          if (frame.includes(": connected")) resolve(stream);
+          const event = /^event: (.*)$/m.exec(frame)?.[1];
+          const data = /^data: (.*)$/m.exec(frame)?.[1];
+          if (event === undefined || data === undefined) continue;
+          const waiter = waiting.shift();
+          if (waiter) waiter({ event, data });
+          else events.push({ event, data });
+        }
+      });
+    });
+    req.on("error", reject);
+    req.end();
+    const stream: EventStream = {
+      next: () => {
+        const event = events.shift();
+        return event ? Promise.resolve(event) : new Promise((take) => waiting.push(take));
+      },
+      close: () => req.destroy(),
+    };
+  });
+}
+
+/**
+ * Take events until one names `path` and the page part at `page` then passes `check` (an
+ * editor's save may come as several events): the part's HTML.
+ */
+export async function shownAfter(
+  stream: EventStream,
+  url: string,
+  path: string,
+  page: string,
+  check: (html: string) => boolean,
+): Promise<string> {
+  for (;;) {
+    const event = await stream.next();
+    if (event.event !== "change" || (JSON.parse(event.data) as { path: string }).path !== path) continue;
+    const part = await get(url, { path: `${page}?fragment=live` });
+    if (check(part.body)) return part.body;
+  }
+}

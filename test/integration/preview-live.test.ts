@@ -1,0 +1,127 @@
+import { writeFileSync } from "node:fs";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type ChangeEvent, LiveHub } from "../../src/preview/live.js";
+import { useEmulators } from "../helpers/emulator.js";
+import {
+  type EventStream,
+  frameDocument,
+  get,
+  openEvents,
+  shownAfter,
+  usePreviews,
+} from "../helpers/preview.js";
+import { pulledSite, webAndGoSite } from "../helpers/site.js";
+import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
+
+const start = useEmulators();
+const preview = usePreviews();
+const streams: EventStream[] = [];
+afterEach(async () => {
+  for (const stream of streams.splice(0)) stream.close();
+  await cleanupTestdirs();
+});
+
+const INTRO = "courses/web/01-intro.md";
+const PAGE = "/chapters/web/01-intro.md";
+
+async function live() {
+  const s = await pulledSite(start, webAndGoSite());
+  const p = await preview({ root: s.root });
+  const stream = await openEvents(p.url);
+  streams.push(stream);
+  return { s, p, stream };
+}
+
+describe("preview, live", () => {
+  it("sends an event naming a saved chapter, and its page part then shows the new HTML", async () => {
+    const { s, p, stream } = await live();
+    await s.replace(INTRO, "<p>b</p>", "<p>saved</p>");
+    const part = await shownAfter(stream, p.url, INTRO, PAGE, (html) => html.includes("saved"));
+    expect(part).toMatch(/^<div id="live" data-watch="courses\/web\/01-intro.md">/);
+    expect(part).toContain('data-state="modified"');
+    expect(frameDocument(part)).toContain("<p>a</p>\n<p>saved</p>\n<p>c</p>");
+  });
+
+  it("shows a file that stops parsing with its error in place, and the chapter again once fixed", async () => {
+    const { s, p, stream } = await live();
+    await s.replace(INTRO, "ordinal: 1", "ordinal: one");
+    const broken = await shownAfter(stream, p.url, INTRO, PAGE, (html) => html.includes("invalid"));
+    expect(broken).toContain("ordinal must be a whole number, not &quot;one&quot;");
+    expect(broken).toContain(
+      '<span class="bad" id="L4" data-kind="bad"><span class="ln">4</span> ordinal: one</span>',
+    );
+    expect(frameDocument(broken)).toBeUndefined();
+
+    await s.replace(INTRO, "ordinal: one", "ordinal: 1");
+    const fixed = await shownAfter(stream, p.url, INTRO, PAGE, (html) => !html.includes("invalid"));
+    expect(fixed).toContain('data-state="unchanged"');
+    expect(frameDocument(fixed)).toContain("<p>a</p>\n<p>b</p>\n<p>c</p>");
+  });
+
+  it("names new and deleted files, and the index follows", async () => {
+    const { s, p, stream } = await live();
+    await s.write("courses/go/02-more.md", "---\ntitle: More\nordinal: 2\nformat: html\n---\n<p>more</p>\n");
+    const added = await shownAfter(stream, p.url, "courses/go/02-more.md", "/", (html) =>
+      html.includes('data-path="courses/go/02-more.md" data-state="new"'),
+    );
+    expect(added).toContain('<a href="/chapters/go/02-more.md">More</a>');
+    await rm(s.file("courses/go/01-tour.md"));
+    const gone = await shownAfter(stream, p.url, "courses/go/01-tour.md", "/", (html) =>
+      html.includes('data-path="courses/go/01-tour.md" data-state="deleted"'),
+    );
+    expect(gone).not.toContain('href="/chapters/go/01-tour.md"');
+    expect((await get(p.url, { path: "/chapters/go/01-tour.md" })).status).toBe(404);
+  });
+
+  it("follows the snapshot: after a push, the pushed chapter is unchanged again", async () => {
+    const { s, p, stream } = await live();
+    await s.replace(INTRO, "<p>b</p>", "<p>pushed</p>");
+    await shownAfter(stream, p.url, INTRO, PAGE, (html) => html.includes('data-state="modified"'));
+    const pushed = await s.cli("push", "--yes");
+    expect(pushed.code, pushed.stderr).toBe(0);
+    const after = await shownAfter(stream, p.url, "courses", PAGE, (html) =>
+      html.includes('data-state="unchanged"'),
+    );
+    expect(frameDocument(after)).toContain("<p>pushed</p>");
+  });
+
+  it("tells a second save that chokidar drops (within 50 ms of the first) at its second look", async () => {
+    const root = await testdir({ "courses/web/01-intro.md": "one\n" });
+    await mkdir(path.join(root, ".coursesync", "production"), { recursive: true });
+    const file = path.join(root, "courses/web/01-intro.md");
+    const told: string[] = [];
+    let firstTold: () => void = () => {};
+    const first = new Promise<void>((resolve) => {
+      firstTold = resolve;
+    });
+    const looks: Array<() => void> = [];
+    const hub = new LiveHub(
+      (event: ChangeEvent) => {
+        told.push(event.path);
+        // The second save lands while chokidar still throttles the file's changes.
+        if (told.length === 1) writeFileSync(file, "three, longer\n");
+        firstTold();
+      },
+      (fn) => {
+        looks.push(fn);
+        return () => {};
+      },
+    );
+    await hub.watch(root, path.join(root, ".coursesync", "production"), []);
+    try {
+      await writeFile(file, "two\n");
+      await first;
+      const before = told.length;
+      looks[0]?.();
+      expect(told.length).toBe(before + 1);
+      expect(told.at(-1)).toBe(INTRO);
+      // Nothing moved since: the next look tells nothing.
+      looks.at(-1)?.();
+      expect(told.length).toBe(before + 1);
+    } finally {
+      await hub.close();
+    }
+  });
+});
