@@ -55,6 +55,7 @@ pre.file .marker{background:rgba(154,103,0,0.25);font-weight:700}
 .diff{white-space:pre-wrap;border:1px solid var(--line);padding:0.5rem;font:0.9rem/1.5 ui-monospace,monospace}
 .diff ins{background:rgba(26,127,55,0.2);text-decoration:none}
 .diff del{background:rgba(207,34,46,0.2)}
+a.button{display:inline-block;padding:0.25rem 0.75rem;border:1px solid var(--accent);border-radius:4px;text-decoration:none}
 #live-status{min-height:1.5em;color:var(--muted);font-size:0.85rem}
 `;
 

@@ -1,11 +1,12 @@
 import { readFile } from "node:fs/promises";
+import type { WireRecord } from "../api/wire.js";
 import { siteSnapshot } from "../cli/site-snapshot.js";
 import type { Config } from "../config/config.js";
 import { localDiffs } from "../sync/diff.js";
 import { inPaths } from "../sync/local/changes.js";
 import { openLocal } from "../sync/local/open.js";
 import type { LocalChapter, LocalView } from "../sync/local/view.js";
-import { isLiteral } from "../sync/model/entities.js";
+import { chapterFileText, chapterValuesOfRecord, isLiteral } from "../sync/model/entities.js";
 import type { ContentCache } from "../sync/state/content-cache.js";
 import type { Snapshot } from "../sync/state/snapshot-model.js";
 import { SiteState } from "../sync/state/workspace.js";
@@ -319,4 +320,32 @@ export async function chapterDiff(
     what: diff.what,
     ...(diff.missingBase ? { missingBase: true } : {}),
   };
+}
+
+/** The part of the API client the preview reads the site with, only when asked. */
+export interface SiteReader {
+  get(resource: "chapters", id: number): Promise<WireRecord | undefined>;
+}
+
+/**
+ * A chapter file against the site's current record, written as pull would write it (as
+ * `coursesync diff --remote` compares them); undefined when they are equal, a reason when the
+ * site has none to compare with.
+ */
+export async function siteChapterDiff(
+  source: PreviewSource,
+  file: string,
+  reader: SiteReader,
+): Promise<{ before: string; after: string; what: string } | { none: string } | undefined> {
+  const id = localChapter(source.local, file)?.id;
+  if (id === undefined || id < 0)
+    return { none: "This chapter is not on the site yet: the next push creates it." };
+  const record = await reader.get("chapters", id);
+  if (!record)
+    return {
+      none: `The site has no chapter ${id}: it was deleted there (\`coursesync pull\` says what to do).`,
+    };
+  const site = chapterFileText(record.id, chapterValuesOfRecord(record), source.bodies);
+  const here = (await fileText(source.root, file)) ?? "";
+  return site === here ? undefined : { before: site, after: here, what: "the site now against this file" };
 }

@@ -195,6 +195,11 @@ export function wordDiff(before: string, after: string): string {
     .join("");
 }
 
+/** The link that asks for the site's current version (the site is read only when it is followed). */
+function siteLink(course: PreviewCourse, chapter: PreviewChapter): string {
+  return `<p><a href="${esc(diffHref(course, chapter))}?against=site" id="against-site" class="button">Compare with the site now</a> <span class="message">(reads the site once)</span></p>`;
+}
+
 /** `/chapters/<course>/<file>/diff`: the chapter file against the last sync, word by word. */
 export function diffPage(course: PreviewCourse, chapter: PreviewChapter, texts: DiffTexts | undefined): Page {
   const body =
@@ -205,7 +210,7 @@ export function diffPage(course: PreviewCourse, chapter: PreviewChapter, texts: 
         : `<p class="message">${esc(texts.what)}: <del>removed</del> and <ins>added</ins> words.</p><div class="diff" id="word-diff">${wordDiff(texts.before, texts.after)}</div>`;
   const html = `<h1>Changes in ${esc(chapter.title)}${badge(chapter.state)}</h1>
 <p class="message">${esc(chapter.file)} against the last sync</p>
-<p><a href="${esc(chapterHref(course, chapter))}">Back to the chapter</a></p>${body}`;
+<p><a href="${esc(chapterHref(course, chapter))}">Back to the chapter</a></p>${siteLink(course, chapter)}${body}`;
   return {
     title: `Changes in ${chapter.title}`,
     trail: [
@@ -227,5 +232,35 @@ export function missingPage(what: string, watch: string): Page {
       watch,
       html: `<h1>Not found</h1><p id="missing">${esc(what)}</p><p><a href="/">All courses</a></p>`,
     },
+  };
+}
+
+/**
+ * `/chapters/<course>/<file>/diff?against=site`: the file against the site's current record,
+ * word by word, as read once when asked (saves do not read the site again: its part is not live).
+ */
+export function siteDiffPage(
+  course: PreviewCourse,
+  chapter: PreviewChapter,
+  result: DiffTexts | { none: string } | undefined,
+): Page {
+  const body =
+    result === undefined
+      ? `<p id="no-diff">The file matches the site.</p>`
+      : "none" in result
+        ? `<p class="message" id="no-diff">${esc(result.none)}</p>`
+        : `<p class="message">${esc(result.what)}: <del>only on the site</del> and <ins>only here</ins>.</p><div class="diff" id="word-diff">${wordDiff(result.before, result.after)}</div>`;
+  const html = `<h1>${esc(chapter.title)} against the site${badge(chapter.state)}</h1>
+<p class="message">${esc(chapter.file)} against the site's current version</p>
+<p><a href="${esc(diffHref(course, chapter))}">Changes since the last sync</a> · <a href="${esc(diffHref(course, chapter))}?against=site" id="against-site">Compare again</a></p>${body}`;
+  return {
+    title: `${chapter.title} against the site`,
+    trail: [
+      { label: "Courses", href: "/" },
+      { label: course.title, href: courseHref(course) },
+      { label: chapter.title, href: chapterHref(course, chapter) },
+      { label: "Against the site" },
+    ],
+    live: { watch: "", html },
   };
 }

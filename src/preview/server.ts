@@ -1,13 +1,22 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { isIP } from "node:net";
+import { redactUrl } from "../api/login-url.js";
 import { type Config, loadConfig } from "../config/config.js";
 import { UserError, usageError } from "../errors.js";
 import { SiteState } from "../sync/state/workspace.js";
 import { PREVIEW_SCRIPT } from "./assets/script.js";
 import { layout, livePart, type Page } from "./html.js";
 import { LiveHub } from "./live.js";
-import { chapterDiff, chapterHtml, fileText, type PreviewModel, readModel } from "./model.js";
-import { chapterPage, coursePage, diffPage, indexPage, missingPage } from "./pages.js";
+import {
+  chapterDiff,
+  chapterHtml,
+  fileText,
+  type PreviewModel,
+  readModel,
+  type SiteReader,
+  siteChapterDiff,
+} from "./model.js";
+import { chapterPage, coursePage, diffPage, indexPage, missingPage, siteDiffPage } from "./pages.js";
 
 /** How the preview is served. */
 export interface PreviewOptions {
@@ -27,6 +36,12 @@ export interface PreviewOptions {
   host?: string | undefined;
   /** Allow an address other than loopback (the user gave `--host`). @default false */
   allowRemote?: boolean | undefined;
+  /**
+   * Connects to the site, for a comparison with its current version: called on the first such
+   * request only (nothing reads the site before), its reader kept until the preview closes.
+   * @default none: the comparison page says it cannot read the site
+   */
+  connect?: (() => Promise<SiteReader & { close(): void }>) | undefined;
 }
 
 /** A running preview. */
@@ -128,12 +143,13 @@ export async function startPreview(options: PreviewOptions): Promise<RunningPrev
       response.writeHead(200, { "content-type": "text/javascript; charset=utf-8", ...PAGE_HEADERS });
       return void response.end(request.method === "HEAD" ? undefined : PREVIEW_SCRIPT);
     }
-    const { status, page } = await route(url.pathname, await model);
+    const { status, page } = await route(url, await model, site);
     const fragment = url.searchParams.get("fragment");
     const html = fragment === "live" ? livePart(page.live) : layout(page, first.site);
     response.writeHead(status, { "content-type": "text/html; charset=utf-8", ...PAGE_HEADERS });
     response.end(request.method === "HEAD" ? undefined : html);
   };
+  const site = siteConnection(options.connect);
   const port = await listen(server, options.port, host);
   await hub.watch(options.root, SiteState.open(options.root, first.site.name).paths.snapshot, config.ignore);
   return {
@@ -141,6 +157,7 @@ export async function startPreview(options: PreviewOptions): Promise<RunningPrev
     port,
     close: async () => {
       await hub.close();
+      await site.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
@@ -179,8 +196,39 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   });
 }
 
-/** The page a path names, with its status code. */
-async function route(pathname: string, model: PreviewModel): Promise<{ status: number; page: Page }> {
+/** The site's reader, connected on first use; a failed connection is tried again when next asked. */
+interface SiteConnection {
+  reader(): Promise<SiteReader>;
+  close(): Promise<void>;
+}
+
+function siteConnection(connect: PreviewOptions["connect"]): SiteConnection {
+  let pending: Promise<SiteReader & { close(): void }> | undefined;
+  return {
+    reader: () => {
+      if (!connect) {
+        return Promise.reject(new UserError("this preview was started without a way to read the site"));
+      }
+      pending ??= connect();
+      pending.catch(() => {
+        pending = undefined;
+      });
+      return pending;
+    },
+    close: async () => {
+      const reader = await pending?.catch(() => undefined);
+      reader?.close();
+    },
+  };
+}
+
+/** The page a URL names, with its status code. */
+async function route(
+  url: URL,
+  model: PreviewModel,
+  site: SiteConnection,
+): Promise<{ status: number; page: Page }> {
+  const { pathname } = url;
   const parts = pathname.split("/").slice(1).map(decodeSegment);
   const [top, courseName, chapterName, extra, ...rest] = parts;
   if (pathname === "/") return { status: 200, page: indexPage(model) };
@@ -193,6 +241,15 @@ async function route(pathname: string, model: PreviewModel): Promise<{ status: n
       const shown = await chapterHtml(model.source, chapter.file);
       const text = chapter.problems.length > 0 ? await fileText(model.root, chapter.file) : undefined;
       return { status: 200, page: chapterPage(course, chapter, shown, text) };
+    }
+    if (extra === "diff" && url.searchParams.get("against") === "site") {
+      try {
+        const result = await siteChapterDiff(model.source, chapter.file, await site.reader());
+        return { status: 200, page: siteDiffPage(course, chapter, result) };
+      } catch (error) {
+        const none = `Could not read the site: ${redactUrl(failure(error))}`;
+        return { status: 502, page: siteDiffPage(course, chapter, { none }) };
+      }
     }
     if (extra === "diff") {
       return { status: 200, page: diffPage(course, chapter, await chapterDiff(model.source, chapter.file)) };

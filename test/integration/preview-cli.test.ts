@@ -5,7 +5,7 @@ import { main } from "../../src/cli/main.js";
 import type { StopSignal } from "../../src/errors.js";
 import { useEmulators } from "../helpers/emulator.js";
 import { get } from "../helpers/preview.js";
-import { pulledSite, webAndGoSite } from "../helpers/site.js";
+import { ok, pulledSite, webAndGoSite } from "../helpers/site.js";
 import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
 
 const start = useEmulators();
@@ -134,5 +134,38 @@ describe("coursesync preview", () => {
     expect(outside.output().stderr).toBe(
       `coursesync: no coursesync.yaml in ${dir} or any folder above it\nRun \`coursesync init --url <api-base-url>\` to start a tree, or pass -C <dir>.\n`,
     );
+  });
+
+  it("reads the site only when a diff page asks to compare with it, and then reads only", async () => {
+    const s = await pulledSite(start, webAndGoSite());
+    ok(s.emulator.state.edit("chapters", 1, { content: "<p>a</p>\n<p>site</p>\n<p>c</p>" }));
+    await s.replace("courses/web/01-intro.md", "<p>c</p>", "<p>sea</p>");
+    await s.write("courses/go/02-new.md", "---\ntitle: New\nordinal: 2\nformat: html\n---\n<p>new</p>\n");
+    s.emulator.state.clearRequests();
+    const run = await runPreview(["--no-open"], { cwd: s.root, env: s.env });
+    const diffPage = "/chapters/web/01-intro.md/diff";
+    for (const path of ["/", "/courses/web", "/chapters/web/01-intro.md", diffPage]) {
+      expect((await get(run.url!, { path })).status).toBe(200);
+    }
+    expect(s.log()).toEqual([]);
+    expect((await get(run.url!, { path: diffPage })).body).toContain(
+      `<a href="${diffPage}?against=site" id="against-site"`,
+    );
+
+    const against = await get(run.url!, { path: `${diffPage}?against=site` });
+    expect(against.status).toBe(200);
+    expect(against.body).toMatch(/<del>site<\/del><ins>b<\/ins>[\s\S]*<del>c<\/del><ins>sea<\/ins>/);
+    expect(against.body).toContain('<div id="live" data-watch="">');
+    const tour = await get(run.url!, { path: "/chapters/go/01-tour.md/diff?against=site" });
+    expect(tour.body).toContain('<p id="no-diff">The file matches the site.</p>');
+    const fresh = await get(run.url!, { path: "/chapters/go/02-new.md/diff?against=site" });
+    expect(fresh.body).toContain("This chapter is not on the site yet: the next push creates it.");
+    expect(s.writes()).toEqual([]);
+    expect(s.log().filter((line) => line.startsWith("GET"))).toEqual([
+      "GET /api/v1/chapters/1 200",
+      "GET /api/v1/chapters/3 200",
+    ]);
+    run.stop("SIGINT");
+    await run.done;
   });
 });

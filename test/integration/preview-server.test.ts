@@ -221,4 +221,15 @@ describe("preview server", () => {
       "0.0.0.0 is not a loopback address",
     );
   });
+
+  it("says it cannot compare with the site when started without a way to read it", async () => {
+    const s = await pulledSite(start, webAndGoSite());
+    const p = await preview({ root: s.root });
+    const page = await get(p.url, { path: "/chapters/web/01-intro.md/diff?against=site" });
+    expect(page.status).toBe(502);
+    expect(page.body).toContain(
+      "Could not read the site: this preview was started without a way to read the site",
+    );
+    expect(s.log()).toEqual([]);
+  });
 });

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { ExitCode, usageError } from "../../errors.js";
 import { isLoopback, startPreview } from "../../preview/server.js";
+import { connect } from "../context.js";
 import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";
 import type { CliRun } from "../io.js";
@@ -81,6 +82,8 @@ export function registerPreview(program: Command, run: CliRun): void {
         port,
         host: flags.host,
         allowRemote: flags.host !== undefined,
+        // The site is read only when a page asks to compare with it.
+        connect: async () => (await connect(run, globals, tree.config)).client,
       });
       try {
         // The URL alone on the first line: what a script or a test reads.

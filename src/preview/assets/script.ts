@@ -3,7 +3,8 @@
 // the element `[data-watch]` whose tree path the change lies in (or that lies in the change),
 // fetched again with `?fragment=<its id>`, the scroll position kept. Hooks for tests and
 // assistive technology: `html[data-live]` (connecting, connected, lost), `#live-status`, and a
-// `preview:updated` event on document after each swap.
+// `preview:updated` event on document after each swap. An empty `data-watch` is never refreshed
+// (a comparison with the site is made once, when asked).
 
 /** The script's text. */
 export const PREVIEW_SCRIPT = `"use strict";
@@ -14,7 +15,8 @@ export const PREVIEW_SCRIPT = `"use strict";
     if (status) status.textContent = text;
   };
   const concerns = (watch, changed) =>
-    changed === watch || changed.startsWith(watch + "/") || watch.startsWith(changed + "/");
+    watch !== "" &&
+    (changed === watch || changed.startsWith(watch + "/") || watch.startsWith(changed + "/"));
   const refresh = async (element, changed) => {
     const url = new URL(location.href);
     url.searchParams.set("fragment", element.id);
