@@ -29,6 +29,8 @@ export interface StateLine {
   state: PreviewState;
   message?: string | undefined;
   fields?: readonly string[] | undefined;
+  /** For a conflict: the site's version, written beside the file by pull. */
+  copy?: string | undefined;
 }
 
 /** A chapter file, or a chapter the last sync knew that is gone from the tree. */
@@ -178,7 +180,7 @@ function stateLines(file: string, lookup: Lookup): StateLine[] {
   const entries = lookup.byFile.get(file) ?? [];
   if (entries.length === 0) return [{ state: "unchanged" }];
   return entries
-    .map((entry) => ({ state: entry.state, message: entry.message, fields: entry.fields }))
+    .map((entry) => ({ state: entry.state, message: entry.message, fields: entry.fields, copy: entry.copy }))
     .sort((a, b) => WEIGHT[a.state] - WEIGHT[b.state]);
 }
 

@@ -53,7 +53,10 @@ function stateList(states: readonly StateLine[]): string {
   if (lines.length === 0) return "";
   const items = lines.map((line) => {
     const fields = line.fields?.length ? ` (${line.fields.join(", ")})` : "";
-    return `<li>${badge(line.state)} ${esc(`${line.message ?? ""}${fields}`.trim())}</li>`;
+    const copy = line.copy
+      ? ` <span class="copy">The site's version: <code>${esc(line.copy)}</code></span>`
+      : "";
+    return `<li>${badge(line.state)} ${esc(`${line.message ?? ""}${fields}`.trim())}${copy}</li>`;
   });
   return `<ul class="message">${items.join("")}</ul>`;
 }

@@ -118,8 +118,20 @@ export async function startPreview(options: PreviewOptions): Promise<RunningPrev
   // Read once now: a tree that cannot be previewed (never synced) is said before serving.
   let model: Promise<PreviewModel> = read();
   const first = await model;
+  // Changes coming faster than the tree is read start one read after the one under way, which
+  // sees them all: a page asking after a change never gets a model read before it.
+  let queued: Promise<PreviewModel> | undefined;
   const hub = new LiveHub(() => {
-    model = read();
+    if (queued) return;
+    const queue = model.then(
+      () => undefined,
+      () => undefined,
+    );
+    queued = queue.then(() => {
+      queued = undefined;
+      return read();
+    });
+    model = queued;
     // A failed read is shown by the page that asks; it must not end the process meanwhile.
     model.catch(() => {});
   });

@@ -4,7 +4,7 @@ import { CSP, startPreview } from "../../src/preview/server.js";
 import { bodyCodec } from "../../src/tree/codecs.js";
 import { useEmulators } from "../helpers/emulator.js";
 import { frameDocument, get, usePreviews } from "../helpers/preview.js";
-import { pulledSite, webAndGoSite } from "../helpers/site.js";
+import { ok, pulledSite, webAndGoSite } from "../helpers/site.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
 
 const start = useEmulators();
@@ -231,5 +231,19 @@ describe("preview server", () => {
       "Could not read the site: this preview was started without a way to read the site",
     );
     expect(s.log()).toEqual([]);
+  });
+
+  it("shows a conflict a pull left beside the file, naming the site's version", async () => {
+    const s = await pulledSite(start, webAndGoSite());
+    await s.replace(TAGS, "title: Tags", "title: Tags (mine)");
+    ok(s.emulator.state.edit("chapters", 2, { title: "Tags (theirs)" }));
+    expect((await s.cli("pull")).code).toBe(3);
+    const p = await preview({ root: s.root });
+    expect(indexStates((await get(p.url)).body)).toContain("courses/web/02-tags.md conflict");
+    const page = await get(p.url, { path: "/chapters/web/02-tags.md" });
+    expect(page.body).toContain("the site changed it too: merge by hand and `coursesync push --force`");
+    expect(page.body).toContain("The site's version: <code>courses/web/02-tags.remote.md</code>");
+    // The file still parses: its HTML is shown, as the next push --force would send it.
+    expect(frameDocument(page.body)).toContain("<body><p>tags</p></body>");
   });
 });
