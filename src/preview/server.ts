@@ -150,7 +150,11 @@ export async function startPreview(options: PreviewOptions): Promise<RunningPrev
       return plain(response, 405, "The preview only reads: GET and HEAD.", { allow: "GET, HEAD" });
     }
     const url = new URL(request.url ?? "/", "http://preview.invalid");
-    if (url.pathname === "/events") return hub.open(response);
+    if (url.pathname === "/events") {
+      if (request.method === "GET") return hub.open(response);
+      response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", ...PAGE_HEADERS });
+      return void response.end();
+    }
     if (url.pathname === "/assets/preview.js") {
       response.writeHead(200, { "content-type": "text/javascript; charset=utf-8", ...PAGE_HEADERS });
       return void response.end(request.method === "HEAD" ? undefined : PREVIEW_SCRIPT);

@@ -195,9 +195,11 @@ describe("preview server", () => {
       expect(answer.status).toBe(405);
       expect(answer.headers.allow).toBe("GET, HEAD");
     }
-    const head = await get(p.url, { method: "HEAD" });
-    expect(head.status).toBe(200);
-    expect(head.body).toBe("");
+    for (const path of ["/", "/events", "/assets/preview.js"]) {
+      const head = await get(p.url, { method: "HEAD", path });
+      expect(head.status).toBe(200);
+      expect(head.body).toBe("");
+    }
     for (const path of ["/", "/courses/web", "/chapters/web/01-intro.md", "/chapters/web/01-intro.md/diff"])
       expect((await get(p.url, { path })).status).toBe(200);
     expect(await s.tree()).toEqual(before);
