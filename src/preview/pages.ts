@@ -94,6 +94,16 @@ ${chapterList(course)}
 </section>`;
 }
 
+/** What is pending in the tree, counted by state, as one line. */
+function summary(model: PreviewModel): string {
+  const counts = new Map<PreviewState, number>();
+  for (const record of model.courses.flatMap((course) => [course, ...course.chapters])) {
+    if (record.state !== "unchanged") counts.set(record.state, (counts.get(record.state) ?? 0) + 1);
+  }
+  const parts = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([state, n]) => `${n} ${WORDS[state]}`);
+  return `<p id="summary">${parts.length === 0 ? "Nothing pending: the tree matches the last sync." : `Pending: ${parts.join(", ")}.`}</p>`;
+}
+
 /** `/`: every course, in the site's order, with its chapters in ordinal order. */
 export function indexPage(model: PreviewModel): Page {
   const warnings = model.warnings.map((w) => `<p class="problem">${esc(w)}</p>`).join("");
@@ -104,7 +114,7 @@ export function indexPage(model: PreviewModel): Page {
   return {
     title: "Courses",
     trail: [{ label: "Courses" }],
-    live: { watch: COURSES_DIR, html: `<h1>Courses</h1>${warnings}${body}` },
+    live: { watch: COURSES_DIR, html: `<h1>Courses</h1>${summary(model)}${warnings}${body}` },
   };
 }
 

@@ -35,6 +35,7 @@ describe("preview server", () => {
       "courses/go/01-tour.md unchanged",
     ]);
     expect(index.body).toContain('<p class="excerpt">HTML</p>');
+    expect(index.body).toContain('<p id="summary">Nothing pending: the tree matches the last sync.</p>');
     expect(index.body).toContain("Status: published");
     expect(index.body).toContain('<a href="/chapters/web/01-intro.md">Intro</a>');
     // Landmarks and a heading for the page and for each course.
@@ -69,6 +70,7 @@ describe("preview server", () => {
       "courses/go/02-broken.md invalid",
     ]);
     expect(index.body).toContain("Golang");
+    expect(index.body).toContain('<p id="summary">Pending: 1 conflict, 1 invalid, 2 modified, 1 new.</p>');
 
     const broken = await get(p.url, { path: "/chapters/go/02-broken.md" });
     expect(broken.status).toBe(200);
