@@ -63,14 +63,25 @@ a.button{display:inline-block;padding:0.25rem 0.75rem;border:1px solid var(--acc
 const CHAPTER_STYLE =
   "body{font:17px/1.6 system-ui,sans-serif;max-width:46rem;margin:1rem auto;padding:0 1rem;color:#1b1b1b;background:#fff;overflow-wrap:anywhere}img,video,iframe{max-width:100%;height:auto}pre{overflow-x:auto}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:0.25rem 0.5rem}";
 
+/** How chapter HTML looks as on the site (coursesync.yaml's `preview:`). */
+export interface ChapterLook {
+  /** The site's stylesheet, by absolute URL (a tree file is served by the preview). */
+  stylesheet?: string | undefined;
+  /** The site's address: relative links and images in chapter HTML resolve against it. */
+  base?: string | undefined;
+}
+
 /**
  * Chapter HTML in a frame that cannot run script nor reach the preview's page: `sandbox`
  * without `allow-scripts` or `allow-same-origin`, its document given whole (and escaped) in
- * `srcdoc`.
+ * `srcdoc`. Its links open in a new tab (a popup that leaves the sandbox: the site's page, as
+ * a reader would follow it); relative ones resolve against the site's address when given.
  */
-export function chapterFrame(html: string, title: string): string {
-  const doc = `<!doctype html><html><head><meta charset="utf-8"><style>${CHAPTER_STYLE}</style></head><body>${html}</body></html>`;
-  return `<iframe class="chapter" id="chapter-frame" sandbox="" title="${esc(title)}" srcdoc="${esc(doc)}"></iframe>`;
+export function chapterFrame(html: string, title: string, look: ChapterLook = {}): string {
+  const base = `<base target="_blank"${look.base ? ` href="${esc(look.base)}"` : ""}>`;
+  const sheet = look.stylesheet ? `<link rel="stylesheet" href="${esc(look.stylesheet)}">` : "";
+  const doc = `<!doctype html><html><head><meta charset="utf-8">${base}<style>${CHAPTER_STYLE}</style>${sheet}</head><body>${html}</body></html>`;
+  return `<iframe class="chapter" id="chapter-frame" sandbox="allow-popups allow-popups-to-escape-sandbox" title="${esc(title)}" srcdoc="${esc(doc)}"></iframe>`;
 }
 
 /** One page: its title, where it sits, and its live part (what a change of `watch` refreshes). */

@@ -2,7 +2,7 @@ import { diffWords } from "diff";
 import { markerBlocksOf } from "../tree/bodies/conflict-markers.js";
 import { COURSES_DIR } from "../tree/layout.js";
 import type { FileProblem } from "../tree/yaml-text.js";
-import { chapterFrame, esc, type Page, seg } from "./html.js";
+import { type ChapterLook, chapterFrame, esc, type Page, seg } from "./html.js";
 import type {
   ChapterHtml,
   PreviewChapter,
@@ -166,11 +166,12 @@ export function chapterPage(
   chapter: PreviewChapter,
   shown: ChapterHtml,
   text: string | undefined,
+  look: ChapterLook = {},
 ): Page {
   const links = `<p><a href="${esc(diffHref(course, chapter))}" id="diff-link">Changes since the last sync</a></p>`;
   const content =
     "html" in shown && chapter.problems.length === 0
-      ? chapterFrame(shown.html, chapter.title)
+      ? chapterFrame(shown.html, chapter.title, look)
       : `${"none" in shown ? `<p class="message">${esc(shown.none)}</p>` : ""}${text === undefined ? "" : fileLines(text, chapter.problems)}`;
   const html = `<h1>${esc(chapter.title)}${badge(chapter.state)}</h1>
 <p class="message">${esc(chapter.file)}${chapter.ordinal === undefined ? "" : ` · chapter ${chapter.ordinal}`}</p>

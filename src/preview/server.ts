@@ -5,8 +5,9 @@ import { type Config, loadConfig } from "../config/config.js";
 import { UserError, usageError } from "../errors.js";
 import { SiteState } from "../sync/state/workspace.js";
 import { PREVIEW_SCRIPT } from "./assets/script.js";
-import { layout, livePart, type Page } from "./html.js";
+import { type ChapterLook, layout, livePart, type Page } from "./html.js";
 import { LiveHub } from "./live.js";
+import { chapterLook, contentSecurityPolicy, SITE_STYLESHEET, treeStylesheet } from "./look.js";
 import {
   chapterDiff,
   chapterHtml,
@@ -53,12 +54,8 @@ export interface RunningPreview {
   close(): Promise<void>;
 }
 
-/**
- * The preview's Content-Security-Policy: no inline script, no request but to this server.
- * Chapter HTML runs in a sandboxed frame on top of it (see `chapterFrame`).
- */
-export const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src * data:; media-src * data:; frame-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+/** The preview's Content-Security-Policy when coursesync.yaml has no `preview:` (see look.ts). */
+export const CSP = contentSecurityPolicy();
 
 const PAGE_HEADERS = {
   "content-security-policy": CSP,
@@ -159,10 +156,18 @@ export async function startPreview(options: PreviewOptions): Promise<RunningPrev
       response.writeHead(200, { "content-type": "text/javascript; charset=utf-8", ...PAGE_HEADERS });
       return void response.end(request.method === "HEAD" ? undefined : PREVIEW_SCRIPT);
     }
-    const { status, page } = await route(url, await model, site);
+    const headers = { ...PAGE_HEADERS, "content-security-policy": contentSecurityPolicy(config.preview) };
+    if (url.pathname === SITE_STYLESHEET) {
+      const sheet = await treeStylesheet(options.root, config.preview);
+      if ("missing" in sheet) return plain(response, 404, sheet.missing);
+      response.writeHead(200, { "content-type": "text/css; charset=utf-8", ...headers });
+      return void response.end(request.method === "HEAD" ? undefined : sheet.css);
+    }
+    const look = chapterLook(config.preview, `http://${request.headers.host}`);
+    const { status, page } = await route(url, await model, site, look);
     const fragment = url.searchParams.get("fragment");
     const html = fragment === "live" ? livePart(page.live) : layout(page, first.site);
-    response.writeHead(status, { "content-type": "text/html; charset=utf-8", ...PAGE_HEADERS });
+    response.writeHead(status, { "content-type": "text/html; charset=utf-8", ...headers });
     response.end(request.method === "HEAD" ? undefined : html);
   };
   const site = siteConnection(options.connect);
@@ -243,6 +248,7 @@ async function route(
   url: URL,
   model: PreviewModel,
   site: SiteConnection,
+  look: ChapterLook,
 ): Promise<{ status: number; page: Page }> {
   const { pathname } = url;
   const parts = pathname.split("/").slice(1).map(decodeSegment);
@@ -256,7 +262,7 @@ async function route(
     if (extra === undefined) {
       const shown = await chapterHtml(model.source, chapter.file);
       const text = chapter.problems.length > 0 ? await fileText(model.root, chapter.file) : undefined;
-      return { status: 200, page: chapterPage(course, chapter, shown, text) };
+      return { status: 200, page: chapterPage(course, chapter, shown, text, look) };
     }
     if (extra === "diff" && url.searchParams.get("against") === "site") {
       try {

@@ -127,8 +127,12 @@ describe("preview server", () => {
     expect(page.body).not.toContain("<script>alert");
     expect(page.body).not.toContain("<img src=x");
     expect(page.body).toContain("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
-    expect(page.body).toMatch(/<iframe class="chapter" id="chapter-frame" sandbox="" /);
+    // Sandboxed: no script, an origin of its own; its links open in a new tab.
+    expect(page.body).toMatch(
+      /<iframe class="chapter" id="chapter-frame" sandbox="allow-popups allow-popups-to-escape-sandbox" /,
+    );
     expect(page.body).not.toContain("allow-scripts");
+    expect(page.body).not.toContain("allow-same-origin");
     expect(frameDocument(page.body)).toContain('<script>alert("x")</script>');
     // The page's only script is the file the server serves.
     expect([...page.body.matchAll(/<script[^>]*>/g)].map((m) => m[0])).toEqual([
