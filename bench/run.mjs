@@ -1,6 +1,6 @@
 // npm run bench [-- case...]: the performance figures the issues ask for, measured against
 // the built-in emulator over real HTTP on 127.0.0.1. Cases: list, pull, push, watch, markdown,
-// merge, check, politeness; and, only when named (each takes minutes), restore and scale.
+// merge, check, politeness, startup; and, only when named (each takes minutes), restore and scale.
 import { execFileSync, spawn } from "node:child_process";
 import {
   appendFileSync,
@@ -361,6 +361,11 @@ if (run("check")) {
 if (run("markdown")) {
   // Issue 5: Markdown shares and the throughput of the pull-side body step (its own script).
   await import("./markdown.mjs");
+}
+
+if (run("startup")) {
+  // Issue 34: `coursesync --version` and `--help` beside `node -e 0` (its own script).
+  await import("./startup.mjs");
 }
 
 if (run("merge")) {

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import type { StopSignal } from "../errors.js";
-import { completionList, completionNames } from "./commands/completion.js";
 import { exitFlushed, ignoreClosedReaders } from "./exit.js";
 import { limitHeapGrowth } from "./heap.js";
 import { openInBrowser } from "./open-browser.js";
@@ -10,10 +9,14 @@ ignoreClosedReaders([process.stdout, process.stderr]);
 
 // A completion script asks for the site names or course folders on every Tab: answered here,
 // before the whole command line is loaded, so that the shell does not wait for it.
-const list = completionList(process.argv.slice(2));
-if (list !== undefined) {
-  process.stdout.write((await completionNames(list, process.cwd())).map((name) => `${name}\n`).join(""));
-  await exitFlushed(0);
+const args = process.argv.slice(2);
+if (args[0] === "completion" && args[1] === "--list") {
+  const { completionList, completionNames } = await import("./commands/completion.js");
+  const list = completionList(args);
+  if (list !== undefined) {
+    process.stdout.write((await completionNames(list, process.cwd())).map((name) => `${name}\n`).join(""));
+    await exitFlushed(0);
+  }
 }
 const { main } = await import("./main.js");
 

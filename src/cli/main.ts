@@ -1,7 +1,8 @@
-import { Command, CommanderError, Option } from "commander";
+import { Command, CommanderError, Help, Option } from "commander";
 import { redactUrl } from "../api/login-url.js";
 import { ExitCode, UserError } from "../errors.js";
 import { fileSystemError } from "../tree/tree-fs.js";
+import { COMMAND_LIST } from "./command-list.js";
 import { EXAMPLE_URL, type Example, examplesText } from "./help.js";
 import type { CliIO, CliRun } from "./io.js";
 import { VERSION } from "./version.js";
@@ -59,13 +60,34 @@ function commandOf(argv: readonly string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (VALUE_OPTIONS.has(arg)) i++;
+    else if (arg === "help") continue;
     else if (!arg.startsWith("-")) return Object.hasOwn(COMMANDS, arg) ? arg : undefined;
   }
   return undefined;
 }
 
-/** Build the commander program: global options plus every command, or only the one named. */
-export async function buildProgram(io: CliRun, only?: string): Promise<Command> {
+/**
+ * The commands as the top-level help lists them, from COMMAND_LIST, none of their modules
+ * loaded: for a command line that names none (`--help`, `--version`, a typo).
+ */
+function listCommands(program: Command): void {
+  const terms = new Map<Command, string>();
+  for (const [name, summary] of Object.entries(COMMAND_LIST)) {
+    terms.set(program.command(name).description(summary.description), summary.term);
+  }
+  program.configureHelp({
+    showGlobalOptions: true,
+    subcommandTerm(this: Help, command: Command) {
+      return terms.get(command) ?? Help.prototype.subcommandTerm.call(this, command);
+    },
+  });
+}
+
+/**
+ * Build the commander program: global options plus every command, or only the one named; with
+ * `listed`, the commands as COMMAND_LIST lists them instead (help and version, loading none).
+ */
+export async function buildProgram(io: CliRun, only?: string, listed = false): Promise<Command> {
   const program = new Command("coursesync")
     .description("Mirror a course-hosting site's courses and chapters into files, and push local edits back.")
     .version(VERSION, "-V, --version")
@@ -86,10 +108,13 @@ export async function buildProgram(io: CliRun, only?: string): Promise<Command> 
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
     });
-  // The completion script is made from the whole command line.
-  const names = only === undefined || only === "completion" ? Object.keys(COMMANDS) : [only];
-  const registers = await Promise.all(names.map((name) => COMMANDS[name]!()));
-  for (const register of registers) register(program, io);
+  if (listed) listCommands(program);
+  else {
+    // The completion script is made from the whole command line.
+    const names = only === undefined || only === "completion" ? Object.keys(COMMANDS) : [only];
+    const registers = await Promise.all(names.map((name) => COMMANDS[name]!()));
+    for (const register of registers) register(program, io);
+  }
   for (const command of program.commands) command.exitOverride();
   return program;
 }
@@ -123,7 +148,8 @@ export function reportError(error: unknown, io: CliIO, json = false): number {
 /** Run the command line; returns the exit code. The only caller of process.exit is bin.ts. */
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
   const run: CliRun = { ...io, exitCode: ExitCode.ok };
-  const program = await buildProgram(run, commandOf(argv));
+  const only = commandOf(argv);
+  const program = await buildProgram(run, only, only === undefined);
   try {
     await program.parseAsync([...argv], { from: "user" });
     return run.exitCode;

@@ -8,6 +8,7 @@ import { ExitCode, usageError } from "../../errors.js";
 import { checkTree } from "../../sync/check.js";
 import { loadSnapshot } from "../../sync/state/snapshot.js";
 import { bodyCodec } from "../../tree/codecs.js";
+import { COMMAND_LIST } from "../command-list.js";
 import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";
 import type { CliRun } from "../io.js";
@@ -55,7 +56,7 @@ const EXAMPLES: Example[] = [
 export function registerCheck(program: Command, run: CliRun): void {
   program
     .command("check")
-    .description("validate the tree's files as push would, offline: every problem of every file")
+    .description(COMMAND_LIST.check.description)
     .argument("[paths...]", "report only on these files or folders (ids are compared across the tree)")
     .option("--json", "print one JSON document on stdout: {file, line, column, rule, message, hint} each")
     .option(

@@ -16,6 +16,7 @@ import {
 import { resolveSite } from "../../config/config.js";
 import { usageError } from "../../errors.js";
 import { SiteState } from "../../sync/state/workspace.js";
+import { COMMAND_LIST } from "../command-list.js";
 import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";
 import type { CliIO, CliRun, GlobalOptions } from "../io.js";
@@ -280,7 +281,7 @@ function jobCommand(ci: Command, name: "publish" | "backup", description: string
 export function registerCi(program: Command, run: CliRun, runCli: RunCli): void {
   const ci = program
     .command("ci")
-    .description("CI recipes: write the workflow files, and the publish and backup steps they run")
+    .description(COMMAND_LIST.ci.description)
     .addHelpText("after", examplesText(EXAMPLES.ci));
   registerRecipes(ci, run);
   jobCommand(

@@ -4,6 +4,7 @@ import { Argument, type Command, Option } from "commander";
 import { findRoot, loadConfig } from "../../config/config.js";
 import { usageError } from "../../errors.js";
 import { COURSES_DIR } from "../../tree/layout.js";
+import { COMMAND_LIST } from "../command-list.js";
 import { type Example, examplesText } from "../help.js";
 import type { CliRun } from "../io.js";
 import { completionScript, LISTS, type List, SHELLS, type Shell } from "../render/completion-scripts.js";
@@ -54,7 +55,7 @@ export function completionList(argv: readonly string[]): List | undefined {
 export function registerCompletion(program: Command, run: CliRun): void {
   program
     .command("completion")
-    .description("print a shell completion script: commands, flags, site names and course folders")
+    .description(COMMAND_LIST.completion.description)
     .addArgument(new Argument("[shell]", "the shell to complete for").choices(SHELLS))
     // What the scripts call back at completion time; not for people, so not in the help.
     .addOption(

@@ -6,6 +6,7 @@ import type { LocalView } from "../../sync/local/view.js";
 import type { ContentCache } from "../../sync/state/content-cache.js";
 import { bodyCodec } from "../../tree/codecs.js";
 import { guardedFs } from "../../tree/tree-fs.js";
+import { COMMAND_LIST } from "../command-list.js";
 import { connect } from "../context.js";
 import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";
@@ -53,7 +54,7 @@ const EXAMPLES: Example[] = [
 export function registerDiff(program: Command, run: CliRun): void {
   program
     .command("diff")
-    .description("show local changes as unified diffs against the last sync (offline)")
+    .description(COMMAND_LIST.diff.description)
     .argument("[paths...]", "limit to these files or folders")
     .option("--remote", "compare with the site's current version instead (reads the site)")
     .option("--name-only", "print only the name of each changed file, one a line")

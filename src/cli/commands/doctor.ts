@@ -15,6 +15,7 @@ import { loadSnapshot, snapshotIsLegacy } from "../../sync/state/snapshot.js";
 import type { Snapshot } from "../../sync/state/snapshot-model.js";
 import { CONFLICT_COPY_PATTERNS } from "../../tree/layout.js";
 import { counted } from "../../util/words.js";
+import { COMMAND_LIST } from "../command-list.js";
 import { resolveCredentials } from "../context.js";
 import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";
@@ -39,9 +40,7 @@ const EXAMPLES: Example[] = [
 export function registerDoctor(program: Command, run: CliRun): void {
   program
     .command("doctor")
-    .description(
-      "check the tree, the site URL, the credentials and the account; one line each with what to do",
-    )
+    .description(COMMAND_LIST.doctor.description)
     .option("--json", "print one JSON document on stdout: {ok, checks: [{check, status, message, hint}]}")
     .addHelpText(
       "after",

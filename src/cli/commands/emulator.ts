@@ -4,6 +4,7 @@ import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../..
 import { UserError, usageError } from "../../errors.js";
 import { FileProblem } from "../../tree/yaml-text.js";
 import { watchParent } from "../../util/process.js";
+import { COMMAND_LIST } from "../command-list.js";
 import { type Example, examplesText } from "../help.js";
 import type { CliIO } from "../io.js";
 import { DEFAULT_EMAIL, DEFAULT_PASSWORD, emulatorBanner } from "../render/emulator.js";
@@ -201,9 +202,7 @@ const EXAMPLES: Example[] = [
 export function registerEmulator(program: Command, io: CliIO): void {
   program
     .command("emulator")
-    .description(
-      "serve the site's API from memory on 127.0.0.1 (for demos and tests); prints the base URL first",
-    )
+    .description(COMMAND_LIST.emulator.description)
     .option("--port <n>", "port to listen on; 0 = any free port", "0")
     .option(
       "--seed <dir>",

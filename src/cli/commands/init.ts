@@ -10,6 +10,7 @@ import { FOLDER_ATTRIBUTES, FOLDER_IGNORE_LINES, unignoreFolders } from "../../s
 import { jsonSchemas, schemaText } from "../../tree/json-schema.js";
 import { CONFLICT_COPY_PATTERNS, COURSES_DIR } from "../../tree/layout.js";
 import { stringifyYamlFields } from "../../tree/yaml-text.js";
+import { COMMAND_LIST } from "../command-list.js";
 import { globalsOf } from "../globals.js";
 import { EXAMPLE_URL, type Example, examplesText } from "../help.js";
 import type { CliRun } from "../io.js";
@@ -128,7 +129,7 @@ const EXAMPLES: Example[] = [
 export function registerInit(program: Command, run: CliRun): void {
   program
     .command("init")
-    .description("start a tree: write coursesync.yaml, .gitignore and .gitattributes")
+    .description(COMMAND_LIST.init.description)
     .argument("[dir]", "the folder to set up (created if missing)", ".")
     .option(
       "--no-check",

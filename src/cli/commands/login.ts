@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { resolveSite } from "../../config/config.js";
 import { CredentialStore, configDir } from "../../config/credentials.js";
 import { UserError } from "../../errors.js";
+import { COMMAND_LIST } from "../command-list.js";
 import { envLogin } from "../context.js";
 import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";
@@ -31,7 +32,7 @@ const LOGOUT_EXAMPLES: Example[] = [
 export function registerLogin(program: Command, run: CliRun): void {
   program
     .command("login")
-    .description("log in to the site and store its token in your config folder (never in the tree)")
+    .description(COMMAND_LIST.login.description)
     .option(
       "--print-token",
       "print the token alone on stdout (for a CI secret such as COURSESYNC_TOKEN) and store nothing",
@@ -71,7 +72,7 @@ export function registerLogin(program: Command, run: CliRun): void {
 export function registerLogout(program: Command, run: CliRun): void {
   program
     .command("logout")
-    .description("forget the stored token of the site")
+    .description(COMMAND_LIST.logout.description)
     .addHelpText("after", examplesText(LOGOUT_EXAMPLES))
     .action(async (_options: unknown, command: Command) => {
       const globals = globalsOf(command);

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { ExitCode, usageError } from "../../errors.js";
 import { isLoopback, startPreview } from "../../preview/server.js";
+import { COMMAND_LIST } from "../command-list.js";
 import { connect } from "../context.js";
 import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";
@@ -57,9 +58,7 @@ address served. Chapter HTML is shown in a sandboxed frame that cannot run scrip
 export function registerPreview(program: Command, run: CliRun): void {
   program
     .command("preview")
-    .description(
-      "serve the tree in a browser as the site will get it, with sync states and diffs, live as you save",
-    )
+    .description(COMMAND_LIST.preview.description)
     .argument("[paths...]", "show only these course folders or chapter files")
     .option("--port <n>", "the port to serve on (0: any free port)", String(DEFAULT_PORT))
     .option("--host <addr>", "the address to serve on (default 127.0.0.1; another lets others read the tree)")

@@ -14,6 +14,7 @@ import { cleanStamp } from "../../sync/state/clean-mark.js";
 import { acquireLock } from "../../sync/state/lock.js";
 import { courseFolderContaining } from "../../tree/layout.js";
 import { counted } from "../../util/words.js";
+import { COMMAND_LIST } from "../command-list.js";
 import { connect, stopRequestsOnSignal, syncTarget } from "../context.js";
 import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";
@@ -79,7 +80,7 @@ const EXAMPLES: Example[] = [
 export function registerPull(program: Command, run: CliRun): void {
   program
     .command("pull")
-    .description("page through every course and chapter of the site and write the tree")
+    .description(COMMAND_LIST.pull.description)
     .argument("[paths...]", "limit to these course folders")
     .option("-n, --dry-run", "print what would change; write nothing anywhere")
     .option("--theirs", "take the site's side of every conflict")

@@ -14,6 +14,7 @@ import { gitFileHistory } from "../../sync/state/file-history.js";
 import { acquireLock } from "../../sync/state/lock.js";
 import { SiteState } from "../../sync/state/workspace.js";
 import { counted } from "../../util/words.js";
+import { COMMAND_LIST } from "../command-list.js";
 import { connect, stopRequestsOnSignal, syncTarget } from "../context.js";
 import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";
@@ -61,7 +62,7 @@ const EXAMPLES: Example[] = [
 export function registerPush(program: Command, run: CliRun): void {
   program
     .command("push")
-    .description("send local edits to the site: creates, updates of changed fields, deletes")
+    .description(COMMAND_LIST.push.description)
     .argument("[paths...]", "limit to these files or folders")
     .option("-n, --dry-run", "print the plan; send and write nothing")
     .option("-y, --yes", "apply without asking (needed without a terminal)")
@@ -125,9 +126,7 @@ const RESTORE_EXAMPLES: Example[] = [
 export function registerRestore(program: Command, run: CliRun): void {
   program
     .command("restore")
-    .description(
-      "make the site hold the tree: create what it lacks, send what differs; delete only with --delete",
-    )
+    .description(COMMAND_LIST.restore.description)
     .argument("[paths...]", "limit to these files or folders")
     .option("-n, --dry-run", "print the plan; send and write nothing")
     .option("-y, --yes", "apply without asking (needed without a terminal)")

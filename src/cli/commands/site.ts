@@ -8,6 +8,7 @@ import { acquireLock } from "../../sync/state/lock.js";
 import { removeSiteState, snapshotInfo, unfinishedWrites } from "../../sync/state/sites.js";
 import { SiteState } from "../../sync/state/workspace.js";
 import { counted } from "../../util/words.js";
+import { COMMAND_LIST } from "../command-list.js";
 import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";
 import type { CliRun, GlobalOptions } from "../io.js";
@@ -333,9 +334,7 @@ async function setUrl(
 export function registerSite(program: Command, run: CliRun): void {
   const site = program
     .command("site")
-    .description(
-      "the sites this tree syncs with, like git remotes: add, list, remove, default, set-url, move-ids",
-    )
+    .description(COMMAND_LIST.site.description)
     .addHelpText("after", examplesText(EXAMPLES.site));
   site
     .command("list")

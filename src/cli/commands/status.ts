@@ -7,6 +7,7 @@ import { guardIdsSite } from "../../sync/state/ids-owner.js";
 import { snapshotCoursesFolder } from "../../sync/state/snapshot.js";
 import { SiteState } from "../../sync/state/workspace.js";
 import { guardedFs } from "../../tree/tree-fs.js";
+import { COMMAND_LIST } from "../command-list.js";
 import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";
 import type { CliRun } from "../io.js";
@@ -31,7 +32,7 @@ const EXAMPLES: Example[] = [
 export function registerStatus(program: Command, run: CliRun): void {
   program
     .command("status")
-    .description("show local changes against the last sync (offline, fast)")
+    .description(COMMAND_LIST.status.description)
     .argument("[paths...]", "limit to these files or folders")
     .option("--json", "print one JSON document on stdout")
     .option("--exit-code", "exit 1 when anything is pending")

@@ -4,6 +4,7 @@ import type { PushPlan } from "../../sync/push/plan.js";
 import { cleanStamp } from "../../sync/state/clean-mark.js";
 import { type WatchEvent, watchTree } from "../../sync/watch/watch.js";
 import { counted } from "../../util/words.js";
+import { COMMAND_LIST } from "../command-list.js";
 import { connect, syncTarget } from "../context.js";
 import { globalsOf } from "../globals.js";
 import { type Example, examplesText } from "../help.js";
@@ -111,9 +112,7 @@ const EXAMPLES: Example[] = [
 export function registerWatch(program: Command, run: CliRun): void {
   program
     .command("watch")
-    .description(
-      "push as you save and bring the site's edits in (= push --watch); deletes only with --delete",
-    )
+    .description(COMMAND_LIST.watch.description)
     .option("--delete", "also delete on the site what is deleted here")
     .option("--no-pull", "only publish: do not bring the site's edits into the files")
     .option(
