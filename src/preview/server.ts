@@ -152,17 +152,8 @@ export async function startPreview(options: PreviewOptions): Promise<RunningPrev
       response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", ...PAGE_HEADERS });
       return void response.end();
     }
-    if (url.pathname === "/assets/preview.js") {
-      response.writeHead(200, { "content-type": "text/javascript; charset=utf-8", ...PAGE_HEADERS });
-      return void response.end(request.method === "HEAD" ? undefined : PREVIEW_SCRIPT);
-    }
     const headers = { ...PAGE_HEADERS, "content-security-policy": contentSecurityPolicy(config.preview) };
-    if (url.pathname === SITE_STYLESHEET) {
-      const sheet = await treeStylesheet(options.root, config.preview);
-      if ("missing" in sheet) return plain(response, 404, sheet.missing);
-      response.writeHead(200, { "content-type": "text/css; charset=utf-8", ...headers });
-      return void response.end(request.method === "HEAD" ? undefined : sheet.css);
-    }
+    if (await serveAsset(url.pathname, request, response, { root: options.root, config, headers })) return;
     const look = chapterLook(config.preview, `http://${request.headers.host}`);
     const { status, page } = await route(url, await model, site, look);
     const fragment = url.searchParams.get("fragment");
@@ -183,6 +174,26 @@ export async function startPreview(options: PreviewOptions): Promise<RunningPrev
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Answer a request for the page script or the tree's stylesheet; false for any other path. */
+async function serveAsset(
+  pathname: string,
+  request: IncomingMessage,
+  response: ServerResponse,
+  served: { root: string; config: Config; headers: Record<string, string> },
+): Promise<boolean> {
+  const send = (type: string, body: string) => {
+    response.writeHead(200, { "content-type": `${type}; charset=utf-8`, ...served.headers });
+    response.end(request.method === "HEAD" ? undefined : body);
+  };
+  if (pathname === "/assets/preview.js") send("text/javascript", PREVIEW_SCRIPT);
+  else if (pathname === SITE_STYLESHEET) {
+    const sheet = await treeStylesheet(served.root, served.config.preview);
+    if ("missing" in sheet) plain(response, 404, sheet.missing);
+    else send("text/css", sheet.css);
+  } else return false;
+  return true;
 }
 
 function failure(error: unknown): string {
