@@ -1,6 +1,5 @@
 import { readFile } from "node:fs/promises";
 import type { WireRecord } from "../api/wire.js";
-import { siteSnapshot } from "../cli/site-snapshot.js";
 import type { Config } from "../config/config.js";
 import { localDiffs } from "../sync/diff.js";
 import { inPaths } from "../sync/local/changes.js";
@@ -8,6 +7,7 @@ import { openLocal } from "../sync/local/open.js";
 import type { LocalChapter, LocalView } from "../sync/local/view.js";
 import { chapterFileText, chapterValuesOfRecord, isLiteral } from "../sync/model/entities.js";
 import type { ContentCache } from "../sync/state/content-cache.js";
+import { siteSnapshot } from "../sync/state/site-snapshot.js";
 import type { Snapshot } from "../sync/state/snapshot-model.js";
 import { SiteState } from "../sync/state/workspace.js";
 import { type StatusEntry, treeStatus } from "../sync/status.js";
@@ -118,7 +118,6 @@ export async function readModel(options: ModelOptions): Promise<PreviewModel> {
   const { site, snapshot, names, other } = await siteSnapshot(tree, {
     site: options.site,
     url: options.url,
-    progress: false,
   });
   const bodies = bodyCodec(config.body);
   const cache = SiteState.open(root, site.name).cache;

@@ -4,6 +4,7 @@ import { type FileDiff, localDiffs, remoteDiffs } from "../../sync/diff.js";
 import { openSiteLocal } from "../../sync/local/open.js";
 import type { LocalView } from "../../sync/local/view.js";
 import type { ContentCache } from "../../sync/state/content-cache.js";
+import { siteSnapshot } from "../../sync/state/site-snapshot.js";
 import { bodyCodec } from "../../tree/codecs.js";
 import { guardedFs } from "../../tree/tree-fs.js";
 import { COMMAND_LIST } from "../command-list.js";
@@ -14,7 +15,6 @@ import type { CliRun, GlobalOptions } from "../io.js";
 import { Output } from "../output.js";
 import { knownTreePaths } from "../paths.js";
 import { printDiffs } from "../render/diff.js";
-import { siteSnapshot } from "../site-snapshot.js";
 import { openTree, type TreeContext } from "../tree-root.js";
 
 interface DiffFlags {

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { ExitCode, usageError } from "../../errors.js";
 import { isLoopback, startPreview } from "../../preview/server.js";
+import { siteSnapshot } from "../../sync/state/site-snapshot.js";
 import { COMMAND_LIST } from "../command-list.js";
 import { connect } from "../context.js";
 import { globalsOf } from "../globals.js";
@@ -9,7 +10,6 @@ import type { CliRun } from "../io.js";
 import { canOpenBrowser } from "../open-browser.js";
 import { Output } from "../output.js";
 import { knownTreePaths } from "../paths.js";
-import { siteSnapshot } from "../site-snapshot.js";
 import { openTree } from "../tree-root.js";
 
 interface PreviewFlags {

@@ -1,11 +1,11 @@
 import type { Config } from "../../config/config.js";
+import { siteSnapshot } from "../../sync/state/site-snapshot.js";
 import type { SiteState } from "../../sync/state/workspace.js";
 import { type StatusEntry, treeStatus } from "../../sync/status.js";
 import { bodyCodec } from "../../tree/codecs.js";
 import { courseFolderContaining } from "../../tree/layout.js";
 import type { CliRun, GlobalOptions } from "../io.js";
 import { knownTreePaths } from "../paths.js";
-import { siteSnapshot } from "../site-snapshot.js";
 
 /**
  * Status the long way: read the snapshot, scan the tree (the stat cache spares reading files

@@ -1,20 +1,21 @@
 import path from "node:path";
-import { resolveSite } from "../config/config.js";
-import { UserError } from "../errors.js";
-import { guardSnapshotSite } from "../sync/guards.js";
-import type { SiteNames } from "../sync/push/other-site.js";
-import { guardIdsSite } from "../sync/state/ids-owner.js";
-import { STATE_DIR } from "../sync/state/paths.js";
-import { loadSnapshot } from "../sync/state/snapshot.js";
-import type { GlobalOptions } from "./io.js";
-import type { TreeContext } from "./tree-root.js";
+import { type Config, resolveSite } from "../../config/config.js";
+import { UserError } from "../../errors.js";
+import { guardSnapshotSite } from "../guards.js";
+import type { SiteNames } from "../push/other-site.js";
+import { guardIdsSite } from "./ids-owner.js";
+import { STATE_DIR } from "./paths.js";
+import { loadSnapshot } from "./snapshot.js";
 
 /**
  * The snapshot an offline command (status, diff) measures against: the chosen site's own,
  * never another's. A site this tree never synced (or a --url no snapshot was made for) is said
  * so, never reported as "nothing to push".
  */
-export async function siteSnapshot(tree: TreeContext, globals: GlobalOptions) {
+export async function siteSnapshot(
+  tree: { root: string; config: Config },
+  globals: { site?: string | undefined; url?: string | undefined },
+) {
   const site = resolveSite(tree.config, globals);
   await guardIdsSite(tree.root, Object.keys(tree.config.sites), tree.config.ids);
   const names: SiteNames = { site: site.name, siteUrl: site.url, idsSite: tree.config.ids };
