@@ -10,7 +10,7 @@ import type { ContentCache } from "../sync/state/content-cache.js";
 import { siteSnapshot } from "../sync/state/site-snapshot.js";
 import type { Snapshot } from "../sync/state/snapshot-model.js";
 import { SiteState } from "../sync/state/workspace.js";
-import { type StatusEntry, treeStatus } from "../sync/status.js";
+import { type StatusEntry, sideStatus } from "../sync/status.js";
 import type { BodyCodec } from "../tree/bodies.js";
 import { bodyCodec } from "../tree/codecs.js";
 import { abs } from "../tree/fs-ops.js";
@@ -124,24 +124,23 @@ export async function readModel(options: ModelOptions): Promise<PreviewModel> {
   const warnings: string[] = [];
   const open = { ignore: config.ignore, bodies, cache, other: other ? names : undefined, parseAll: true };
   const side = await openLocal(root, snapshot, { ...open, onWarning: (w) => warnings.push(w) });
-  const entries =
-    (await treeStatus({
-      root,
-      snapshot,
-      ignore: config.ignore,
-      bodies,
-      cache,
-      limits: config.limits,
-      site: open.other,
-    })) ?? [];
+  // One read of the tree: status is made from the side shown.
+  const entries = sideStatus(side, { limits: config.limits });
   const byFile = statesByFile(entries);
   const problems = new Map<string, FileProblem[]>();
   for (const problem of side.problems)
     problems.set(problem.file, [...(problems.get(problem.file) ?? []), problem]);
   const lookup = { byFile, problems };
+  const byFolder = new Map<string, ScannedChapter[]>();
+  for (const chapter of side.scan.chapters) {
+    if (!inPaths(chapter.file, paths)) continue;
+    const list = byFolder.get(chapter.folder);
+    if (list) list.push(chapter);
+    else byFolder.set(chapter.folder, [chapter]);
+  }
   const courses = side.scan.courses
     .filter((course) => inPaths(course.folder, paths))
-    .map((course) => previewCourse(course, side.scan.chapters, lookup, paths));
+    .map((course) => previewCourse(course, byFolder.get(course.folder) ?? [], lookup));
   addDeleted(courses, entries, snapshot);
   courses.sort((a, b) => byId(a.id, b.id) || (a.folder < b.folder ? -1 : 1));
   const scanned = new Map(side.scan.chapters.map((chapter) => [chapter.file, chapter]));
@@ -187,11 +186,11 @@ function text(value: unknown, fallback: string): string {
   return typeof value === "string" && value.trim() !== "" ? value : fallback;
 }
 
+/** A course, with its chapters (those of its folder within the paths shown). */
 function previewCourse(
   course: ScannedCourse,
   chapters: readonly ScannedChapter[],
   lookup: Lookup,
-  paths: readonly string[] | undefined,
 ): PreviewCourse {
   const file = course.file ?? `${course.folder}/${COURSE_FILE}`;
   const read = course.parsed ?? course.partial;
@@ -210,10 +209,7 @@ function previewCourse(
     states,
     problems,
     invalid: course.parsed === undefined && problems.length > 0,
-    chapters: chapters
-      .filter((chapter) => chapter.folder === course.folder && inPaths(chapter.file, paths))
-      .map((chapter) => previewChapter(chapter, lookup))
-      .sort(byOrdinal),
+    chapters: chapters.map((chapter) => previewChapter(chapter, lookup)).sort(byOrdinal),
   };
 }
 

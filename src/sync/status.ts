@@ -5,7 +5,7 @@ import { DEFAULT_LIMITS, type Limits } from "../tree/schema.js";
 import type { StatCache } from "../tree/stat-cache.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { copyBeside, inPaths, type LocalChange, planLocalChanges } from "./local/changes.js";
-import { openLocal, openLocalIn } from "./local/open.js";
+import { type LocalSide, openLocal, openLocalIn } from "./local/open.js";
 import type { LocalView } from "./local/view.js";
 import type { ConflictResolution } from "./model/report.js";
 import type { SiteNames } from "./push/other-site.js";
@@ -66,7 +66,7 @@ export interface TreeStatusOptions {
 
 /** Local changes against the snapshot, offline: what push would send, and what is in the way. */
 export async function treeStatus(options: TreeStatusOptions): Promise<StatusEntry[] | undefined> {
-  const { paths, folders } = options;
+  const { folders } = options;
   const open = {
     ignore: options.ignore,
     bodies: options.bodies,
@@ -78,7 +78,18 @@ export async function treeStatus(options: TreeStatusOptions): Promise<StatusEntr
   const side = folders
     ? await openLocalIn(options.root, options.snapshot, folders, open)
     : await openLocal(options.root, options.snapshot, open);
-  if (!side) return undefined;
+  return side ? sideStatus(side, options) : undefined;
+}
+
+/**
+ * As treeStatus, of a local side already opened (one read of the tree serves a caller that
+ * also shows what it read, as the preview does).
+ */
+export function sideStatus(
+  side: LocalSide<Snapshot>,
+  options: { paths?: readonly string[] | undefined; limits?: Limits | undefined },
+): StatusEntry[] {
+  const { paths } = options;
   const { scan, local, snapshot } = side;
   const values = [...valueProblems(scan, local, snapshot, options.limits ?? DEFAULT_LIMITS)];
   const entries = problemEntries([...side.problems, ...values], paths);
