@@ -1,6 +1,7 @@
 // npm run bench [-- case...]: the performance figures the issues ask for, measured against
 // the built-in emulator over real HTTP on 127.0.0.1. Cases: list, pull, push, watch, markdown,
-// merge, check, politeness, startup; and, only when named (each takes minutes), restore and scale.
+// merge, check, politeness, startup; and, only when named (each takes minutes), restore, scale
+// and preview.
 import { execFileSync, spawn } from "node:child_process";
 import {
   appendFileSync,
@@ -591,4 +592,10 @@ if (wanted.includes("scale")) {
     rmSync(work, { recursive: true, force: true });
     await emulator.close();
   }
+}
+
+if (wanted.includes("preview")) {
+  // Issue 33: save to updated page on a 200-chapter course, and the first load of a
+  // 50,000-chapter tree (its own script).
+  await import("./preview.mjs");
 }
