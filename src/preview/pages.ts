@@ -82,15 +82,29 @@ function chapterList(course: PreviewCourse): string {
   return `<ol class="chapters">${course.chapters.map((c) => chapterItem(course, c)).join("")}</ol>`;
 }
 
+/**
+ * Up to this many chapters in the tree, the index lists each course's chapters; above, it says
+ * how many each course has and how many are pending (its course page lists them), so that the
+ * index of a large tree stays a page a browser opens at once.
+ */
+export const INDEX_CHAPTERS = 2000;
+
+/** A course's chapter count and its pending ones by state, for an index too large to list them. */
+function chapterCount(course: PreviewCourse): string {
+  const pending = course.chapters.filter((chapter) => chapter.state !== "unchanged").length;
+  const n = course.chapters.length;
+  return `<p class="message chapter-count" data-chapters="${n}" data-pending="${pending}">${n} chapter${n === 1 ? "" : "s"}${pending === 0 ? "" : `, ${pending} pending`}</p>`;
+}
+
 /** One course on the index, as a reader meets it: title, status, excerpt, chapters. */
-function courseCard(course: PreviewCourse): string {
+function courseCard(course: PreviewCourse, listChapters: boolean): string {
   const { status, excerpt } = course.values;
   return `<section class="course" id="course-${esc(course.name)}" data-path="${esc(course.folder)}" data-state="${course.state}" aria-labelledby="h-${esc(course.name)}">
 <h2 id="h-${esc(course.name)}"><a href="${esc(courseHref(course))}">${esc(course.title)}</a>${badge(course.state)}</h2>
 ${typeof status === "string" ? `<p class="message">Status: ${esc(status)}</p>` : ""}
 ${typeof excerpt === "string" && excerpt !== "" ? `<p class="excerpt">${esc(excerpt)}</p>` : ""}
 ${stateList(course.states)}${problemList(course.problems)}
-${chapterList(course)}
+${listChapters ? chapterList(course) : chapterCount(course)}
 </section>`;
 }
 
@@ -104,17 +118,40 @@ function summary(model: PreviewModel): string {
   return `<p id="summary">${parts.length === 0 ? "Nothing pending: the tree matches the last sync." : `Pending: ${parts.join(", ")}.`}</p>`;
 }
 
-/** `/`: every course, in the site's order, with its chapters in ordinal order. */
-export function indexPage(model: PreviewModel): Page {
+/** Courses on one page of the index: a tree of more has its index on several pages. */
+export const INDEX_COURSES = 500;
+
+/** How many pages the index of a model takes. */
+export function indexPages(model: PreviewModel): number {
+  return Math.max(1, Math.ceil(model.courses.length / INDEX_COURSES));
+}
+
+/** Links to each page of a long index, the current one marked. */
+function indexNav(number: number, pages: number): string {
+  if (pages === 1) return "";
+  const links = Array.from({ length: pages }, (_, i) =>
+    i + 1 === number ? `<a aria-current="page">${i + 1}</a>` : `<a href="/?page=${i + 1}">${i + 1}</a>`,
+  );
+  return `<nav class="index-pages" aria-label="Pages of the index"><p>Page ${number} of ${pages}: ${links.join(" ")}</p></nav>`;
+}
+
+/**
+ * `/` (`/?page=<n>` for a tree of more than INDEX_COURSES courses): the courses in the site's
+ * order, with their chapters in ordinal order (or their count, above INDEX_CHAPTERS chapters).
+ */
+export function indexPage(model: PreviewModel, number = 1): Page {
   const warnings = model.warnings.map((w) => `<p class="problem">${esc(w)}</p>`).join("");
+  const list = model.courses.reduce((n, course) => n + course.chapters.length, 0) <= INDEX_CHAPTERS;
+  const shown = model.courses.slice((number - 1) * INDEX_COURSES, number * INDEX_COURSES);
+  const nav = indexNav(number, indexPages(model));
   const body =
     model.courses.length === 0
       ? `<p>No course folder in ${esc(COURSES_DIR)}/ to show.</p>`
-      : model.courses.map(courseCard).join("\n");
+      : shown.map((course) => courseCard(course, list)).join("\n");
   return {
-    title: "Courses",
+    title: number === 1 ? "Courses" : `Courses, page ${number}`,
     trail: [{ label: "Courses" }],
-    live: { watch: COURSES_DIR, html: `<h1>Courses</h1>${summary(model)}${warnings}${body}` },
+    live: { watch: COURSES_DIR, html: `<h1>Courses</h1>${summary(model)}${warnings}${nav}${body}${nav}` },
   };
 }
 

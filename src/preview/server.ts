@@ -4,6 +4,7 @@ import { redactUrl } from "../api/login-url.js";
 import { type Config, loadConfig } from "../config/config.js";
 import { UserError, usageError } from "../errors.js";
 import { SiteState } from "../sync/state/workspace.js";
+import { COURSES_DIR } from "../tree/layout.js";
 import { PREVIEW_SCRIPT } from "./assets/script.js";
 import { type ChapterLook, layout, livePart, type Page } from "./html.js";
 import { LiveHub } from "./live.js";
@@ -17,7 +18,15 @@ import {
   type SiteReader,
   siteChapterDiff,
 } from "./model.js";
-import { chapterPage, coursePage, diffPage, indexPage, missingPage, siteDiffPage } from "./pages.js";
+import {
+  chapterPage,
+  coursePage,
+  diffPage,
+  indexPage,
+  indexPages,
+  missingPage,
+  siteDiffPage,
+} from "./pages.js";
 
 /** How the preview is served. */
 export interface PreviewOptions {
@@ -154,13 +163,15 @@ export async function startPreview(options: PreviewOptions): Promise<RunningPrev
     }
     const headers = { ...PAGE_HEADERS, "content-security-policy": contentSecurityPolicy(config.preview) };
     if (await serveAsset(url.pathname, request, response, { root: options.root, config, headers })) return;
-    const look = chapterLook(config.preview, `http://${request.headers.host}`);
-    const { status, page } = await route(url, await model, site, look);
-    const fragment = url.searchParams.get("fragment");
-    const html = fragment === "live" ? livePart(page.live) : layout(page, first.site);
-    response.writeHead(status, { "content-type": "text/html; charset=utf-8", ...headers });
-    response.end(request.method === "HEAD" ? undefined : html);
+    const html = await render(url, await model, `http://${request.headers.host}`);
+    response.writeHead(html.status, { "content-type": "text/html; charset=utf-8", ...headers });
+    response.end(request.method === "HEAD" ? undefined : html.text);
   };
+  const render = indexCache(async (url: URL, shown: PreviewModel, origin: string) => {
+    const { status, page } = await route(url, shown, site, chapterLook(config.preview, origin));
+    const live = url.searchParams.get("fragment") === "live";
+    return { status, text: live ? livePart(page.live) : layout(page, first.site) };
+  });
   const site = siteConnection(options.connect);
   const port = await listen(server, options.port, host);
   await hub.watch(options.root, SiteState.open(options.root, first.site.name).paths.snapshot, config.ignore);
@@ -228,6 +239,33 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   });
 }
 
+/** A page as answered: its status and HTML. */
+interface Rendered {
+  status: number;
+  text: string;
+}
+
+/**
+ * Renders pages, the index (whole or its live part) once for each read of the tree: a large
+ * tree's index is not rendered again for each request.
+ */
+function indexCache(
+  render: (url: URL, model: PreviewModel, origin: string) => Promise<Rendered>,
+): (url: URL, model: PreviewModel, origin: string) => Promise<Rendered> {
+  const indexes = new WeakMap<PreviewModel, Map<string, Rendered>>();
+  return async (url, model, origin) => {
+    const params = [...url.searchParams.keys()];
+    const cached = url.pathname === "/" && params.every((name) => name === "page" || name === "fragment");
+    const key = `${origin} ${url.searchParams.get("page")} ${url.searchParams.get("fragment")}`;
+    const known = cached ? indexes.get(model)?.get(key) : undefined;
+    if (known) return known;
+    const rendered = await render(url, model, origin);
+    if (cached && rendered.status === 200)
+      indexes.set(model, (indexes.get(model) ?? new Map()).set(key, rendered));
+    return rendered;
+  };
+}
+
 /** The site's reader, connected on first use; a failed connection is tried again when next asked. */
 interface SiteConnection {
   reader(): Promise<SiteReader>;
@@ -264,7 +302,7 @@ async function route(
   const { pathname } = url;
   const parts = pathname.split("/").slice(1).map(decodeSegment);
   const [top, courseName, chapterName, extra, ...rest] = parts;
-  if (pathname === "/") return { status: 200, page: indexPage(model) };
+  if (pathname === "/") return index(model, url.searchParams.get("page"));
   const course = model.courses.find((c) => c.name === courseName);
   if (top === "courses" && course && chapterName === undefined)
     return { status: 200, page: coursePage(course) };
@@ -294,6 +332,15 @@ async function route(
     status: 404,
     page: missingPage(`Nothing here: ${pathname} names no course or chapter file of the tree.`, watch),
   };
+}
+
+/** A page of the index; a page it does not have is said, with the pages it has. */
+function index(model: PreviewModel, asked: string | null): { status: number; page: Page } {
+  const pages = indexPages(model);
+  const number = asked === null ? 1 : /^[1-9]\d*$/.test(asked) ? Number(asked) : 0;
+  if (number >= 1 && number <= pages) return { status: 200, page: indexPage(model, number) };
+  const what = `?page=${asked ?? ""} names no page of the index: it has ${pages === 1 ? "one page" : `pages 1 to ${pages}`}.`;
+  return { status: 404, page: missingPage(`Nothing here: ${what}`, COURSES_DIR) };
 }
 
 function decodeSegment(segment: string): string {

@@ -181,6 +181,17 @@ describe("preview server", () => {
     expect(missing.body).toContain("names no course or chapter file of the tree");
   });
 
+  it("answers a page of the index it does not have with 404, naming the pages it has", async () => {
+    const s = await pulledSite(start, webAndGoSite());
+    const p = await preview({ root: s.root });
+    expect((await get(p.url, { path: "/?page=1" })).body).toContain('<h2 id="h-web">');
+    for (const page of ["2", "0", "x"]) {
+      const missing = await get(p.url, { path: `/?page=${page}` });
+      expect(missing.status).toBe(404);
+      expect(missing.body).toContain(`?page=${page} names no page of the index: it has one page.`);
+    }
+  });
+
   it("refuses a foreign Host (DNS rebinding) and answers localhost", async () => {
     const s = await pulledSite(start, webAndGoSite());
     const p = await preview({ root: s.root });
