@@ -1,11 +1,10 @@
 import { readFile } from "node:fs/promises";
-import type { WireRecord } from "../api/wire.js";
 import type { Config } from "../config/config.js";
 import { localDiffs } from "../sync/diff.js";
 import { inPaths } from "../sync/local/changes.js";
-import { openLocal } from "../sync/local/open.js";
+import { type LocalSide, type OpenLocalOptions, openLocal } from "../sync/local/open.js";
 import type { LocalChapter, LocalView } from "../sync/local/view.js";
-import { chapterFileText, chapterValuesOfRecord, isLiteral } from "../sync/model/entities.js";
+import { isLiteral } from "../sync/model/entities.js";
 import type { ContentCache } from "../sync/state/content-cache.js";
 import { siteSnapshot } from "../sync/state/site-snapshot.js";
 import type { Snapshot } from "../sync/state/snapshot-model.js";
@@ -14,8 +13,9 @@ import { type StatusEntry, sideStatus } from "../sync/status.js";
 import type { BodyCodec } from "../tree/bodies.js";
 import { bodyCodec } from "../tree/codecs.js";
 import { abs } from "../tree/fs-ops.js";
-import { COURSE_FILE, recordFilePath } from "../tree/layout.js";
+import { COURSE_FILE, courseFolderContaining, recordFilePath } from "../tree/layout.js";
 import type { ScannedChapter, ScannedCourse } from "../tree/scan.js";
+import type { Limits } from "../tree/schema.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 
 // What the preview shows, read afresh from the tree and the snapshot for each page: the same
@@ -75,8 +75,11 @@ export interface PreviewModel {
   courses: PreviewCourse[];
   /** What the scan warned of (names that are not UTF-8 and the like). */
   warnings: string[];
-  /** For a chapter's HTML and its diff. */
+  /** For a chapter's HTML and its diff (see `sourceFor`). */
   source: PreviewSource;
+  /** Course folders read again since `source` was, each with what it was read from. */
+  parts?: ReadonlyMap<string, PreviewSource> | undefined;
+  reading: Reading;
 }
 
 /** What the model was read from: enough to render a chapter and diff it against the last sync. */
@@ -111,6 +114,15 @@ const WEIGHT: Record<PreviewState, number> = {
   unchanged: 8,
 };
 
+/** How the model's tree was read: to read some of its course folders again. */
+export interface Reading {
+  /** The site's snapshot as loaded. */
+  snapshot: Snapshot;
+  open: OpenLocalOptions<Snapshot>;
+  limits: Limits;
+  paths: readonly string[] | undefined;
+}
+
 /** Read the tree, the snapshot and the status of every file, as `coursesync status` does. */
 export async function readModel(options: ModelOptions): Promise<PreviewModel> {
   const { root, config, paths } = options;
@@ -124,8 +136,37 @@ export async function readModel(options: ModelOptions): Promise<PreviewModel> {
   const warnings: string[] = [];
   const open = { ignore: config.ignore, bodies, cache, other: other ? names : undefined, parseAll: true };
   const side = await openLocal(root, snapshot, { ...open, onWarning: (w) => warnings.push(w) });
-  // One read of the tree: status is made from the side shown.
-  const entries = sideStatus(side, { limits: config.limits });
+  const reading = { snapshot, open, limits: config.limits, paths };
+  return {
+    site,
+    root,
+    courses: sortCourses(coursesOf(side, reading)),
+    warnings,
+    source: sourceOf(root, side, cache, bodies),
+    reading,
+  };
+}
+
+/** What a chapter file is rendered and diffed from: its course folder's last read. */
+export function sourceFor(model: PreviewModel, file: string): PreviewSource {
+  const folder = courseFolderContaining(file);
+  return (folder === undefined ? undefined : model.parts?.get(folder)) ?? model.source;
+}
+
+export function sourceOf(
+  root: string,
+  side: LocalSide<Snapshot>,
+  cache: ContentCache,
+  bodies: BodyCodec,
+): PreviewSource {
+  const scanned = new Map(side.scan.chapters.map((chapter) => [chapter.file, chapter]));
+  return { root, snapshot: side.snapshot, local: side.local, cache, bodies, scanned };
+}
+
+/** The courses a side read, with their chapters and states (status made from the same read). */
+export function coursesOf(side: LocalSide<Snapshot>, reading: Reading): PreviewCourse[] {
+  const { paths } = reading;
+  const entries = sideStatus(side, { limits: reading.limits });
   const byFile = statesByFile(entries);
   const problems = new Map<string, FileProblem[]>();
   for (const problem of side.problems)
@@ -141,16 +182,12 @@ export async function readModel(options: ModelOptions): Promise<PreviewModel> {
   const courses = side.scan.courses
     .filter((course) => inPaths(course.folder, paths))
     .map((course) => previewCourse(course, byFolder.get(course.folder) ?? [], lookup));
-  addDeleted(courses, entries, snapshot);
-  courses.sort((a, b) => byId(a.id, b.id) || (a.folder < b.folder ? -1 : 1));
-  const scanned = new Map(side.scan.chapters.map((chapter) => [chapter.file, chapter]));
-  return {
-    site,
-    root,
-    courses,
-    warnings,
-    source: { root, snapshot: side.snapshot, local: side.local, cache, bodies, scanned },
-  };
+  addDeleted(courses, entries, reading.snapshot);
+  return courses;
+}
+
+export function sortCourses(courses: PreviewCourse[]): PreviewCourse[] {
+  return courses.sort((a, b) => byId(a.id, b.id) || (a.folder < b.folder ? -1 : 1));
 }
 
 /** Created records first, by id (the site's order), then new ones. */
@@ -317,32 +354,4 @@ export async function chapterDiff(
     what: diff.what,
     ...(diff.missingBase ? { missingBase: true } : {}),
   };
-}
-
-/** The part of the API client the preview reads the site with, only when asked. */
-export interface SiteReader {
-  get(resource: "chapters", id: number): Promise<WireRecord | undefined>;
-}
-
-/**
- * A chapter file against the site's current record, written as pull would write it (as
- * `coursesync diff --remote` compares them); undefined when they are equal, a reason when the
- * site has none to compare with.
- */
-export async function siteChapterDiff(
-  source: PreviewSource,
-  file: string,
-  reader: SiteReader,
-): Promise<{ before: string; after: string; what: string } | { none: string } | undefined> {
-  const id = localChapter(source.local, file)?.id;
-  if (id === undefined || id < 0)
-    return { none: "This chapter is not on the site yet: the next push creates it." };
-  const record = await reader.get("chapters", id);
-  if (!record)
-    return {
-      none: `The site has no chapter ${id}: it was deleted there (\`coursesync pull\` says what to do).`,
-    };
-  const site = chapterFileText(record.id, chapterValuesOfRecord(record), source.bodies);
-  const here = (await fileText(source.root, file)) ?? "";
-  return site === here ? undefined : { before: site, after: here, what: "the site now against this file" };
 }

@@ -4,20 +4,13 @@ import { redactUrl } from "../api/login-url.js";
 import { type Config, loadConfig } from "../config/config.js";
 import { UserError, usageError } from "../errors.js";
 import { SiteState } from "../sync/state/workspace.js";
-import { COURSES_DIR } from "../tree/layout.js";
+import { COURSES_DIR, courseFolderContaining } from "../tree/layout.js";
 import { PREVIEW_SCRIPT } from "./assets/script.js";
 import { type ChapterLook, layout, livePart, type Page } from "./html.js";
 import { LiveHub } from "./live.js";
 import { chapterLook, contentSecurityPolicy, SITE_STYLESHEET, treeStylesheet } from "./look.js";
-import {
-  chapterDiff,
-  chapterHtml,
-  fileText,
-  type PreviewModel,
-  readModel,
-  type SiteReader,
-  siteChapterDiff,
-} from "./model.js";
+import { chapterDiff, chapterHtml, fileText, type PreviewModel, readModel, sourceFor } from "./model.js";
+import { readModelIn } from "./model-part.js";
 import {
   chapterPage,
   coursePage,
@@ -27,6 +20,7 @@ import {
   missingPage,
   siteDiffPage,
 } from "./pages.js";
+import { type SiteReader, siteChapterDiff } from "./site-diff.js";
 
 /** How the preview is served. */
 export interface PreviewOptions {
@@ -122,25 +116,9 @@ export async function startPreview(options: PreviewOptions): Promise<RunningPrev
   const config = options.config ?? (await loadConfig(options.root));
   const read = () => readModel({ ...options, config });
   // Read once now: a tree that cannot be previewed (never synced) is said before serving.
-  let model: Promise<PreviewModel> = read();
-  const first = await model;
-  // Changes coming faster than the tree is read start one read after the one under way, which
-  // sees them all: a page asking after a change never gets a model read before it.
-  let queued: Promise<PreviewModel> | undefined;
-  const hub = new LiveHub(() => {
-    if (queued) return;
-    const queue = model.then(
-      () => undefined,
-      () => undefined,
-    );
-    queued = queue.then(() => {
-      queued = undefined;
-      return read();
-    });
-    model = queued;
-    // A failed read is shown by the page that asks; it must not end the process meanwhile.
-    model.catch(() => {});
-  });
+  const first = await read();
+  const live = liveModel(first, read);
+  const hub = new LiveHub((event) => live.changed(event.path));
   const server = createServer((request, response) => {
     void answer(request, response).catch((error: unknown) => {
       if (!response.headersSent) plain(response, 500, failure(error));
@@ -163,14 +141,14 @@ export async function startPreview(options: PreviewOptions): Promise<RunningPrev
     }
     const headers = { ...PAGE_HEADERS, "content-security-policy": contentSecurityPolicy(config.preview) };
     if (await serveAsset(url.pathname, request, response, { root: options.root, config, headers })) return;
-    const html = await render(url, await model, `http://${request.headers.host}`);
+    const html = await render(url, await live.current(), `http://${request.headers.host}`);
     response.writeHead(html.status, { "content-type": "text/html; charset=utf-8", ...headers });
     response.end(request.method === "HEAD" ? undefined : html.text);
   };
   const render = indexCache(async (url: URL, shown: PreviewModel, origin: string) => {
     const { status, page } = await route(url, shown, site, chapterLook(config.preview, origin));
-    const live = url.searchParams.get("fragment") === "live";
-    return { status, text: live ? livePart(page.live) : layout(page, first.site) };
+    const fragment = url.searchParams.get("fragment") === "live";
+    return { status, text: fragment ? livePart(page.live) : layout(page, first.site) };
   });
   const site = siteConnection(options.connect);
   const port = await listen(server, options.port, host);
@@ -237,6 +215,47 @@ function listen(server: Server, port: number, host: string): Promise<number> {
     });
     server.listen(port, host, () => resolve(listening(server)));
   });
+}
+
+/** The model the pages are rendered from, read again after each change. */
+interface LiveModel {
+  current(): Promise<PreviewModel>;
+  /** A tree path changed (`courses` when the snapshot did). */
+  changed(path: string): void;
+}
+
+/**
+ * Changes coming faster than the tree is read start one read after the one under way, which
+ * sees them all: a page asking after a change never gets a model read before it. A change
+ * within course folders reads only those folders again; any other, the whole tree.
+ */
+function liveModel(first: PreviewModel, read: () => Promise<PreviewModel>): LiveModel {
+  let model: Promise<PreviewModel> = Promise.resolve(first);
+  let queued: Promise<PreviewModel> | undefined;
+  let changed: Set<string> | "all" = new Set();
+  const next = async (previous: PreviewModel | undefined) => {
+    queued = undefined;
+    const folders = changed;
+    changed = new Set();
+    const part = previous && folders !== "all" ? await readModelIn(previous, folders) : undefined;
+    return part ?? read();
+  };
+  return {
+    current: () => model,
+    changed: (path) => {
+      const folder = courseFolderContaining(path);
+      if (folder === undefined) changed = "all";
+      else if (changed !== "all") changed.add(folder);
+      if (queued) return;
+      queued = model.then(
+        (previous) => next(previous),
+        () => next(undefined),
+      );
+      model = queued;
+      // A failed read is shown by the page that asks; it must not end the process meanwhile.
+      model.catch(() => {});
+    },
+  };
 }
 
 /** A page as answered: its status and HTML. */
@@ -309,13 +328,17 @@ async function route(
   const chapter = course?.chapters.find((c) => c.name === chapterName && !c.deleted);
   if (top === "chapters" && course && chapter && rest.length === 0) {
     if (extra === undefined) {
-      const shown = await chapterHtml(model.source, chapter.file);
+      const shown = await chapterHtml(sourceFor(model, chapter.file), chapter.file);
       const text = chapter.problems.length > 0 ? await fileText(model.root, chapter.file) : undefined;
       return { status: 200, page: chapterPage(course, chapter, shown, text, look) };
     }
     if (extra === "diff" && url.searchParams.get("against") === "site") {
       try {
-        const result = await siteChapterDiff(model.source, chapter.file, await site.reader());
+        const result = await siteChapterDiff(
+          sourceFor(model, chapter.file),
+          chapter.file,
+          await site.reader(),
+        );
         return { status: 200, page: siteDiffPage(course, chapter, result) };
       } catch (error) {
         const none = `Could not read the site: ${redactUrl(failure(error))}`;
@@ -323,7 +346,10 @@ async function route(
       }
     }
     if (extra === "diff") {
-      return { status: 200, page: diffPage(course, chapter, await chapterDiff(model.source, chapter.file)) };
+      return {
+        status: 200,
+        page: diffPage(course, chapter, await chapterDiff(sourceFor(model, chapter.file), chapter.file)),
+      };
     }
   }
   const watch =

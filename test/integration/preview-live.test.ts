@@ -1,5 +1,5 @@
 import { writeFileSync } from "node:fs";
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChangeEvent, LiveHub } from "../../src/preview/live.js";
@@ -73,6 +73,31 @@ describe("preview, live", () => {
     );
     expect(gone).not.toContain('href="/chapters/go/01-tour.md"');
     expect((await get(p.url, { path: "/chapters/go/01-tour.md" })).status).toBe(404);
+  });
+
+  it("after saves in one course folder, a move to another and a save back, shows what a fresh start shows", async () => {
+    const { s, p, stream } = await live();
+    await s.replace(INTRO, "<p>b</p>", "<p>saved</p>");
+    await shownAfter(stream, p.url, INTRO, "/", (html) =>
+      html.includes(`data-path="${INTRO}" data-state="modified"`),
+    );
+    await s.replace("courses/go/01-tour.md", "title: Tour", "title: The tour");
+    const go = await shownAfter(stream, p.url, "courses/go/01-tour.md", "/", (html) =>
+      html.includes('data-path="courses/go/01-tour.md" data-state="modified"'),
+    );
+    // The other course's states are kept: only the saved file's folder was read again.
+    expect(go).toContain(`data-path="${INTRO}" data-state="modified"`);
+    await rename(s.file("courses/web/02-tags.md"), s.file("courses/go/02-tags.md"));
+    const moved = await shownAfter(stream, p.url, "courses/go/02-tags.md", "/", (html) =>
+      html.includes('data-path="courses/go/02-tags.md" data-state="moved"'),
+    );
+    expect(moved).not.toContain('data-path="courses/web/02-tags.md"');
+    const fresh = await preview({ root: s.root });
+    expect((await get(p.url, { path: "/?fragment=live" })).body).toBe(
+      (await get(fresh.url, { path: "/?fragment=live" })).body,
+    );
+    const page = "/chapters/go/02-tags.md/diff?fragment=live";
+    expect((await get(p.url, { path: page })).body).toBe((await get(fresh.url, { path: page })).body);
   });
 
   it("follows the snapshot: after a push, the pushed chapter is unchanged again", async () => {
