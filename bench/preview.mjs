@@ -139,6 +139,31 @@ function subscribe(url, onChange) {
 
 const ms = (n) => `${n.toFixed(0)} ms`;
 
+/** Told of each change event of the open stream (see `subscribe`). */
+let waiting;
+
+/**
+ * Append a line to a chapter file; ms until its page's live part, fetched after each change
+ * event naming the file (as the page script does), holds the new text.
+ */
+async function timeSave(url, tree, course, name, i) {
+  const file = `courses/${course}/${name}`;
+  const page = new URL(`/chapters/${course}/${name}?fragment=live`, url);
+  const text = `Saved edit number ${i}.`;
+  const started = performance.now();
+  await new Promise((resolve, reject) => {
+    waiting = (changed) => {
+      if (changed !== file) return;
+      get(page).then((answer) => {
+        if (answer.body.includes(text)) resolve();
+      }, reject);
+    };
+    appendFileSync(path.join(tree, file), `\n${text}\n`);
+  });
+  waiting = undefined;
+  return performance.now() - started;
+}
+
 async function saveToPage() {
   const { work, tree, env } = await pulledTree(1, 200);
   const { child, url } = await startServer(tree, env);
@@ -147,27 +172,10 @@ async function saveToPage() {
     const files = readdirSync(path.join(tree, "courses", course))
       .filter((f) => f.endsWith(".md"))
       .sort();
-    let waiting;
     const events = await subscribe(url, (changed) => waiting?.(changed));
     const times = [];
     for (let i = 0; i < 20; i++) {
-      const file = `courses/${course}/${files[i * 10]}`;
-      const page = new URL(`/chapters/${course}/${files[i * 10]}?fragment=live`, url);
-      const text = `Saved edit number ${i}.`;
-      const started = performance.now();
-      await new Promise((resolve, reject) => {
-        // Each event naming the file fetches the page's live part, as the script does, until
-        // one answer holds the new text.
-        waiting = (changed) => {
-          if (changed !== file) return;
-          get(page).then((answer) => {
-            if (answer.body.includes(text)) resolve();
-          }, reject);
-        };
-        appendFileSync(path.join(tree, file), `\n${text}\n`);
-      });
-      times.push(performance.now() - started);
-      waiting = undefined;
+      times.push(await timeSave(url, tree, course, files[i * 10], i));
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     events.destroy();
@@ -200,12 +208,23 @@ async function firstLoad() {
     const chapterStarted = performance.now();
     const page = await get(new URL(`/chapters/${course}/${chapter}`, url), chapterStarted);
     const again = await get(url);
+    const events = await subscribe(url, (changed) => waiting?.(changed));
+    const saves = [];
+    for (let i = 0; i < 3; i++) {
+      saves.push(await timeSave(url, tree, course, chapter, i));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    events.destroy();
     console.log(
       `preview (${label}, tree pulled in ${pullSeconds.toFixed(0)} s): first load of the index from the process's start: ` +
         `URL printed ${ms(served)}, first byte ${ms(index.firstByte)}, whole page ${ms(index.whole)} ` +
         `(status ${index.status}, ${(index.bytes / 1024).toFixed(0)} KB); the index again ${ms(again.whole)}; ` +
         `then one chapter page ${ms(page.whole)} (status ${page.status}, ${(page.bytes / 1024).toFixed(0)} KB); ` +
         `server peak RSS ${peakRssMb(child.pid).toFixed(0)} MB`,
+    );
+    console.log(
+      `preview (${label}): save of a chapter file to its updated page, 3 saves, at the HTTP level: ` +
+        `${saves.map(ms).join(", ")}`,
     );
   } finally {
     await stopServer(child);
