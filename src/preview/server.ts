@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { isIP } from "node:net";
 import { redactUrl } from "../api/login-url.js";
-import { type Config, loadConfig } from "../config/config.js";
+import { type Config, loadConfig, resolveSite } from "../config/config.js";
 import { UserError, usageError } from "../errors.js";
 import { SiteState } from "../sync/state/workspace.js";
 import { COURSES_DIR, courseFolderContaining } from "../tree/layout.js";
@@ -115,10 +115,18 @@ export async function startPreview(options: PreviewOptions): Promise<RunningPrev
   }
   const config = options.config ?? (await loadConfig(options.root));
   const read = () => readModel({ ...options, config });
-  // Read once now: a tree that cannot be previewed (never synced) is said before serving.
-  const first = await read();
+  const changes: { to?: LiveModel; early: boolean } = { early: false };
+  const hub = new LiveHub((event) => {
+    if (changes.to) changes.to.changed(event.path);
+    else changes.early = true;
+  });
+  // Read once now: a tree that cannot be previewed (never synced) is said before serving. Its
+  // folders are watched meanwhile; a change during the first read has the tree read again.
+  const snapshotDir = SiteState.open(options.root, resolveSite(config, options).name).paths.snapshot;
+  const first = await whileWatching(hub.watch(options.root, snapshotDir, config.ignore), read(), hub);
   const live = liveModel(first, read);
-  const hub = new LiveHub((event) => live.changed(event.path));
+  changes.to = live;
+  if (changes.early) live.changed(COURSES_DIR);
   const server = createServer((request, response) => {
     void answer(request, response).catch((error: unknown) => {
       if (!response.headersSent) plain(response, 500, failure(error));
@@ -151,8 +159,10 @@ export async function startPreview(options: PreviewOptions): Promise<RunningPrev
     return { status, text: fragment ? livePart(page.live) : layout(page, first.site) };
   });
   const site = siteConnection(options.connect);
-  const port = await listen(server, options.port, host);
-  await hub.watch(options.root, SiteState.open(options.root, first.site.name).paths.snapshot, config.ignore);
+  const port = await listen(server, options.port, host).catch(async (error: unknown) => {
+    await hub.close();
+    throw error;
+  });
   return {
     url: `http://${urlHost(host)}:${port}/`,
     port,
@@ -215,6 +225,22 @@ function listen(server: Server, port: number, host: string): Promise<number> {
     });
     server.listen(port, host, () => resolve(listening(server)));
   });
+}
+
+/** The first read, once the watcher is ready too; the watcher closed when the read fails. */
+async function whileWatching(
+  watching: Promise<void>,
+  reading: Promise<PreviewModel>,
+  hub: LiveHub,
+): Promise<PreviewModel> {
+  try {
+    const [model] = await Promise.all([reading, watching]);
+    return model;
+  } catch (error) {
+    await Promise.allSettled([reading, watching]);
+    await hub.close();
+    throw error;
+  }
 }
 
 /** The model the pages are rendered from, read again after each change. */
