@@ -1,5 +1,6 @@
 import type { GitRunner } from "../ci/git.js";
 import type { StopSignal } from "../errors.js";
+import type { Outcome } from "../sync/model/report.js";
 import type { TreeFs } from "../tree/tree-fs.js";
 import type { SetTimer } from "../util/timer.js";
 
@@ -48,7 +49,21 @@ export interface CliIO {
    * so a test run opens nothing.
    */
   openBrowser?: (url: string) => void;
+  /**
+   * Told how a run advances: the library's `onProgress`. The command line leaves it out and
+   * draws its bars instead.
+   */
+  onProgress?: (event: ProgressEvent) => void;
 }
+
+/** One step of a run, as the library's `onProgress` is told it. */
+export type ProgressEvent =
+  /** A page of a site's list came: `records` of that list so far. */
+  | { type: "listing"; list: string; page: number; records: number }
+  /** A push or restore ended one of its `total` writes (`done` so far). */
+  | { type: "write"; path: string; outcome: Outcome; done: number; total: number }
+  /** A note or warning the command line would print on stderr. */
+  | { type: "message"; text: string };
 
 /** The questions the CLI may ask a person at a terminal. */
 export interface Prompts {

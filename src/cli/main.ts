@@ -164,7 +164,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
 }
 
 /** A file-system failure that escaped with its path (a read, a lock): named with that path. */
-function pathError(error: unknown): UserError | undefined {
+export function pathError(error: unknown): UserError | undefined {
   const e = error as NodeJS.ErrnoException;
   if (!(error instanceof Error) || typeof e.path !== "string") return undefined;
   return fileSystemError(error, `${e.syscall ?? "use"} ${e.path}`);

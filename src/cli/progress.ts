@@ -11,15 +11,32 @@ export interface ListingProgress {
   stop(): void;
 }
 
-/**
- * A line per list (cli-progress) from the start of the run when stderr is a TTY and neither
- * --no-progress, --quiet nor CI: a bar against the expected total, the rate and the time left.
- */
+/** Progress of paged listings: the bars, and each page told to `io.onProgress` when given. */
 export function listingProgress(
   io: CliIO,
   globals: GlobalOptions,
   lists: readonly string[] = ["courses", "chapters"],
 ): ListingProgress {
+  const bars = listingBars(io, globals, lists);
+  const tell = io.onProgress;
+  if (!tell) return bars;
+  const records = new Map<string, number>();
+  return {
+    expect: (list, total) => bars.expect(list, total),
+    page(list, page, count) {
+      bars.page(list, page, count);
+      records.set(list, (records.get(list) ?? 0) + count);
+      tell({ type: "listing", list, page, records: records.get(list) ?? 0 });
+    },
+    stop: () => bars.stop(),
+  };
+}
+
+/**
+ * A line per list (cli-progress) from the start of the run when stderr is a TTY and neither
+ * --no-progress, --quiet nor CI: a bar against the expected total, the rate and the time left.
+ */
+function listingBars(io: CliIO, globals: GlobalOptions, lists: readonly string[]): ListingProgress {
   if (!barsShown(io, globals)) return { expect: () => {}, page: () => {}, stop: () => {} };
   const now = io.now ?? Date.now;
   const started = now();

@@ -3,6 +3,7 @@ import type { ListingMoved, RecordRef } from "../sync/pull/unlisted.js";
 import type { FileProblem } from "../tree/yaml-text.js";
 import { counted } from "../util/words.js";
 import type { Output } from "./output.js";
+import type { ChangeJson, InvalidFileJson, PullJson } from "./render/json-types.js";
 import { recordName } from "./render/words.js";
 
 const MARK: Record<Change["outcome"], string> = {
@@ -56,12 +57,12 @@ export function countsLine(changes: readonly Change[]): string {
 }
 
 /** The --json form of a change (stable keys, no undefined). */
-export function changeJson(change: Change): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined));
+export function changeJson(change: Change): ChangeJson {
+  return Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)) as ChangeJson;
 }
 
 /** The --json form of an invalid file's problem: its path, line, what is wrong and what to do. */
-export function problemJson(problem: FileProblem): Record<string, unknown> {
+export function problemJson(problem: FileProblem): InvalidFileJson {
   return {
     path: problem.file,
     ...(problem.line === undefined ? {} : { line: problem.line }),
@@ -104,6 +105,6 @@ export function listingMovedMessage(moved: ListingMoved, dryRun: boolean): { mes
 }
 
 /** The --json form of a moved listing: the records it missed and the deletes that wait. */
-export function listingMovedJson(moved: ListingMoved | undefined): Record<string, unknown> | null {
+export function listingMovedJson(moved: ListingMoved | undefined): PullJson["listing_moved"] {
   return moved ? { missed: moved.missed, deletes_waiting: moved.waiting } : null;
 }

@@ -14,6 +14,7 @@ import { type Example, examplesText } from "../help.js";
 import type { CliRun } from "../io.js";
 import { Output } from "../output.js";
 import { knownTreePaths } from "../paths.js";
+import type { CheckJson } from "../render/json-types.js";
 import { githubProblems, humanProblems, problemRecords, problemSummary } from "../render/problems.js";
 import { openTree } from "../tree-root.js";
 
@@ -96,7 +97,7 @@ export function registerCheck(program: Command, run: CliRun): void {
           files_checked: result.files,
           snapshot: result.snapshot,
           problems: records,
-        });
+        } satisfies CheckJson);
         return;
       }
       if (!result.snapshot) {

@@ -23,6 +23,7 @@ import { Output } from "../output.js";
 import { ignoreOption, maxDeleteFlag, onlyOption, type SelectionFlags, treePaths } from "../paths.js";
 import { listingProgress } from "../progress.js";
 import { conflictSummaryLines } from "../render/conflicts.js";
+import type { PullJson } from "../render/json-types.js";
 import {
   changeJson,
   changeLines,
@@ -247,7 +248,7 @@ function reportPull(
 }
 
 /** The --json summary of a pull. */
-function pullJson({ site, result, events }: Pulled, conflicts: readonly Change[]): object {
+function pullJson({ site, result, events }: Pulled, conflicts: readonly Change[]): PullJson {
   return {
     command: "pull",
     site: site.url,

@@ -178,6 +178,7 @@ interface DialogState {
  */
 function pushDialog(run: CliRun, out: Output, globals: GlobalOptions, flags: PushFlags, site: ResolvedSite) {
   const state: DialogState = { refused: false, restoring: false, stopping: false, progress: undefined };
+  const writes = { done: 0, total: 0 };
   // Once the run is asked to stop, the writes it does not send are counted in the summary.
   void run.interrupted.then(() => {
     state.stopping = true;
@@ -200,12 +201,22 @@ function pushDialog(run: CliRun, out: Output, globals: GlobalOptions, flags: Pus
       flags.yes || (await run.prompts.confirm(`Apply ${counted(plan.ops.length, "write")} to ${site.url}?`));
     state.refused = !ok;
     state.restoring = plan.restore === true || plan.restored !== undefined;
+    writes.total = plan.ops.length;
     if (ok && !flags.json) state.progress = writeProgress(run, globals, plan.ops.length);
     return ok;
   };
   const onWarning = (message: string) => above(() => out.warn(message));
   const onChange = (change: Change) => {
     state.progress?.done();
+    writes.done++;
+    const { path, outcome } = change;
+    run.onProgress?.({
+      type: "write",
+      path,
+      outcome,
+      done: writes.done,
+      total: Math.max(writes.done, writes.total),
+    });
     if (flags.json || globals.quiet || (state.stopping && change.outcome === "skipped")) return;
     // A restore creates thousands: the progress line counts them.
     if (state.progress?.shown && state.restoring && change.outcome === "created") return;

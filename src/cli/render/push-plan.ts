@@ -3,6 +3,7 @@ import type { PushOp, PushPlan } from "../../sync/push/plan.js";
 import { counted } from "../../util/words.js";
 import type { Output } from "../output.js";
 import { countsLine } from "../summary.js";
+import type { PlanOpJson } from "./json-types.js";
 
 function show(value: unknown): string {
   if (value === null || value === undefined) return "(none)";
@@ -47,7 +48,7 @@ export function opLine(op: PushOp, out: Output): string {
 }
 
 /** The plan as JSON (for a body --force overwrites, `removes`: the site's words it removes). */
-export function opJson(op: PushOp): Record<string, unknown> {
+export function opJson(op: PushOp): PlanOpJson {
   const base = { type: op.type, kind: op.kind, id: op.type === "create" ? null : op.id, path: op.path };
   if (op.type !== "update") return base;
   const removes = op.diff.find((d) => d.field === "content")?.removes;

@@ -4,6 +4,7 @@ import type { PushResult } from "../../sync/push/options.js";
 import { counted, grouped } from "../../util/words.js";
 import type { Output } from "../output.js";
 import { changeJson, countsLine } from "../summary.js";
+import type { PushJson } from "./json-types.js";
 import { heldPlanLines, heldSummaryLines, opJson, opLine, planSummary } from "./push-plan.js";
 
 // What push and restore say when they end: the summary for people, or one JSON object.
@@ -59,7 +60,7 @@ export interface PushSummaryContext {
 }
 
 /** A run's --json summary. */
-export function pushJson(result: PushResult, x: PushSummaryContext): Record<string, unknown> {
+export function pushJson(result: PushResult, x: PushSummaryContext): PushJson {
   const { plan } = result;
   return {
     command: x.verb,

@@ -1,6 +1,7 @@
 /** `coursesync status` as text: the human lines, `--short` and `--json`. */
 import type { StatusEntry } from "../../sync/status.js";
 import type { Output } from "../output.js";
+import type { StatusJson } from "./json-types.js";
 import { recordName } from "./words.js";
 
 const STYLE = {
@@ -65,6 +66,21 @@ function statusLine(entry: StatusEntry, out: Output): string {
   return `  ${out.paint(STYLE[entry.state], entry.state.padEnd(9))} ${entry.path}${detail ? `  (${detail})` : ""}`;
 }
 
+/** The --json document of status. */
+export function statusJson(
+  site: { url: string },
+  entries: readonly StatusEntry[],
+  interrupted: boolean,
+): StatusJson {
+  return {
+    command: "status",
+    site: site.url,
+    clean: entries.length === 0,
+    interrupted_push: interrupted,
+    entries: [...entries],
+  };
+}
+
 /** How status prints: for people, `--short` or `--json`. */
 export type StatusMode = "human" | "short" | "json";
 
@@ -84,13 +100,7 @@ export function renderStatus(
     }
     out.results(shortLines(entries));
   } else if (mode === "json") {
-    out.json({
-      command: "status",
-      site: site.url,
-      clean: entries.length === 0,
-      interrupted_push: interrupted,
-      entries,
-    });
+    out.json(statusJson(site, entries, interrupted));
   } else {
     out.result(`Site "${site.name}" (${site.url})`);
     if (interrupted) {
