@@ -1,0 +1,97 @@
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { readdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterEach, describe, expect, it } from "vitest";
+import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
+
+afterEach(cleanupTestdirs);
+
+const exec = promisify(execFile);
+const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
+
+/**
+ * The environment of the commands run from the temp folder: the user's npm cache (every
+ * dependency is in it), nothing of an npm run around the test, and a config folder of its own.
+ */
+function cleanEnv(dir: string): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+  const cache = process.env.npm_config_cache;
+  return {
+    ...env,
+    ...(cache ? { npm_config_cache: cache } : {}),
+    COURSESYNC_CONFIG_DIR: path.join(dir, "config"),
+  };
+}
+
+/** A project of someone else's: starts the emulator, inits a tree with the CLI, pulls it with the library. */
+const SCRIPT = `
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
+import { CoursesyncError, pull } from "coursesync";
+import { startEmulator } from "coursesync/emulator";
+
+const emulator = await startEmulator({ port: 0 });
+const dir = path.resolve("tree");
+const bin = path.resolve("node_modules/.bin/coursesync");
+await promisify(execFile)(bin, ["init", dir, "--url", emulator.url]);
+const result = await pull({ dir, email: emulator.email, password: emulator.password });
+const error = await pull({ dir, maxDelete: -1 }).catch((e) => e);
+await emulator.close();
+console.log(JSON.stringify({ result, typed: error instanceof CoursesyncError, exitCode: error.exitCode }));
+`;
+
+describe("the packed tarball", () => {
+  it("installs into an empty prefix offline and runs: the command, the emulator, the library", {
+    timeout: 90_000,
+  }, async () => {
+    expect(existsSync(path.join(ROOT, "dist", "lib.js")), "run `npm run build` first").toBe(true);
+    const dir = await testdir();
+    const env = cleanEnv(dir);
+    // dist/ is built already: the pack's own build (prepare) is left out.
+    const packed = await exec(NPM, ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], {
+      cwd: ROOT,
+      env,
+    });
+    const [pack] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }];
+    const files = pack.files.map((f) => f.path);
+    expect(files.filter((f) => /^(test|bench|src|scripts)\//.test(f))).toEqual([]);
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "package.json",
+        "README.md",
+        "dist/lib.js",
+        "dist/lib.d.ts",
+        "dist/emulator/index.d.ts",
+        "dist/bin/coursesync.js",
+      ]),
+    );
+    expect(files.filter((f) => f.endsWith(".map"))).toEqual([]);
+
+    const prefix = path.join(dir, "project");
+    const tarball = path.join(dir, pack.filename);
+    await exec(NPM, ["install", "--prefix", prefix, tarball, "--offline", "--no-audit", "--no-fund"], {
+      cwd: dir,
+      env,
+    });
+    const bin = path.join(prefix, "node_modules", ".bin", "coursesync");
+    const version = await exec(bin, ["--version"], { cwd: dir, env });
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+
+    await writeFile(path.join(prefix, "pull.mjs"), SCRIPT);
+    const run = await exec(process.execPath, ["pull.mjs"], { cwd: prefix, env });
+    const out = JSON.parse(run.stdout) as {
+      result: Record<string, unknown>;
+      typed: boolean;
+      exitCode: number;
+    };
+    expect(out.result).toMatchObject({ command: "pull", dry_run: false, remote: { courses: 3 }, errors: [] });
+    expect((out.result.counts as { created: number }).created).toBeGreaterThan(3);
+    expect(out).toMatchObject({ typed: true, exitCode: 2 });
+    expect(await readdir(path.join(prefix, "tree", "courses"))).toHaveLength(3);
+  });
+});
