@@ -7,12 +7,12 @@ import type { CheckJson, PullJson, PushJson, StatusJson } from "./cli/render/jso
 import type { CheckOptions, PullOptions, PushOptions, RestoreOptions, StatusOptions } from "./lib/options.js";
 import { runCommand } from "./lib/run.js";
 
-export type { ProgressEvent } from "./cli/io.js";
 export type {
   ChangeJson,
   CheckJson,
   InvalidFileJson,
   PlanOpJson,
+  ProgressEvent,
   PullJson,
   PushJson,
   StatusJson,

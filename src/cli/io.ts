@@ -1,8 +1,8 @@
 import type { GitRunner } from "../ci/git.js";
 import type { StopSignal } from "../errors.js";
-import type { Outcome } from "../sync/model/report.js";
 import type { TreeFs } from "../tree/tree-fs.js";
 import type { SetTimer } from "../util/timer.js";
+import type { ProgressEvent } from "./render/json-types.js";
 
 /** Where a command reads and writes: injected so tests run the CLI in-process. */
 export interface CliIO {
@@ -55,15 +55,6 @@ export interface CliIO {
    */
   onProgress?: (event: ProgressEvent) => void;
 }
-
-/** One step of a run, as the library's `onProgress` is told it. */
-export type ProgressEvent =
-  /** A page of a site's list came: `records` of that list so far. */
-  | { type: "listing"; list: string; page: number; records: number }
-  /** A push or restore ended one of its `total` writes (`done` so far). */
-  | { type: "write"; path: string; outcome: Outcome; done: number; total: number }
-  /** A note or warning the command line would print on stderr. */
-  | { type: "message"; text: string };
 
 /** The questions the CLI may ask a person at a terminal. */
 export interface Prompts {

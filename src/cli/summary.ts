@@ -58,7 +58,8 @@ export function countsLine(changes: readonly Change[]): string {
 
 /** The --json form of a change (stable keys, no undefined). */
 export function changeJson(change: Change): ChangeJson {
-  return Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)) as ChangeJson;
+  const json: ChangeJson = change;
+  return Object.fromEntries(Object.entries(json).filter(([, v]) => v !== undefined)) as ChangeJson;
 }
 
 /** The --json form of an invalid file's problem: its path, line, what is wrong and what to do. */

@@ -2,7 +2,7 @@
  * The library's options, and how each becomes the flag of its command: a function runs what
  * its command runs, so an option means what its flag means (`coursesync <command> --help`).
  */
-import type { ProgressEvent } from "../cli/io.js";
+import type { ProgressEvent } from "../cli/render/json-types.js";
 import { ExitCode } from "../errors.js";
 import { CoursesyncError } from "./error.js";
 

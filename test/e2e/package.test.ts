@@ -45,6 +45,31 @@ await emulator.close();
 console.log(JSON.stringify({ result, typed: error instanceof CoursesyncError, exitCode: error.exitCode }));
 `;
 
+/** A TypeScript caller of the library and the emulator, checked against the installed declarations. */
+const TYPED = `
+import { CoursesyncError, type ProgressEvent, type PullJson, pull } from "coursesync";
+import { startEmulator } from "coursesync/emulator";
+const emulator = await startEmulator({ port: 0, seed: null, faults: { fail: 0 } });
+const onProgress = (event: ProgressEvent) => (event.type === "write" ? event.done : 0);
+const result: PullJson = await pull({ dir: "tree", onProgress, url: emulator.url });
+const created: number = result.counts.created;
+const failed = await pull({}).catch((error: unknown) => (error instanceof CoursesyncError ? error.exitCode : 1));
+export { created, failed };
+`;
+
+/** Strict, with no @types/node and no skipLibCheck: the declarations stand on their own. */
+const TSCONFIG = {
+  compilerOptions: {
+    module: "nodenext",
+    target: "es2022",
+    lib: ["es2023", "dom"],
+    strict: true,
+    noEmit: true,
+    types: [],
+  },
+  files: ["typed.ts"],
+};
+
 describe("the packed tarball", () => {
   it("installs into an empty prefix offline and runs: the command, the emulator, the library", {
     timeout: 90_000,
@@ -93,5 +118,14 @@ describe("the packed tarball", () => {
     expect((out.result.counts as { created: number }).created).toBeGreaterThan(3);
     expect(out).toMatchObject({ typed: true, exitCode: 2 });
     expect(await readdir(path.join(prefix, "tree", "courses"))).toHaveLength(3);
+
+    await writeFile(path.join(prefix, "typed.ts"), TYPED);
+    await writeFile(path.join(prefix, "tsconfig.json"), JSON.stringify(TSCONFIG));
+    await writeFile(path.join(prefix, "package.json"), JSON.stringify({ type: "module" }));
+    const tsc = path.join(ROOT, "node_modules", "typescript", "bin", "tsc");
+    const typed = await exec(process.execPath, [tsc, "-p", "."], { cwd: prefix, env }).catch(
+      (e: { stdout: string }) => e,
+    );
+    expect(typed.stdout).toBe("");
   });
 });

@@ -2,15 +2,78 @@
  * The documents `--json` prints, by command: what scripts read on stdout and what the library's
  * functions return. The commands' builders are typed with them, so the two cannot drift apart.
  */
-import type { Method } from "../../api/transport.js";
-import type { EventsResult } from "../../sync/events.js";
-import type { Change, Outcome } from "../../sync/model/report.js";
-import type { RecordRef } from "../../sync/pull/unlisted.js";
-import type { StatusEntry } from "../../sync/status.js";
-import type { ProblemRecord } from "./problems.js";
+// Standalone on purpose: the library's declarations end here, not in the modules behind them.
+// Each builder returns these types, so a change to what it is built from that no longer fits
+// fails to compile.
 
-/** A record's outcome in a run, as --json gives it: a Change with its unset fields left out. */
-export type ChangeJson = Change;
+/** The outcome of a record in a run. */
+export type OutcomeJson =
+  | "created"
+  | "updated"
+  | "renamed"
+  | "deleted"
+  | "unchanged"
+  | "conflict"
+  | "failed"
+  | "skipped";
+
+/** A record of the site named by kind, id and path. */
+export interface RecordRefJson {
+  kind: "course" | "chapter";
+  id: number;
+  path: string;
+}
+
+/** A record's outcome in a run, as --json gives it (fields that do not apply are left out). */
+export interface ChangeJson {
+  kind: "course" | "chapter";
+  /** Left out for a record the site has no id for yet. */
+  id?: number;
+  /** The file or folder, relative to the tree root (after the run). */
+  path: string;
+  outcome: OutcomeJson;
+  /** Fields that changed. */
+  fields?: string[];
+  /** The previous path of a rename. */
+  from?: string;
+  /** Why: a conflict's reason, a failure's message. */
+  reason?: string;
+  /** A conflict copy written beside the file. */
+  copy?: string;
+  /** For a conflict: what the run wrote to show it. */
+  resolution?: "markers" | "beside" | "none";
+  /** Fields another writer changed on the site between the re-read and the write. */
+  raced?: string[];
+  /** For a record push held back: what resolves it. */
+  resolve?: string;
+  /** A write held back because the write it depends on is held: that record's path. */
+  heldBy?: string;
+}
+
+/** A path pending in the tree, as status sees it. */
+export interface StatusEntryJson {
+  state: "new" | "modified" | "moved" | "renamed" | "deleted" | "conflict" | "invalid" | "untracked";
+  kind: "course" | "chapter" | "file";
+  id?: number;
+  path: string;
+  fields?: string[];
+  from?: string;
+  /** The site's version of a conflicted record, written beside it by pull. */
+  copy?: string;
+  resolution?: "markers" | "beside" | "none";
+  message?: string;
+}
+
+/** One problem of a file, as check finds it. */
+export interface ProblemJson {
+  file: string;
+  line: number | null;
+  column: number | null;
+  /** What kind of problem (yaml-syntax, unknown-key, ...). */
+  rule: string;
+  message: string;
+  hint: string | null;
+}
 
 /** An invalid file pull left as it is: its path, line, what is wrong and what to do. */
 export interface InvalidFileJson {
@@ -33,14 +96,14 @@ export interface PullJson {
   requests: number;
   files_written: number;
   /** With `events: true`: the site's events archived. */
-  events?: EventsResult;
-  counts: Record<Outcome, number>;
+  events?: { added: number; known: number; pages: number };
+  counts: Record<OutcomeJson, number>;
   /** Every record that did not end unchanged. */
   changes: ChangeJson[];
   conflicts: ChangeJson[];
   invalid: InvalidFileJson[];
   /** The listing moved while pull paged through it (nothing was deleted); null when it did not. */
-  listing_moved: { missed: RecordRef[]; deletes_waiting: RecordRef[] } | null;
+  listing_moved: { missed: RecordRefJson[]; deletes_waiting: RecordRefJson[] } | null;
   errors: never[];
 }
 
@@ -67,7 +130,7 @@ export interface PushJson {
   /** Whether the plan was applied (false for a dry run, or without `yes`). */
   applied: boolean;
   plan: PlanOpJson[];
-  counts: Record<Outcome, number>;
+  counts: Record<OutcomeJson, number>;
   changes: ChangeJson[];
   sent: ChangeJson[];
   held: ChangeJson[];
@@ -76,7 +139,7 @@ export interface PushJson {
   kept: Array<{ kind: "course" | "chapter"; path: string; reason: string; conflict?: true }>;
   errors: ChangeJson[];
   /** API requests the run made, by method. */
-  requests: Record<Method, number>;
+  requests: Record<"GET" | "POST" | "PATCH" | "DELETE", number>;
 }
 
 /** `coursesync status --json`. */
@@ -86,7 +149,7 @@ export interface StatusJson {
   /** Nothing is pending. */
   clean: boolean;
   interrupted_push: boolean;
-  entries: StatusEntry[];
+  entries: StatusEntryJson[];
 }
 
 /** `coursesync check --json`. */
@@ -97,5 +160,14 @@ export interface CheckJson {
   files_checked: number;
   /** Whether the site's snapshot was there to check against. */
   snapshot: boolean;
-  problems: ProblemRecord[];
+  problems: ProblemJson[];
 }
+
+/** One step of a run, as the library's `onProgress` is told it. */
+export type ProgressEvent =
+  /** A page of a site's list came: `records` of that list so far. */
+  | { type: "listing"; list: string; page: number; records: number }
+  /** A push or restore ended one of its `total` writes (`done` so far). */
+  | { type: "write"; path: string; outcome: OutcomeJson; done: number; total: number }
+  /** A note or warning the command line would print on stderr. */
+  | { type: "message"; text: string };
