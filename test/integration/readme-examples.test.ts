@@ -56,4 +56,9 @@ describe("the README's examples are what the commands really print and write", (
     expect(result.code).toBe(1);
     expect(result.stdout.trimEnd().split("\n")).toEqual(shown.slice(1));
   });
+
+  it("library: the example is docs/examples/library.mjs word for word (the package test runs that file)", async () => {
+    const file = await readFile(path.join(PROJECT, "docs", "examples", "library.mjs"), "utf8");
+    expect([...(await example("library")), ""].join("\n")).toBe(file);
+  });
 });
