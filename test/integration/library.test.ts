@@ -133,4 +133,12 @@ describe("the library against the emulator", () => {
     expect(missing.message).toContain("nowhere");
     nothingPrinted();
   });
+
+  it("stops as Ctrl-C stops the command when its signal aborts", async () => {
+    const { root, env } = await siteAndTree();
+    const error = await rejection(pull({ dir: root, env, signal: AbortSignal.abort() }));
+    expect(error.exitCode).toBe(130);
+    expect(error.message).toContain("nothing was changed");
+    nothingPrinted();
+  });
 });
