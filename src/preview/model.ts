@@ -17,6 +17,7 @@ import { COURSE_FILE, courseFolderContaining, recordFilePath } from "../tree/lay
 import type { ScannedChapter, ScannedCourse } from "../tree/scan.js";
 import type { Limits } from "../tree/schema.js";
 import type { FileProblem } from "../tree/yaml-text.js";
+import { chapterFields, chaptersByFile, parsedChapter } from "./chapter-read.js";
 
 // What the preview shows, read afresh from the tree and the snapshot for each page: the same
 // scan, view and status the commands use, so that the page says what they would.
@@ -116,6 +117,7 @@ const WEIGHT: Record<PreviewState, number> = {
 
 /** How the model's tree was read: to read some of its course folders again. */
 export interface Reading {
+  root: string;
   /** The site's snapshot as loaded. */
   snapshot: Snapshot;
   open: OpenLocalOptions<Snapshot>;
@@ -134,9 +136,13 @@ export async function readModel(options: ModelOptions): Promise<PreviewModel> {
   const bodies = bodyCodec(config.body);
   const cache = SiteState.open(root, site.name).cache;
   const warnings: string[] = [];
-  const open = { ignore: config.ignore, bodies, cache, other: other ? names : undefined, parseAll: true };
+  // Course files are parsed (the page shows their values in file order); chapter files only when
+  // changed: an unchanged one's title and ordinal are the snapshot's. Another site's snapshot
+  // does not know the default site's files: all are parsed.
+  const parseAll = other ? true : (file: string) => file.endsWith(`/${COURSE_FILE}`);
+  const open = { ignore: config.ignore, bodies, cache, other: other ? names : undefined, parseAll };
   const side = await openLocal(root, snapshot, { ...open, onWarning: (w) => warnings.push(w) });
-  const reading = { snapshot, open, limits: config.limits, paths };
+  const reading = { root, snapshot, open, limits: config.limits, paths };
   return {
     site,
     root,
@@ -171,7 +177,7 @@ export function coursesOf(side: LocalSide<Snapshot>, reading: Reading): PreviewC
   const problems = new Map<string, FileProblem[]>();
   for (const problem of side.problems)
     problems.set(problem.file, [...(problems.get(problem.file) ?? []), problem]);
-  const lookup = { byFile, problems };
+  const lookup = { byFile, problems, root: reading.root, local: chaptersByFile(side.local) };
   const byFolder = new Map<string, ScannedChapter[]>();
   for (const chapter of side.scan.chapters) {
     if (!inPaths(chapter.file, paths)) continue;
@@ -208,6 +214,9 @@ function statesByFile(entries: readonly StatusEntry[]): Map<string, StatusEntry[
 interface Lookup {
   byFile: ReadonlyMap<string, StatusEntry[]>;
   problems: ReadonlyMap<string, FileProblem[]>;
+  root: string;
+  /** The view's chapters by file: an unchanged file's values. */
+  local: ReadonlyMap<string, LocalChapter>;
 }
 
 /** The state lines of a file, most pressing first; `unchanged` when status says nothing of it. */
@@ -251,20 +260,20 @@ function previewCourse(
 }
 
 function previewChapter(chapter: ScannedChapter, lookup: Lookup): PreviewChapter {
-  const read = chapter.parsed ?? chapter.partial;
+  const read = chapterFields(lookup.root, chapter, lookup.local);
   const name = chapter.file.slice(chapter.file.lastIndexOf("/") + 1);
   const states = stateLines(chapter.file, lookup);
   const problems = lookup.problems.get(chapter.file) ?? [];
   return {
     file: chapter.file,
     name,
-    id: read?.id,
-    title: text(read?.title, name),
-    ordinal: typeof read?.ordinal === "number" ? read.ordinal : undefined,
+    id: read.id,
+    title: text(read.title, name),
+    ordinal: typeof read.ordinal === "number" ? read.ordinal : undefined,
     state: states[0]!.state,
     states,
     problems,
-    invalid: chapter.parsed === undefined,
+    invalid: read.invalid,
     deleted: false,
   };
 }
@@ -319,9 +328,10 @@ export async function chapterHtml(source: PreviewSource, file: string): Promise<
   }
   const cached = await source.cache.get(content.sha256);
   if (cached !== undefined) return { html: cached };
-  const parsed = source.scanned.get(file)?.parsed;
+  // An unchanged file was not parsed: read now.
+  const parsed = source.scanned.get(file)?.parsed ?? parsedChapter(source.root, file);
   if (parsed) return { html: source.bodies.toHtml(parsed.body, parsed.format, file) };
-  return { none: "The last sync's HTML is not in the content cache, and the file was not read." };
+  return { none: "The last sync's HTML is not in the content cache, and the file does not parse." };
 }
 
 /** The tree's chapter at a file. */
