@@ -1,15 +1,15 @@
-import { existsSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import type { ServerResponse } from "node:http";
 import path from "node:path";
-import { watch as chokidarWatch, type FSWatcher } from "chokidar";
 import { ignoreMatcher } from "../tree/ignore-rules.js";
 import { COURSES_DIR } from "../tree/layout.js";
 import { realSetTimer, type SetTimer } from "../util/timer.js";
+import { FolderWatcher } from "./dir-watch.js";
 
-// Live preview: chokidar watches the course folders (and the snapshot, which a pull or push
+// Live preview: the course folders are watched (see FolderWatcher) (and the snapshot, which a pull or push
 // rewrites), and each change goes to every open page as a Server-Sent Event naming its tree path.
 
-/** How long after a change its file is looked at again: past chokidar's 50 ms. */
+/** How long after a change its file is looked at again; changes meanwhile wait for that look. */
 const SECOND_LOOK_MS = 80;
 
 /** A file's size and time of change, or `gone`. */
@@ -22,8 +22,6 @@ function statKey(file: string): string {
   }
 }
 
-const EVENTS = ["add", "change", "unlink", "addDir", "unlinkDir"] as const;
-
 /** What an event says: the tree path that changed (`courses` when the snapshot did). */
 export interface ChangeEvent {
   path: string;
@@ -32,7 +30,7 @@ export interface ChangeEvent {
 /** The open event streams and the watcher feeding them. */
 export class LiveHub {
   readonly #streams = new Set<ServerResponse>();
-  readonly #watchers: FSWatcher[] = [];
+  readonly #watchers: FolderWatcher[] = [];
 
   /** Per file: the stat last told of, and what cancels its second look. */
   readonly #looks = new Map<string, { stat: string; cancel: () => void }>();
@@ -47,17 +45,21 @@ export class LiveHub {
   ) {}
 
   /**
-   * A change chokidar reported: told now, and looked at again a moment later. chokidar drops a
-   * second change of a file within 50 ms of the first (a save right after another, or a write
-   * in two steps), so a file whose stat moved since it was told is told again.
+   * A change the watcher reported: told now, and looked at again a moment later. A save raises
+   * several events (truncate, write, rename); those before the look are not told one by one:
+   * the look tells the file again when its stat moved since it was told.
    */
   private seen(file: string, relPath: string): void {
-    this.#looks.get(file)?.cancel();
+    if (this.#looks.has(file)) return;
+    this.look(file, relPath);
+  }
+
+  private look(file: string, relPath: string): void {
     const stat = statKey(file);
     this.send({ path: relPath });
     const cancel = this.setTimer(() => {
       this.#looks.delete(file);
-      if (statKey(file) !== stat) this.seen(file, relPath);
+      if (statKey(file) !== stat) this.look(file, relPath);
     }, SECOND_LOOK_MS);
     this.#looks.set(file, { stat, cancel });
   }
@@ -66,28 +68,22 @@ export class LiveHub {
   async watch(root: string, snapshotDir: string, ignore: readonly string[]): Promise<void> {
     const ignored = ignoreMatcher(ignore);
     const rel = (file: string) => path.relative(root, file).split(path.sep).join("/");
-    const coursesDir = path.join(root, COURSES_DIR);
-    const courses = chokidarWatch(coursesDir, {
-      ignoreInitial: true,
-      ignored: (file: string) => {
+    const courses = new FolderWatcher(
+      (file) => {
         const relative = rel(file);
         return relative !== COURSES_DIR && ignored(relative);
       },
-    });
-    this.#watchers.push(courses);
-    for (const name of EVENTS) courses.on(name, (file: string) => this.seen(file, rel(file)));
-    // Its own watcher, and only when it is there: a path that is not there makes chokidar say
-    // it is ready before it watches the others.
-    const snapshot = existsSync(snapshotDir)
-      ? chokidarWatch(snapshotDir, { ignoreInitial: true })
-      : undefined;
-    if (snapshot) {
-      this.#watchers.push(snapshot);
-      for (const name of EVENTS) snapshot.on(name, () => this.send({ path: COURSES_DIR }));
-    }
-    await Promise.all(
-      this.#watchers.map((w) => new Promise<void>((resolve) => w.once("ready", () => resolve()))),
+      (file) => this.seen(file, rel(file)),
     );
+    this.#watchers.push(courses);
+    courses.add(path.join(root, COURSES_DIR));
+    // A pull or push rewrites the snapshot: the whole tree is read again.
+    const snapshot = new FolderWatcher(
+      () => false,
+      () => this.send({ path: COURSES_DIR }),
+    );
+    this.#watchers.push(snapshot);
+    snapshot.add(snapshotDir);
   }
 
   /** Take a request for `/events`: the stream stays open until the page or the server closes it. */
@@ -117,6 +113,6 @@ export class LiveHub {
     this.#looks.clear();
     for (const stream of this.#streams) stream.end();
     this.#streams.clear();
-    await Promise.all(this.#watchers.map((w) => w.close()));
+    for (const watcher of this.#watchers) watcher.close();
   }
 }
