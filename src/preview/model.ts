@@ -6,7 +6,7 @@ import { type LocalSide, type OpenLocalOptions, openLocal } from "../sync/local/
 import type { LocalChapter, LocalView } from "../sync/local/view.js";
 import { isLiteral } from "../sync/model/entities.js";
 import type { ContentCache } from "../sync/state/content-cache.js";
-import { siteSnapshot } from "../sync/state/site-snapshot.js";
+import { type SiteSnapshot, siteSnapshot } from "../sync/state/site-snapshot.js";
 import type { Snapshot } from "../sync/state/snapshot-model.js";
 import { SiteState } from "../sync/state/workspace.js";
 import { type StatusEntry, sideStatus } from "../sync/status.js";
@@ -100,6 +100,8 @@ export interface ModelOptions {
   site?: string | undefined;
   url?: string | undefined;
   paths?: readonly string[] | undefined;
+  /** The site and its snapshot as the caller loaded them (siteSnapshot): not loaded again. */
+  loaded?: SiteSnapshot | undefined;
 }
 
 /** The order status's states are shown in, most pressing first. */
@@ -129,10 +131,8 @@ export interface Reading {
 export async function readModel(options: ModelOptions): Promise<PreviewModel> {
   const { root, config, paths } = options;
   const tree = { root, config };
-  const { site, snapshot, names, other } = await siteSnapshot(tree, {
-    site: options.site,
-    url: options.url,
-  });
+  const { site, snapshot, names, other } =
+    options.loaded ?? (await siteSnapshot(tree, { site: options.site, url: options.url }));
   const bodies = bodyCodec(config.body);
   const cache = SiteState.open(root, site.name).cache;
   const warnings: string[] = [];

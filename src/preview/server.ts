@@ -3,6 +3,7 @@ import { isIP } from "node:net";
 import { redactUrl } from "../api/login-url.js";
 import { type Config, loadConfig, resolveSite } from "../config/config.js";
 import { UserError, usageError } from "../errors.js";
+import type { SiteSnapshot } from "../sync/state/site-snapshot.js";
 import { SiteState } from "../sync/state/workspace.js";
 import { COURSES_DIR } from "../tree/layout.js";
 import { PREVIEW_SCRIPT } from "./assets/script.js";
@@ -46,6 +47,8 @@ export interface PreviewOptions {
    * @default none: the comparison page says it cannot read the site
    */
   connect?: (() => Promise<SiteReader & { close(): void }>) | undefined;
+  /** The site and its snapshot as already loaded: the first read does not load them again. */
+  loaded?: SiteSnapshot | undefined;
 }
 
 /** A running preview. */
@@ -114,7 +117,7 @@ export async function startPreview(options: PreviewOptions): Promise<RunningPrev
     );
   }
   const config = options.config ?? (await loadConfig(options.root));
-  const read = () => readModel({ ...options, config });
+  const read = () => readModel({ ...options, config, loaded: undefined });
   const changes: { to?: LiveModel; early: boolean } = { early: false };
   const hub = new LiveHub((event) => {
     if (changes.to) changes.to.changed(event.path);
@@ -123,7 +126,9 @@ export async function startPreview(options: PreviewOptions): Promise<RunningPrev
   // Read once now: a tree that cannot be previewed (never synced) is said before serving. Its
   // folders are watched meanwhile; a change during the first read has the tree read again.
   const snapshotDir = SiteState.open(options.root, resolveSite(config, options).name).paths.snapshot;
-  const first = await whileWatching(hub.watch(options.root, snapshotDir, config.ignore), read(), hub);
+  // The snapshot the caller loaded serves the first read; later reads load it afresh.
+  const reading = readModel({ ...options, config });
+  const first = await whileWatching(hub.watch(options.root, snapshotDir, config.ignore), reading, hub);
   const live = liveModel(first, read);
   changes.to = live;
   if (changes.early) live.changed(COURSES_DIR);

@@ -70,7 +70,8 @@ export function registerPreview(program: Command, run: CliRun): void {
       const out = new Output(run, globals.quiet);
       const port = portFlag(flags.port);
       const tree = await openTree(run, globals);
-      const { site, snapshot } = await siteSnapshot(tree, globals);
+      const loaded = await siteSnapshot(tree, globals);
+      const { site, snapshot } = loaded;
       const rels = paths.length ? knownTreePaths(run, tree.root, paths, snapshot) : undefined;
       const preview = await startPreview({
         root: tree.root,
@@ -78,6 +79,7 @@ export function registerPreview(program: Command, run: CliRun): void {
         site: site.name,
         url: globals.url,
         paths: rels,
+        loaded,
         port,
         host: flags.host,
         allowRemote: flags.host !== undefined,

@@ -6,6 +6,16 @@ import type { SiteNames } from "../push/other-site.js";
 import { guardIdsSite } from "./ids-owner.js";
 import { STATE_DIR } from "./paths.js";
 import { loadSnapshot } from "./snapshot.js";
+import type { Snapshot } from "./snapshot-model.js";
+
+/** A site as resolved, its snapshot, and the names another site's runs need. */
+export interface SiteSnapshot {
+  site: ReturnType<typeof resolveSite>;
+  snapshot: Snapshot;
+  names: SiteNames;
+  /** The site is not the one whose ids the files carry. */
+  other: boolean;
+}
 
 /**
  * The snapshot an offline command (status, diff) measures against: the chosen site's own,
@@ -15,7 +25,7 @@ import { loadSnapshot } from "./snapshot.js";
 export async function siteSnapshot(
   tree: { root: string; config: Config },
   globals: { site?: string | undefined; url?: string | undefined },
-) {
+): Promise<SiteSnapshot> {
   const site = resolveSite(tree.config, globals);
   await guardIdsSite(tree.root, Object.keys(tree.config.sites), tree.config.ids);
   const names: SiteNames = { site: site.name, siteUrl: site.url, idsSite: tree.config.ids };
