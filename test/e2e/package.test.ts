@@ -1,10 +1,11 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { copyFile, readdir, readFile, writeFile } from "node:fs/promises";
+import { copyFile, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
+import { docExample } from "../helpers/docs.js";
 import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
 
 afterEach(cleanupTestdirs);
@@ -25,15 +26,6 @@ function cleanEnv(dir: string): NodeJS.ProcessEnv {
     ...(cache ? { npm_config_cache: cache } : {}),
     COURSESYNC_CONFIG_DIR: path.join(dir, "config"),
   };
-}
-
-/** The lines of the code block after `<!-- example: <name> ` in the README. */
-async function readmeBlock(name: string): Promise<string[]> {
-  const text = await readFile(path.join(ROOT, "README.md"), "utf8");
-  const marker = text.indexOf(`<!-- example: ${name} `);
-  expect(marker, `README has no example named ${name}`).toBeGreaterThan(-1);
-  const fence = text.indexOf("\n", text.indexOf("```", marker)) + 1;
-  return text.slice(fence, text.indexOf("\n```", fence)).split("\n");
 }
 
 /** A project of someone else's: starts the emulator, inits a tree with the CLI, pulls it with the library. */
@@ -128,10 +120,10 @@ describe("the packed tarball", () => {
     expect(out).toMatchObject({ typed: true, exitCode: 2 });
     expect(await readdir(path.join(prefix, "tree", "courses"))).toHaveLength(3);
 
-    // The README's library example, run as a user would run it, prints what the README shows.
+    // The library example of docs/library.md, run as a user would run it, prints what the page shows.
     await copyFile(path.join(ROOT, "docs", "examples", "library.mjs"), path.join(prefix, "library.mjs"));
     const example = await exec(process.execPath, ["library.mjs"], { cwd: prefix, env });
-    expect(example.stdout).toBe(`${(await readmeBlock("library-output")).join("\n")}\n`);
+    expect(example.stdout).toBe(`${(await docExample("library-output")).join("\n")}\n`);
 
     await writeFile(path.join(prefix, "typed.ts"), TYPED);
     await writeFile(path.join(prefix, "tsconfig.json"), JSON.stringify(TSCONFIG));

@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
+import { docExample as example } from "../helpers/docs.js";
 import { useEmulators } from "../helpers/emulator.js";
 import { initTree, pullNewTree } from "../helpers/site.js";
 import { cleanupTestdirs } from "../helpers/testdir.js";
@@ -11,18 +12,8 @@ const start = useEmulators();
 afterEach(cleanupTestdirs);
 
 const PROJECT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const README = path.join(PROJECT, "README.md");
 
-/** The code block that follows `<!-- example: <name> ... -->` in the README, as its lines. */
-async function example(name: string): Promise<string[]> {
-  const text = await readFile(README, "utf8");
-  const marker = text.indexOf(`<!-- example: ${name} `);
-  expect(marker, `README has no example named ${name}`).toBeGreaterThan(-1);
-  const fence = text.indexOf("\n", text.indexOf("```", marker)) + 1;
-  return text.slice(fence, text.indexOf("\n```", fence)).split("\n");
-}
-
-describe("the README's examples are what the commands really print and write", () => {
+describe("the examples of the README and docs/ are what the commands really print and write", () => {
   it("chapter-file: the first lines of a chapter file as pull writes it from the sample site", async () => {
     const emulator = await start({ seedDir: path.join(PROJECT, "sample-site") });
     const { root } = await pullNewTree(emulator);
