@@ -1,4 +1,4 @@
-// npm run screenshots: the README's pictures of `coursesync preview`, from a real run. The
+// npm run screenshots: the pictures in docs/preview.md of `coursesync preview`, from a real run. The
 // built-in emulator seeded from sample-site/, a tree pulled from it by the built CLI, a few
 // edits (a changed chapter, an invalid file), `coursesync preview` itself, and a headless
 // Chromium (the one `npm ci` installs) taking each view into docs/screenshots/.

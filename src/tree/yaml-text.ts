@@ -3,7 +3,7 @@ import { yamlErrorCause } from "./yaml-cause.js";
 
 /**
  * What kind of problem a file has: a stable id that `coursesync check --json` reports and
- * scripts may match on (see the README's list).
+ * scripts may match on (see the list in docs/check.md).
  */
 export type Rule =
   | "yaml-syntax"

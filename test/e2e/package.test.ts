@@ -85,11 +85,12 @@ describe("the packed tarball", () => {
     });
     const [pack] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }];
     const files = pack.files.map((f) => f.path);
-    expect(files.filter((f) => /^(test|bench|src|scripts)\//.test(f))).toEqual([]);
+    expect(files.filter((f) => /^(test|bench|src|scripts|docs\/screenshots)\//.test(f))).toEqual([]);
     expect(files).toEqual(
       expect.arrayContaining([
         "package.json",
         "README.md",
+        "docs/content-as-code.md",
         "dist/lib.js",
         "dist/lib.d.ts",
         "dist/emulator/index.d.ts",

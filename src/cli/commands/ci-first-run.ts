@@ -29,7 +29,7 @@ export function githubFirstRun(first: FirstRun): string[] {
       "or the secrets COURSESYNC_EMAIL and COURSESYNC_PASSWORD: publish and backup need them; check needs none.",
     `  3. Publish and backup commit the new ids and the snapshot back to ${first.branch} with the workflow's token: ` +
       `if ${first.branch} is protected, allow GitHub Actions to push to it (a bypass in the rule), else the commit-back is refused and the next publish has to adopt what this one created.`,
-    "Then commit and push these files. See README, `Content as code`.",
+    "Then commit and push these files. See docs/content-as-code.md (in the package, and in its repository).",
   ];
 }
 
@@ -41,6 +41,6 @@ export function gitlabFirstRun(first: FirstRun): string[] {
     "  2. The CI/CD variables (masked) COURSESYNC_TOKEN (or COURSESYNC_EMAIL and COURSESYNC_PASSWORD) and " +
       `COURSESYNC_GIT_TOKEN, a project access token with write_repository whose role may push to ${first.branch}.`,
     "  3. A pipeline schedule for the backup (Build > Pipeline schedules).",
-    "Then commit and push these files. See README, `Content as code`.",
+    "Then commit and push these files. See docs/content-as-code.md (in the package, and in its repository).",
   ];
 }

@@ -7,7 +7,7 @@ import { type Alignment, alignment, mergeSequences } from "./three-way.js";
 type ChildNode = DefaultTreeAdapterTypes.ChildNode;
 type Element = DefaultTreeAdapterTypes.Element;
 
-// A Markdown merge is judged by what it renders (README, "Edited on both sides"): the sides'
+// A Markdown merge is judged by what it renders (docs/pull.md, the list of what pull does): the sides'
 // renderings are merged as token sequences, and the Markdown merge counts only when it renders
 // to that. A token's first character says what it is: a text piece (#), a comment (!), an
 // element's opening (<name, an @attribute each, then >) and its closing (/name).
