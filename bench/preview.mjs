@@ -9,43 +9,21 @@
 // PREVIEW_COURSES=500 picks a smaller large tree; PREVIEW_CPU_PROF=<dir> runs the server with
 // node --cpu-prof writing there.
 import { spawn } from "node:child_process";
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { request } from "node:http";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startEmulator } from "../dist/emulator/server.js";
+import { benchFolder, cli } from "./cli.mjs";
 import { seedLargeSite } from "./seed.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-
-/** Run the built CLI in a child process (as bench/run.mjs does); resolves with its report. */
-function cli(args, cwd, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(root, "bench", "child-cli.mjs"), ...args], {
-      cwd,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "ignore", "inherit", "pipe"],
-    });
-    let report = "";
-    child.stdio[3].on("data", (chunk) => (report += chunk));
-    child.on("error", reject);
-    child.on("close", () => resolve(JSON.parse(report)));
-  });
-}
 
 /** A site of `courses` x `chapters` pulled into a fresh tree. */
 async function pulledTree(courses, chapters) {
   const emulator = await startEmulator({ seedDir: null, pageSize: 100 });
   seedLargeSite(emulator.state, { courses, chapters });
-  const work = mkdtempSync(path.join(tmpdir(), "coursesync-bench-"));
-  const env = {
-    COURSESYNC_CONFIG_DIR: path.join(work, "config"),
-    COURSESYNC_EMAIL: "demo@example.com",
-    COURSESYNC_PASSWORD: "coursesync",
-    CI: "1",
-  };
-  const tree = path.join(work, "tree");
+  const { work, tree, env } = benchFolder();
   await cli(["init", tree, "--url", emulator.baseUrl], work, env);
   const pulled = await cli(["pull"], tree, env);
   if (pulled.code !== 0) throw new Error(`pull exited ${pulled.code}`);

@@ -6,7 +6,6 @@ import { execFileSync, spawn } from "node:child_process";
 import {
   appendFileSync,
   existsSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -14,11 +13,11 @@ import {
   writeFileSync,
 } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ApiClient } from "../dist/api/client.js";
 import { startEmulator } from "../dist/emulator/server.js";
+import { benchFolder, cli } from "./cli.mjs";
 import { seedLargeSite } from "./seed.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -27,33 +26,6 @@ const run = (name) => wanted.length === 0 || wanted.includes(name);
 
 function countRequests(emulator, predicate = () => true) {
   return emulator.state.requests.filter(predicate).length;
-}
-
-/** Run the built CLI in a child process; returns exit code, wall ms and peak RSS. */
-function cli(args, cwd, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(root, "bench", "child-cli.mjs"), ...args], {
-      cwd,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "ignore", "inherit", "pipe"],
-    });
-    let report = "";
-    child.stdio[3].on("data", (chunk) => (report += chunk));
-    child.on("error", reject);
-    child.on("close", () => resolve(JSON.parse(report)));
-  });
-}
-
-/** A temp folder for one case: where the tree goes, and the CLI's environment (no real home). */
-function benchFolder() {
-  const work = mkdtempSync(path.join(tmpdir(), "coursesync-bench-"));
-  const env = {
-    COURSESYNC_CONFIG_DIR: path.join(work, "config"),
-    COURSESYNC_EMAIL: "demo@example.com",
-    COURSESYNC_PASSWORD: "coursesync",
-    CI: "1",
-  };
-  return { work, tree: path.join(work, "tree"), env };
 }
 
 function treeStats(dir) {

@@ -1,0 +1,36 @@
+// The built CLI as the benchmarks run it: in a child process (bench/child-cli.mjs reports its
+// exit code, wall time and peak RSS), in a temp folder with an environment of its own.
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+
+/** Run the built CLI in a child process; returns exit code, wall ms and peak RSS. */
+export function cli(args, cwd, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, "bench", "child-cli.mjs"), ...args], {
+      cwd,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "ignore", "inherit", "pipe"],
+    });
+    let report = "";
+    child.stdio[3].on("data", (chunk) => (report += chunk));
+    child.on("error", reject);
+    child.on("close", () => resolve(JSON.parse(report)));
+  });
+}
+
+/** A temp folder for one case: where the tree goes, and the CLI's environment (no real home). */
+export function benchFolder() {
+  const work = mkdtempSync(path.join(tmpdir(), "coursesync-bench-"));
+  const env = {
+    COURSESYNC_CONFIG_DIR: path.join(work, "config"),
+    COURSESYNC_EMAIL: "demo@example.com",
+    COURSESYNC_PASSWORD: "coursesync",
+    CI: "1",
+  };
+  return { work, tree: path.join(work, "tree"), env };
+}
