@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { copyFile, readdir, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -78,7 +78,7 @@ describe("the packed tarball", () => {
     expect(existsSync(path.join(ROOT, "dist", "lib.js")), "run `npm run build` first").toBe(true);
     const dir = await testdir();
     const env = cleanEnv(dir);
-    // dist/ is built already: the pack's own build (prepare) is left out.
+    // dist/ is built already: the pack's own build (prepack) is left out.
     const packed = await exec(NPM, ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], {
       cwd: ROOT,
       env,
@@ -90,6 +90,7 @@ describe("the packed tarball", () => {
       expect.arrayContaining([
         "package.json",
         "README.md",
+        "LICENSE",
         "docs/content-as-code.md",
         "dist/lib.js",
         "dist/lib.d.ts",
@@ -134,5 +135,52 @@ describe("the packed tarball", () => {
       (e: { stdout: string }) => e,
     );
     expect(typed.stdout).toBe("");
+  });
+
+  it("installs globally as the README says, with no install script, and runs with npx without installing", {
+    timeout: 90_000,
+  }, async () => {
+    expect(existsSync(path.join(ROOT, "dist", "lib.js")), "run `npm run build` first").toBe(true);
+    const dir = await testdir();
+    const env = cleanEnv(dir);
+    const packed = await exec(NPM, ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], {
+      cwd: ROOT,
+      env,
+    });
+    const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+    // The Quick start names the tarball `npm pack` writes for this version.
+    const readme = await readFile(path.join(ROOT, "README.md"), "utf8");
+    expect(readme).toContain(`npm install -g ./${filename}`);
+    expect(readme).toContain(`npx ./${filename} --help`);
+
+    // `npm install -g ./coursesync-<v>.tgz` into an empty global prefix; the command runs in any folder.
+    const prefix = path.join(dir, "global");
+    const elsewhere = path.join(dir, "elsewhere");
+    await mkdir(elsewhere);
+    const installed = await exec(
+      NPM,
+      ["install", "--global", "--prefix", prefix, `./${filename}`, "--offline", "--no-audit", "--no-fund"],
+      { cwd: dir, env },
+    );
+    // Nothing to build or allow at install: the tarball holds the build (npm 11 warns of install scripts).
+    expect(installed.stderr).not.toMatch(/install-scripts|prepare/);
+    const bin = path.join(
+      prefix,
+      process.platform === "win32" ? "coursesync.cmd" : path.join("bin", "coursesync"),
+    );
+    const version = await exec(bin, ["--version"], { cwd: elsewhere, env });
+    expect(version.stdout.trim()).toBe(
+      JSON.parse(await readFile(path.join(ROOT, "package.json"), "utf8")).version,
+    );
+    const status = await exec(bin, ["status"], { cwd: elsewhere, env }).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(status).toMatchObject({ code: 2, stderr: expect.stringContaining("coursesync init") });
+
+    // `npx ./coursesync-<v>.tgz --help` (--yes: no terminal here to confirm the install).
+    const NPX = process.platform === "win32" ? "npx.cmd" : "npx";
+    const npx = await exec(NPX, ["--yes", "--offline", `./${filename}`, "--help"], { cwd: dir, env });
+    expect(npx.stdout).toMatch(/^Usage: coursesync /);
+    expect(npx.stdout).toContain("pull");
   });
 });
