@@ -102,6 +102,27 @@ describe("the library against the emulator", () => {
     nothingPrinted();
   });
 
+  it("resolves, not throws, for what the command line ends with 1 or 3: the document says it", async () => {
+    const { emulator, root, env } = await siteAndTree();
+    await pull({ dir: root, env });
+    const intro = path.join(root, "courses", "web", "01-intro.md");
+    const text = await readFile(intro, "utf8");
+    // The same title changed on both sides: a conflict (exit 3 on the command line).
+    await writeFile(intro, text.replace("title: Intro", "title: Intro here"));
+    emulator.state.edit("chapters", 1, { title: "Intro there" });
+    const pulled = await pull({ dir: root, env });
+    expect(pulled.conflicts).toMatchObject([{ kind: "chapter", path: "courses/web/01-intro.md" }]);
+    expect(pulled.errors).toEqual([]);
+    // A file that does not parse (exit 1): every problem, with its file and line.
+    await writeFile(path.join(root, "courses", "web", "02-tags.md"), "---\ntitle: [unclosed\n---\nbody\n");
+    const checked = await check({ dir: root, env });
+    expect(checked.ok).toBe(false);
+    expect(checked.problems).toContainEqual(
+      expect.objectContaining({ file: "courses/web/02-tags.md", line: 2, rule: "yaml-syntax" }),
+    );
+    nothingPrinted();
+  });
+
   it("takes credentials as options, and without any fails with what to do", async () => {
     const { root, env } = await siteAndTree();
     const config = { COURSESYNC_CONFIG_DIR: env.COURSESYNC_CONFIG_DIR };
