@@ -1,18 +1,9 @@
 // npm run bench [-- case...]: the performance figures the issues ask for, measured against
 // the built-in emulator over real HTTP on 127.0.0.1. Cases: list, pull, push, watch, markdown,
-// merge, check, politeness, startup; and, only when named (each takes minutes), restore, scale
-// and preview.
-import { execFileSync, spawn } from "node:child_process";
-import {
-  appendFileSync,
-  existsSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
-import { mkdir, rename, writeFile } from "node:fs/promises";
+// merge, check, politeness, startup; and, only when named (each takes minutes), restore,
+// pull-scale (also named scale) and preview.
+import { spawn } from "node:child_process";
+import { appendFileSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ApiClient } from "../dist/api/client.js";
@@ -70,37 +61,9 @@ if (run("list")) {
 }
 
 if (run("pull")) {
-  // Issue 3: 2,000 courses x 10 chapters, 50 ms latency, page size 25.
-  const emulator = await startEmulator({ seedDir: null, pageSize: 25, latencyMs: 50 });
-  seedLargeSite(emulator.state, { courses: 2000, chapters: 10 });
-  const { work, tree, env } = benchFolder();
-  try {
-    await cli(["init", tree, "--url", emulator.baseUrl], work, env);
-    const neededPages = Math.ceil(2000 / 25) + Math.ceil(20000 / 25);
-    emulator.state.clearRequests();
-    const first = await cli(["pull"], tree, env);
-    const listRequests = countRequests(
-      emulator,
-      (r) => r.path.endsWith("/courses") || r.path.endsWith("/chapters"),
-    );
-    const other = countRequests(emulator) - listRequests;
-    const after = treeStats(path.join(tree, "courses"));
-    console.log(
-      `pull (first): exit ${first.code}; ${(first.ms / 1000).toFixed(2)} s; ${listRequests} list requests for ${neededPages} ` +
-        `pages needed (+${other} other: login); peak RSS ${(first.maxRssKb / 1024).toFixed(0)} MB; ${after.files} files`,
-    );
-    emulator.state.clearRequests();
-    const second = await cli(["pull"], tree, env);
-    const again = treeStats(path.join(tree, "courses"));
-    console.log(
-      `pull (again, no remote change): exit ${second.code}; ${(second.ms / 1000).toFixed(2)} s; ` +
-        `${countRequests(emulator)} requests; files written: ${again.newestMs > after.newestMs ? "some (newer mtimes!)" : 0}; ` +
-        `peak RSS ${(second.maxRssKb / 1024).toFixed(0)} MB`,
-    );
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-    await emulator.close();
-  }
+  // Issue 35: first and second pull of 200 x 10 editor-style chapters and one of 1 MB at 50 ms
+  // latency, each figure beside its bound, with a sequential pager in the same run (its own script).
+  await import("./pull.mjs");
 }
 
 if (run("push")) {
@@ -393,177 +356,10 @@ if (wanted.includes("restore")) {
   }
 }
 
-if (wanted.includes("scale")) {
-  // Issue 14: sites of 500, 2,000 and 5,000 courses x 10 chapters (no latency, page size 100):
-  // peak RSS of a first pull and of a second one with no change; then, on the largest tree,
-  // status against `git status --short` and the committed bytes a one-chapter change rewrites;
-  // and the first pull of 200 x 10 chapters at 50 ms latency against its two floors.
-  // SCALE_COURSES=500,2000 picks the sizes; SCALE_COURSES=0 runs only the row at 50 ms latency.
-  const sizes = (process.env.SCALE_COURSES ?? "500,2000,5000")
-    .split(",")
-    .map(Number)
-    .filter((n) => n > 0);
-  const git = (tree, ...args) =>
-    execFileSync("git", args, { cwd: tree, encoding: "utf8", maxBuffer: 1 << 30 });
-  for (const courses of sizes) {
-    const emulator = await startEmulator({ seedDir: null, pageSize: 100 });
-    seedLargeSite(emulator.state, { courses, chapters: 10 });
-    const { work, tree, env } = benchFolder();
-    const label = `${courses} x 10 chapters`;
-    try {
-      await cli(["init", tree, "--url", emulator.baseUrl], work, env);
-      const first = await cli(["pull"], tree, env);
-      console.log(
-        `scale (${label}): first pull exit ${first.code}; ${(first.ms / 1000).toFixed(1)} s; peak RSS ${(first.maxRssKb / 1024).toFixed(0)} MB`,
-      );
-      const before = treeStats(path.join(tree, "courses"));
-      const second = await cli(["pull"], tree, env);
-      const after = treeStats(path.join(tree, "courses"));
-      console.log(
-        `scale (${label}): second pull, no change: exit ${second.code}; ${(second.ms / 1000).toFixed(1)} s; ` +
-          `peak RSS ${(second.maxRssKb / 1024).toFixed(0)} MB; files rewritten: ${after.newestMs > before.newestMs ? "some!" : 0}`,
-      );
-      if (courses !== sizes.at(-1)) continue;
-      git(tree, "init", "-q");
-      git(tree, "add", "-A");
-      // No `gc --auto` after the commit: with 55,000 loose objects it would repack them in the
-      // background, on one of the cores the timings below need.
-      git(
-        tree,
-        "-c",
-        "gc.auto=0",
-        "-c",
-        "maintenance.auto=false",
-        "-c",
-        "user.name=bench",
-        "-c",
-        "user.email=bench@example.com",
-        "commit",
-        "-qm",
-        "pulled",
-      );
-      const files = before.files;
-      const timed = (run) => {
-        const started = performance.now();
-        run();
-        return performance.now() - started;
-      };
-      const best = (run) => Math.min(timed(run), timed(run), timed(run));
-      // The commit just wrote 55,000 objects: the disk takes them first (they would slow
-      // whichever command runs while they are written back), then git and status run in turns,
-      // so that both meet the machine as it is.
-      execFileSync("sync");
-      const gitRuns = [];
-      const commandRuns = [];
-      for (let i = 0; i < 5; i++) {
-        gitRuns.push(timed(() => git(tree, "status", "--short")));
-        commandRuns.push(
-          timed(() =>
-            execFileSync(process.execPath, [path.join(root, "dist", "bin", "coursesync.js"), "status"], {
-              cwd: tree,
-              env: { ...process.env, ...env },
-            }),
-          ),
-        );
-      }
-      const gitMs = Math.min(...gitRuns);
-      const statusProcessMs = Math.min(...commandRuns);
-      const status = [];
-      for (let i = 0; i < 3; i++) status.push(await cli(["status"], tree, env));
-      const statusMs = Math.min(...status.map((s) => s.ms));
-      console.log(
-        `scale (${label}): status on ${files} files: ${(statusMs / 1000).toFixed(2)} s in process, ${(statusProcessMs / 1000).toFixed(2)} s as a command ` +
-          `(node's start included); git status --short ${(gitMs / 1000).toFixed(2)} s: ${(statusProcessMs / gitMs).toFixed(1)}x`,
-      );
-      const course = readdirSync(path.join(tree, "courses")).sort()[0];
-      const pathMs = best(() =>
-        execFileSync(
-          process.execPath,
-          [path.join(root, "dist", "bin", "coursesync.js"), "status", path.join("courses", course)],
-          {
-            cwd: tree,
-            env: { ...process.env, ...env },
-          },
-        ),
-      );
-      console.log(
-        `scale (${label}): status courses/${course} (one course): ${(pathMs / 1000).toFixed(2)} s as a command`,
-      );
-      const chapter = emulator.state.dump().chapters[123];
-      emulator.state.edit("chapters", chapter.id, { title: `${chapter.title}, edited on the site` });
-      const third = await cli(["pull"], tree, env);
-      const changed = git(tree, "status", "--porcelain", "-uall")
-        .split("\n")
-        .filter(Boolean)
-        .map((line) => line.slice(3));
-      // A file renamed by the edit shows as deleted under its old name: nothing written there.
-      const bytes = changed.reduce(
-        (sum, file) => sum + (existsSync(path.join(tree, file)) ? statSync(path.join(tree, file)).size : 0),
-        0,
-      );
-      const sizesOf = git(tree, "ls-files", ".coursesync")
-        .split("\n")
-        .filter(Boolean)
-        .map((file) => statSync(path.join(tree, file)).size);
-      console.log(
-        `scale (${label}): one chapter edited on the site: pull exit ${third.code}; ${changed.length} committed files rewritten, ` +
-          `${(bytes / 1024).toFixed(1)} KB (${changed.join(", ")}); committed state: ${sizesOf.length} files, ` +
-          `${(sizesOf.reduce((a, b) => a + b, 0) / 1024 / 1024).toFixed(1)} MB, largest ${(Math.max(...sizesOf) / 1024).toFixed(1)} KB`,
-      );
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-      await emulator.close();
-    }
-  }
-  // 200 x 10 chapters at 50 ms latency, page size 25: the network bound is the listing alone
-  // (both lists, as pull asks them), the floor is writing and renaming the same files from 4 lanes.
-  const emulator = await startEmulator({ seedDir: null, pageSize: 25, latencyMs: 50 });
-  seedLargeSite(emulator.state, { courses: 200, chapters: 10 });
-  const { work, tree, env } = benchFolder();
-  try {
-    const client = new ApiClient({
-      baseUrl: emulator.baseUrl,
-      credentials: { email: "demo@example.com", password: "coursesync" },
-      concurrency: 4,
-    });
-    const listed = performance.now();
-    await client.login();
-    await Promise.all([client.listAll("courses"), client.listAll("chapters")]);
-    const networkMs = performance.now() - listed;
-    client.close();
-    await cli(["init", tree, "--url", emulator.baseUrl], work, env);
-    const first = await cli(["pull"], tree, env);
-    const { files } = treeStats(path.join(tree, "courses"));
-    const second = await cli(["pull"], tree, env);
-    const floorDir = path.join(work, "floor");
-    const text = readFileSync(
-      path.join(tree, "courses", readdirSync(path.join(tree, "courses"))[0], "01-chapter-1-of-course-1.md"),
-      "utf8",
-    );
-    const floorStarted = performance.now();
-    const lanes = 4;
-    await Promise.all(
-      Array.from({ length: lanes }, async (_, lane) => {
-        for (let i = lane; i < files; i += lanes) {
-          const dir = path.join(floorDir, String(Math.floor(i / 11)));
-          await mkdir(dir, { recursive: true });
-          const file = path.join(dir, `${i}.md`);
-          await writeFile(`${file}.tmp`, text);
-          await rename(`${file}.tmp`, file);
-        }
-      }),
-    );
-    const floorMs = performance.now() - floorStarted;
-    const bound = Math.max(networkMs, floorMs);
-    console.log(
-      `scale (200 x 10 chapters, 50 ms latency): first pull ${(first.ms / 1000).toFixed(2)} s (exit ${first.code}); network bound ${(networkMs / 1000).toFixed(2)} s; ` +
-        `writing ${files} files from ${lanes} lanes ${(floorMs / 1000).toFixed(2)} s; ${(first.ms / bound).toFixed(2)}x the larger; ` +
-        `second pull ${(second.ms / 1000).toFixed(2)} s (${(second.ms / bound).toFixed(2)}x)`,
-    );
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-    await emulator.close();
-  }
+if (wanted.includes("pull-scale") || wanted.includes("scale")) {
+  // Issue 35 (and 14 before it): first and second pulls of 5,000 to 50,000 chapters, status
+  // against git status, the bytes a one-chapter change rewrites (its own script).
+  await import("./pull-scale.mjs");
 }
 
 if (wanted.includes("preview")) {

@@ -1,0 +1,168 @@
+// npm run bench -- pull (issue 35): the first and the second pull of 200 courses x 10 chapters of
+// editor-style HTML (bench/editor-html.mjs, median about 740 bytes) plus one 1 MB chapter, from
+// an emulator in its own process (bench/emulator-child.mjs) at 50 ms latency, page size 25, the
+// default concurrency (4), each figure beside its bound; in the same run the network bound
+// measured with the ApiClient, the time to write the same files with temp+rename, and a
+// sequential pager that fetches every page one after another and writes a JSON file a record.
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdir, rename, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { ApiClient } from "../dist/api/client.js";
+import { benchFolder, cli } from "./cli.mjs";
+import { figure, seconds } from "./figure.mjs";
+import { startRemoteEmulator } from "./remote-emulator.mjs";
+
+const LATENCY_MS = 50;
+const PAGE_SIZE = 25;
+const CONCURRENCY = 4;
+const SITE = { courses: 200, chapters: 10, largeBytes: 1 << 20, seed: 35 };
+const CREDENTIALS = { email: "demo@example.com", password: "coursesync" };
+
+const megabytes = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+/** Every file under `dir` (relative path, bytes) and the newest mtime. */
+function filesUnder(dir) {
+  const files = [];
+  let newestMs = 0;
+  for (const name of readdirSync(dir, { recursive: true })) {
+    const full = path.join(dir, String(name));
+    const stat = statSync(full);
+    if (!stat.isFile()) continue;
+    files.push({ rel: String(name), size: stat.size });
+    newestMs = Math.max(newestMs, stat.mtimeMs);
+  }
+  return { files, newestMs };
+}
+
+/** Both lists with the ApiClient at the pull's concurrency, timed after the login. */
+async function measuredNetwork(baseUrl) {
+  const client = new ApiClient({ baseUrl, credentials: CREDENTIALS, concurrency: CONCURRENCY });
+  try {
+    await client.login();
+    const started = performance.now();
+    const [courses, chapters] = await Promise.all([client.listAll("courses"), client.listAll("chapters")]);
+    return { ms: performance.now() - started, requests: courses.requests + chapters.requests };
+  } finally {
+    client.close();
+  }
+}
+
+/** Log in, fetch every page of both lists one after another, write each record to a JSON file. */
+async function sequentialPager(loginUrl, baseUrl, dir) {
+  const started = performance.now();
+  const query = new URLSearchParams(CREDENTIALS);
+  const login = await fetch(`${loginUrl}?${query}`, { method: "POST" });
+  if (!login.ok) throw new Error(`pager: login answered ${login.status}`);
+  const headers = { Authorization: `Bearer ${(await login.json()).auth_token}` };
+  let requests = 1;
+  let records = 0;
+  for (const kind of ["courses", "chapters"]) {
+    mkdirSync(path.join(dir, kind), { recursive: true });
+    for (let page = 1; ; page++) {
+      const response = await fetch(`${baseUrl}/${kind}?page=${page}`, { headers });
+      requests++;
+      if (!response.ok) throw new Error(`pager: ${kind} page ${page} answered ${response.status}`);
+      const list = await response.json();
+      if (list.length === 0) break;
+      for (const record of list) {
+        await writeFile(path.join(dir, kind, `${record.id}.json`), JSON.stringify(record));
+      }
+      records += list.length;
+    }
+  }
+  return { ms: performance.now() - started, requests, records };
+}
+
+/** Write the tree's files again under `dir`, each to a temp name then renamed, from 4 lanes. */
+async function writeFloor(tree, files, dir) {
+  const contents = files.map(({ rel }) => ({ rel, text: readFileSync(path.join(tree, rel)) }));
+  const started = performance.now();
+  const folders = [...new Set(contents.map(({ rel }) => path.dirname(rel)))];
+  await Promise.all(folders.map((folder) => mkdir(path.join(dir, folder), { recursive: true })));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async (_, lane) => {
+      for (let i = lane; i < contents.length; i += CONCURRENCY) {
+        const file = path.join(dir, contents[i].rel);
+        await writeFile(`${file}.tmp`, contents[i].text);
+        await rename(`${file}.tmp`, file);
+      }
+    }),
+  );
+  return performance.now() - started;
+}
+
+/** The two pulls, with the emulator's list answers around the first. */
+async function pulls(emulator, tree, env) {
+  await emulator.call("clear");
+  const first = await cli(["pull"], tree, env);
+  const answered = await emulator.call("list-answers");
+  const afterFirst = filesUnder(path.join(tree, "courses"));
+  await emulator.call("clear");
+  const second = await cli(["pull"], tree, env);
+  const again = await emulator.call("list-answers");
+  const rewritten = filesUnder(path.join(tree, "courses")).newestMs > afterFirst.newestMs;
+  return { first, answered, second, again, files: afterFirst.files, rewritten };
+}
+
+function printSite(site, pages) {
+  console.log(
+    `pull (issue 35): ${SITE.courses} courses x ${SITE.chapters} chapters of editor-style HTML ` +
+      `(median ${site.medianBytes} bytes) + one ${megabytes(site.large)} chapter, ${megabytes(site.total)} of content; ` +
+      `${LATENCY_MS} ms latency, page size ${PAGE_SIZE}, concurrency ${CONCURRENCY}; the emulator in its own process; ` +
+      `${pages} pages`,
+  );
+}
+
+function printFigures({ pages, network, measured, floor, pager, run }) {
+  const { first, answered, second, again, files, rewritten } = run;
+  const bytes = files.reduce((sum, file) => sum + file.size, 0);
+  const pullBound = Math.min(1500, 1.3 * network);
+  const cpuMs = first.userCpuMs + first.systemCpuMs;
+  const pagerRow = `${seconds(pager.ms)} (${pager.requests} requests, ${pager.records} records)`;
+  console.log(`  network bound: ${pages} pages x ${LATENCY_MS} ms / ${CONCURRENCY} = ${seconds(network)}`);
+  console.log(
+    `  network, measured: ApiClient listing both lists at concurrency ${CONCURRENCY} (after login): ` +
+      `${seconds(measured.ms)}, ${measured.requests} requests`,
+  );
+  console.log(
+    `  write floor: ${files.length} files (${megabytes(bytes)}) with temp+rename from ${CONCURRENCY} lanes: ${seconds(floor)}`,
+  );
+  console.log(`  sequential pager, same run: ${pagerRow}; no bound`);
+  figure("first pull, wall", first.ms, pullBound, {
+    note: `1.50 s and 1.3x network ${seconds(network)}`,
+    extra: `${(first.ms / pager.ms).toFixed(2)}x the pager; exit ${first.code}; ${answered.listAnswers} list requests`,
+    failed: first.code !== 0,
+  });
+  figure("first pull, CPU user+sys, all threads", cpuMs, 2500, {
+    extra: `user ${seconds(first.userCpuMs)}, sys ${seconds(first.systemCpuMs)}; peak RSS ${(first.maxRssKb / 1024).toFixed(0)} MB`,
+  });
+  figure("first pull, main thread's longest block", first.maxBlockMs, 50, {
+    format: (ms) => `${ms.toFixed(0)} ms`,
+    extra: "event-loop delay, to within 10 ms",
+  });
+  figure("first pull, work after the last page", first.endedAt - answered.lastListAt, 300);
+  figure("second pull, no change, wall", second.ms, 1.3 * network, {
+    note: `1.3x network ${seconds(network)}`,
+    extra: `exit ${second.code}; ${again.listAnswers} list requests; files rewritten: ${rewritten ? "some!" : 0}`,
+    failed: second.code !== 0 || rewritten,
+  });
+}
+
+const emulator = await startRemoteEmulator({ seedDir: null, pageSize: PAGE_SIZE, latencyMs: LATENCY_MS });
+const { work, tree, env } = benchFolder();
+try {
+  const site = await emulator.call("seed-editor", SITE);
+  const pages = Math.ceil(SITE.courses / PAGE_SIZE) + Math.ceil(site.chapters / PAGE_SIZE);
+  const network = (pages * LATENCY_MS) / CONCURRENCY;
+  printSite(site, pages);
+  const measured = await measuredNetwork(emulator.baseUrl);
+  const init = await cli(["init", tree, "--url", emulator.baseUrl], work, env);
+  if (init.code !== 0) throw new Error(`init exited ${init.code}`);
+  const run = await pulls(emulator, tree, env);
+  const pager = await sequentialPager(emulator.loginUrl, emulator.baseUrl, path.join(work, "pager"));
+  const floor = await writeFloor(path.join(tree, "courses"), run.files, path.join(work, "floor"));
+  printFigures({ pages, network, measured, floor, pager, run });
+} finally {
+  rmSync(work, { recursive: true, force: true });
+  await emulator.close();
+}
