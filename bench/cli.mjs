@@ -1,5 +1,6 @@
 // The built CLI as the benchmarks run it: in a child process (bench/child-cli.mjs reports its
-// exit code, wall time and peak RSS), in a temp folder with an environment of its own.
+// exit code, wall time, peak RSS, CPU, longest event-loop block and start/end times), in a temp
+// folder with an environment of its own.
 import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,7 +9,7 @@ import { fileURLToPath } from "node:url";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
-/** Run the built CLI in a child process; returns exit code, wall ms and peak RSS. */
+/** Run the built CLI in a child process; resolves with what bench/child-cli.mjs reports. */
 export function cli(args, cwd, env) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(root, "bench", "child-cli.mjs"), ...args], {

@@ -13,6 +13,6 @@ export function figure(
   const verdict = failed ? "FAILED" : value <= bound ? "ok" : "OVER";
   const boundText = `bound ${format(bound)}${note ? ` (${note})` : ""}`;
   console.log(
-    `  ${`${label}:`.padEnd(46)} ${format(value).padStart(8)}   ${boundText.padEnd(46)} ${verdict}${extra ? `   ${extra}` : ""}`,
+    `  ${`${label}:`.padEnd(50)} ${format(value).padStart(8)}   ${boundText.padEnd(46)} ${verdict}${extra ? `   ${extra}` : ""}`,
   );
 }
