@@ -11,6 +11,7 @@ const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
 /** Run the built CLI in a child process; resolves with what bench/child-cli.mjs reports. */
 export function cli(args, cwd, env) {
+  const spawned = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(root, "bench", "child-cli.mjs"), ...args], {
       cwd,
@@ -20,7 +21,8 @@ export function cli(args, cwd, env) {
     let report = "";
     child.stdio[3].on("data", (chunk) => (report += chunk));
     child.on("error", reject);
-    child.on("close", () => resolve(JSON.parse(report)));
+    // processMs: from the spawn to the exit, node's start and the CLI's loading included.
+    child.on("close", () => resolve({ ...JSON.parse(report), processMs: performance.now() - spawned }));
   });
 }
 

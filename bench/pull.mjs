@@ -130,7 +130,9 @@ function printFigures({ pages, network, measured, floor, pager, run }) {
   console.log(`  sequential pager, same run: ${pagerRow}; no bound`);
   figure("first pull, wall", first.ms, pullBound, {
     note: `1.50 s and 1.3x network ${seconds(network)}`,
-    extra: `${(first.ms / pager.ms).toFixed(2)}x the pager; exit ${first.code}; ${answered.listAnswers} list requests`,
+    extra:
+      `${(first.ms / pager.ms).toFixed(2)}x the pager; ${seconds(first.processMs)} with node's start; ` +
+      `exit ${first.code}; ${answered.listAnswers} list requests`,
     failed: first.code !== 0,
   });
   figure("first pull, CPU user+sys, all threads", cpuMs, 2500, {
@@ -158,6 +160,9 @@ try {
   const measured = await measuredNetwork(emulator.baseUrl);
   const init = await cli(["init", tree, "--url", emulator.baseUrl], work, env);
   if (init.code !== 0) throw new Error(`init exited ${init.code}`);
+  const configured = /^concurrency: (\d+)$/m.exec(readFileSync(path.join(tree, "coursesync.yaml"), "utf8"));
+  if (Number(configured?.[1] ?? 4) !== CONCURRENCY)
+    throw new Error(`init set concurrency ${configured[1]}, not ${CONCURRENCY}`);
   const run = await pulls(emulator, tree, env);
   const pager = await sequentialPager(emulator.loginUrl, emulator.baseUrl, path.join(work, "pager"));
   const floor = await writeFloor(path.join(tree, "courses"), run.files, path.join(work, "floor"));
