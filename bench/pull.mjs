@@ -125,7 +125,7 @@ function printFigures({ pages, network, measured, floor, pager, run }) {
       `${seconds(measured.ms)}, ${measured.requests} requests`,
   );
   console.log(
-    `  write floor: ${files.length} files (${megabytes(bytes)}) with temp+rename from ${CONCURRENCY} lanes: ${seconds(floor)}`,
+    `  write floor: ${files.length} files (${megabytes(bytes)}) with temp+rename from ${CONCURRENCY} lanes: ${seconds(floor)} (best of 3)`,
   );
   console.log(`  sequential pager, same run: ${pagerRow}; no bound`);
   figure("first pull, wall", first.ms, pullBound, {
@@ -165,7 +165,11 @@ try {
     throw new Error(`init set concurrency ${configured[1]}, not ${CONCURRENCY}`);
   const run = await pulls(emulator, tree, env);
   const pager = await sequentialPager(emulator.loginUrl, emulator.baseUrl, path.join(work, "pager"));
-  const floor = await writeFloor(path.join(tree, "courses"), run.files, path.join(work, "floor"));
+  // The disk is shared and noisy: the best of three writes, each into a fresh folder.
+  const floors = [];
+  for (let i = 0; i < 3; i++)
+    floors.push(await writeFloor(path.join(tree, "courses"), run.files, path.join(work, `floor-${i}`)));
+  const floor = Math.min(...floors);
   printFigures({ pages, network, measured, floor, pager, run });
 } finally {
   rmSync(work, { recursive: true, force: true });
