@@ -34,20 +34,22 @@ export class ContentSpill implements ContentReader {
    * unchanged record's titles, times and hash are held once, not twice.
    */
   take(records: WireRecord[], known?: (id: number) => WireRecord | undefined): void {
-    const moved: Array<{ index: number; offset: number; length: number; hash: string }> = [];
-    const buffers: Buffer[] = [];
-    let offset = this.#size;
+    // Each text is encoded once, straight into the page's buffer, and hashed from those bytes
+    // (a well-formed text's UTF-8 is what sha256 hashes of it).
+    const moved: Array<{ index: number; at: number; length: number }> = [];
+    let size = 0;
     for (const [index, record] of records.entries()) {
       const content = record.content;
       // Lone surrogates cannot be UTF-8: such a text stays in memory, exact.
       if (typeof content !== "string" || content.length < SMALL || !content.isWellFormed()) continue;
-      const bytes = Buffer.from(content, "utf8");
-      buffers.push(bytes);
-      moved.push({ index, offset, length: bytes.length, hash: sha256(content) });
-      offset += bytes.length;
+      const length = Buffer.byteLength(content, "utf8");
+      moved.push({ index, at: size, length });
+      size += length;
     }
     if (moved.length === 0 || this.#closed) return;
-    const data = Buffer.concat(buffers);
+    const data = Buffer.allocUnsafe(size);
+    for (const { index, at, length } of moved)
+      data.write(records[index]!.content as string, at, length, "utf8");
     if (this.#fd === undefined) {
       mkdirSync(path.dirname(this.#file), { recursive: true });
       this.#fd = openSync(this.#file, "w+", 0o600);
@@ -59,8 +61,11 @@ export class ContentSpill implements ContentReader {
       } catch {}
     }
     writeSync(this.#fd, data, 0, data.length, this.#size);
-    this.#size = offset;
-    for (const { index, offset, length, hash } of moved) {
+    const base = this.#size;
+    this.#size += size;
+    for (const { index, at, length } of moved) {
+      const offset = base + at;
+      const hash = sha256(data.subarray(at, at + length));
       const record = records[index]!;
       const before = known?.(record.id);
       const copy: WireRecord = { id: record.id };
