@@ -194,3 +194,22 @@ export function snapshotRecord(record: WireRecord): WireRecord {
   entry.content_sha256 = known ?? sha256(record.content as string);
   return entry;
 }
+
+/**
+ * Whether a listed record is the one the snapshot keeps (`known`): what
+ * `jsonEqual(snapshotRecord(record), known)` says, without building the copy (a pull asks it
+ * of every record, in several steps). A text is hashed only once the other fields agree.
+ */
+export function sameAsSnapshot(record: WireRecord, known: WireRecord): boolean {
+  const content = record.content;
+  const spilledHash = isSpilled(content) ? content.sha256 : undefined;
+  if (spilledHash === undefined && typeof content !== "string") return jsonEqual(record, known);
+  let keys = 1; // content_sha256, in place of content
+  for (const key of Object.keys(record)) {
+    if (key === "content" || key === "content_sha256") continue;
+    keys++;
+    if (!jsonEqual(record[key], known[key])) return false;
+  }
+  if (Object.keys(known).length !== keys) return false;
+  return known.content_sha256 === (spilledHash ?? sha256(content as string));
+}

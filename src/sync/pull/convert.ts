@@ -2,9 +2,8 @@ import type { WireRecord } from "../../api/wire.js";
 import type { BodyCodec } from "../../tree/bodies.js";
 import type { memoized } from "../../tree/codecs.js";
 import { convertMany, POOL_THRESHOLD } from "../../tree/markdown/pool.js";
-import { snapshotRecord } from "../model/entities.js";
+import { sameAsSnapshot } from "../model/entities.js";
 import { type ContentReader, readContent } from "../model/spilled.js";
-import { jsonEqual } from "../reconcile.js";
 import type { Snapshot } from "../state/snapshot-model.js";
 
 /**
@@ -29,7 +28,7 @@ export async function convertAhead(
   const pending = new Set<string>();
   for (const record of records) {
     const entry = snapshot?.chapters[record.id];
-    if (!modeChanged && entry?.body && jsonEqual(snapshotRecord(record), entry.record)) continue;
+    if (!modeChanged && entry?.body && sameAsSnapshot(record, entry.record)) continue;
     if (rendered(record)) continue;
     const content = readContent(record.content, reader);
     if (typeof content === "string" && !bodies.known(content)) pending.add(content);

@@ -12,11 +12,11 @@ import {
   courseFileText,
   courseValuesOfRecord,
   renderChapter,
+  sameAsSnapshot,
   snapshotRecord,
 } from "../model/entities.js";
 import { conflictReason } from "../model/report.js";
 import type { ContentReader } from "../model/spilled.js";
-import { jsonEqual } from "../reconcile.js";
 import type { SnapshotEntry } from "../state/snapshot-model.js";
 import { bodyConflict } from "./markers.js";
 import type { Placement, Planned, PlanOutput, WriteOp } from "./plan-model.js";
@@ -87,7 +87,7 @@ export function emitCourses(p: Planned, placement: Placement, out: PlanOutput): 
     if (remote) {
       const entryPath = folder ?? entry?.path ?? mine?.folder;
       if (entryPath !== undefined) {
-        const unchanged = entry && jsonEqual(snapshotRecord(remote), entry.record);
+        const unchanged = entry && sameAsSnapshot(remote, entry.record);
         next.courses[id] = {
           path: entryPath,
           hash: unchanged
@@ -266,8 +266,7 @@ function emitChapterEntry(p: Planned, at: ChapterAt, out: PlanOutput): void {
     return;
   }
   const entryPath = target ?? current ?? (entry ? at.translate(entry.path) : undefined);
-  const record = snapshotRecord(remote);
-  const same = entry !== undefined && jsonEqual(record, entry.record);
+  const same = entry !== undefined && sameAsSnapshot(remote, entry.record);
   const unchanged = same && !modeChanged && entry.body !== undefined;
   if (!same) {
     if (spilled(remote)) out.cacheRecords.push(remote);
@@ -285,7 +284,7 @@ function emitChapterEntry(p: Planned, at: ChapterAt, out: PlanOutput): void {
       hash: rendered ? rendered.hash : entry!.hash,
       body: rendered ? rendered.body : entry!.body,
       ...blobOf(rendered ?? entry!),
-      record,
+      record: snapshotRecord(remote),
     };
   }
 }

@@ -10,7 +10,7 @@ import {
   courseFileText,
   courseValuesOfRecord,
   fieldsEqual,
-  snapshotRecord,
+  sameAsSnapshot,
   valuesOfRecord,
 } from "../model/entities.js";
 import type { Change } from "../model/report.js";
@@ -273,7 +273,7 @@ function reportOne(
       });
     return;
   }
-  if (entry && jsonEqual(snapshotRecord(site), entry.record)) return;
+  if (entry && sameAsSnapshot(site, entry.record)) return;
   const fields = entry ? changedFields(kind, entry.record, site) : undefined;
   if (file === undefined) {
     out.changes.push({

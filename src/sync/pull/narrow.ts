@@ -6,8 +6,7 @@ import { joinSides, type LocalSide, type OpenLocalOptions, openLocalIn } from ".
 import { folderSet } from "../local/pending.js";
 import { changedSinceClean } from "../local/unchanged.js";
 import type { LocalView } from "../local/view.js";
-import { courseValuesOfRecord, snapshotRecord } from "../model/entities.js";
-import { jsonEqual } from "../reconcile.js";
+import { courseValuesOfRecord, sameAsSnapshot } from "../model/entities.js";
 import type { Snapshot, SnapshotEntry } from "../state/snapshot-model.js";
 
 // A pull of a tree the stat cache last saw clean reads only the course folders where anything
@@ -19,9 +18,7 @@ import type { Snapshot, SnapshotEntry } from "../state/snapshot-model.js";
 
 /** The site lists the record as the last sync has it (its content by hash, not read). */
 function listedAsSynced(record: WireRecord, entry: SnapshotEntry | undefined): boolean {
-  return (
-    entry !== undefined && entry.conflict === undefined && jsonEqual(snapshotRecord(record), entry.record)
-  );
+  return entry !== undefined && entry.conflict === undefined && sameAsSnapshot(record, entry.record);
 }
 
 /**

@@ -9,10 +9,9 @@ import {
   courseValuesOfRecord,
   type Rendered,
   renderChapter,
-  snapshotRecord,
+  sameAsSnapshot,
 } from "../model/entities.js";
 import type { ContentReader } from "../model/spilled.js";
-import { jsonEqual } from "../reconcile.js";
 import type { Snapshot } from "../state/snapshot-model.js";
 import { recordValuesRead } from "./spill.js";
 import { type Placed, StageWriter, type WrittenAs } from "./stage-writer.js";
@@ -266,7 +265,7 @@ export class StagedFiles {
   /** The file text a new or changed record is written as; undefined for one nothing writes. */
   #render(list: Listed, record: WireRecord): string | undefined {
     const entry = this.#snapshot?.[list][record.id];
-    if (entry && jsonEqual(snapshotRecord(record), entry.record)) return undefined;
+    if (entry && sameAsSnapshot(record, entry.record)) return undefined;
     try {
       if (list === "courses") return courseFileText(record.id, courseValuesOfRecord(record));
       const values = recordValuesRead(record, this.#reader);

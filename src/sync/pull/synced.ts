@@ -1,8 +1,7 @@
 import type { WireRecord } from "../../api/wire.js";
 import { courseFilePath } from "../../tree/layout.js";
 import type { LocalView } from "../local/view.js";
-import { snapshotRecord } from "../model/entities.js";
-import { jsonEqual } from "../reconcile.js";
+import { sameAsSnapshot } from "../model/entities.js";
 import type { Snapshot, SnapshotEntry } from "../state/snapshot-model.js";
 import type { PullInput } from "./plan-model.js";
 
@@ -14,9 +13,7 @@ export interface Synced {
 
 /** The site lists the record as the snapshot has it (its content by hash, not read). */
 function listedAsSynced(remote: WireRecord | undefined, entry: SnapshotEntry): boolean {
-  return (
-    remote !== undefined && entry.conflict === undefined && jsonEqual(snapshotRecord(remote), entry.record)
-  );
+  return remote !== undefined && entry.conflict === undefined && sameAsSnapshot(remote, entry.record);
 }
 
 /** The tree holds the record's file where, and as, the last sync wrote it. */
