@@ -60,8 +60,11 @@ export interface ListOptions {
   stopAfter?: (pageRecords: unknown[], page: number) => boolean;
   /** Progress: page `page` of the listing arrived with `count` records. */
   onPage?: (page: number, count: number) => void;
-  /** Records the caller expects (the last sync's count): a listing may take 4 times their pages. */
-  expected?: number;
+  /**
+   * Records the caller expects (the last sync's count): a listing may take 4 times their pages.
+   * A function is asked as the listing goes (a count read while the first pages come).
+   */
+  expected?: number | (() => number);
   /**
    * Each page's records as they arrive, before the listing is known to be whole (a page past
    * the end or of a listing that later fails is handed over too): to work on them early.

@@ -29,8 +29,11 @@ export interface CollectOptions<T extends object = WireRecord> {
   onPage?: (page: number, count: number) => void;
   /** What makes two records the same one, kept once (default: the id). */
   identity?: (record: T) => unknown;
-  /** Records the caller expects (the last sync's count): sizes the cap on pages. @default 0 */
-  expected?: number;
+  /**
+   * Records the caller expects (the last sync's count): sizes the cap on pages. A function is
+   * asked each time the cap is checked (a count known only once the listing is under way). @default 0
+   */
+  expected?: number | (() => number);
   /** The page's address as errors show it (redacted). @default "page N" */
   describe?: (page: number) => string;
 }
@@ -90,13 +93,14 @@ export function collectPages<T extends object = WireRecord>(
 class PageGuard<T extends object> {
   readonly identity: (record: T) => unknown;
   readonly #seen = new Set<unknown>();
-  readonly #expected: number;
+  readonly #expected: () => number;
   readonly #describe: (page: number) => string;
   #largest = 0;
 
   constructor(options: CollectOptions<T>) {
     this.identity = options.identity ?? ((record: T) => (record as unknown as WireRecord).id);
-    this.#expected = options.expected ?? 0;
+    const expected = options.expected ?? 0;
+    this.#expected = typeof expected === "number" ? () => expected : expected;
     this.#describe = options.describe ?? ((page) => `page ${page}`);
   }
 
@@ -127,7 +131,7 @@ class PageGuard<T extends object> {
 
   /** An error when `page` is past the cap for this listing. */
   checkCap(page: number): ListingError | undefined {
-    const cap = pageCap(this.#expected, this.#largest);
+    const cap = pageCap(this.#expected(), this.#largest);
     if (page <= cap) return undefined;
     return new ListingError(
       `the listing did not end after ${cap} pages (${this.#describe(page)} would be next): stopped, as the site seems to page without end`,

@@ -8,6 +8,7 @@ import { UserError } from "../../src/errors.js";
 import { unignoreFolders } from "../../src/sync/state/git-files.js";
 import {
   loadSnapshot,
+  recordedSite,
   saveSnapshot,
   snapshotBase,
   snapshotIsLegacy,
@@ -215,6 +216,21 @@ describe("the snapshot folder", () => {
 });
 
 describe("the single-file snapshot of earlier versions", () => {
+  it("tells the site it was made for from site.json alone; not while a save is under way, nor of none", async () => {
+    const root = await testdir();
+    expect(recordedSite(root, "production")).toBeUndefined();
+    await saveSnapshot(root, "production", sample());
+    expect(recordedSite(root, "production")).toBe("https://academy.example.com/api/v1");
+    const moved = { ...sample(), site: "https://moved.example.com/api/v1" };
+    moved.chapters[10] = entry("chapter", 10, 1, "New");
+    // More than one file changes: the save writes its pending file first, then is killed.
+    const killed = failingFs("EIO", (call, file) => call === "rename" && file.includes("/1.json."));
+    await expect(saveSnapshot(root, "production", moved, killed)).rejects.toThrow();
+    // The save under way may move it: only the whole load tells.
+    expect(recordedSite(root, "production")).toBeUndefined();
+    expect((await loadSnapshot(root, "production"))?.site).toBe("https://moved.example.com/api/v1");
+  });
+
   const legacy = ".coursesync/production.json";
 
   it("is read as it is; the first save writes the folder (site.json last), then removes it", async () => {

@@ -257,6 +257,18 @@ describe("collectPages", () => {
     expect(result.records).toHaveLength(2 * last);
   });
 
+  it("a count told while the listing goes (a function) sizes the cap as it is checked", async () => {
+    const last = PAGE_CAP_FLOOR + 500;
+    let expected = 0;
+    const fetchPage = async (page: number): Promise<Page> => {
+      // The count is known once the first pages came (the last sync read meanwhile).
+      if (page === 2) expected = 2 * last;
+      return { records: page <= last ? records(page * 10, 2) : [], headers: {} };
+    };
+    const result = await collectPages(fetchPage, { window: () => 4, expected: () => expected });
+    expect(result.pages).toBe(last + 1);
+  });
+
   it("stopAfter pages sequentially and stops early", async () => {
     const pages = Array.from({ length: 10 }, (_, i) => records(i * 2 + 1, 2));
     const server = fakeServer(pages);

@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Listing, ListOptions } from "../../src/api/client.js";
 import type { WireRecord } from "../../src/api/wire.js";
 import { startListing } from "../../src/sync/pull/listing.js";
+import { saveSnapshot } from "../../src/sync/state/snapshot.js";
+import type { Snapshot } from "../../src/sync/state/snapshot-model.js";
 import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
 
 afterEach(cleanupTestdirs);
@@ -10,17 +12,19 @@ afterEach(cleanupTestdirs);
 function pagedClient() {
   const waiting: Array<() => void> = [];
   const asked: string[] = [];
+  const options: Record<string, ListOptions> = {};
   const client = {
-    listAll(path: string, options: ListOptions = {}): Promise<Listing> {
+    listAll(path: string, given: ListOptions = {}): Promise<Listing> {
       asked.push(path);
+      options[path] = given;
       const pages = [1, 2].map((page) => [{ id: page * 10, title: `${path} ${page}` } as WireRecord]);
       return new Promise((resolve) => {
         let next = 0;
         const one = () => {
           const records = pages[next]!;
           next += 1;
-          options.onRecords?.(records, next);
-          options.onPage?.(next, records.length);
+          given.onRecords?.(records, next);
+          given.onPage?.(next, records.length);
           if (next === pages.length) resolve({ records: pages.flat(), pages: pages.length, requests: 2 });
           else waiting.push(one);
         };
@@ -32,7 +36,28 @@ function pagedClient() {
   const page = () => {
     for (const give of waiting.splice(0)) give();
   };
-  return { client, asked, page };
+  return { client, asked, options, page };
+}
+
+const SITE = "https://academy.example.com/api/v1";
+
+/** A tree whose last sync, made for `site`, knows one course and its two chapters. */
+async function syncedTree(site: string): Promise<string> {
+  const root = await testdir();
+  const chapter = (id: number) => ({
+    path: `courses/a/${id}.md`,
+    hash: `h${id}`,
+    record: { id, course_id: 1, title: `T${id}` },
+  });
+  const snapshot: Snapshot = {
+    version: 1,
+    site,
+    body: "markdown",
+    courses: { "1": { path: "courses/a", hash: "h1", record: { id: 1, title: "A" } } },
+    chapters: { "10": chapter(10), "11": chapter(11) },
+  };
+  await saveSnapshot(root, "production", snapshot);
+  return root;
 }
 
 describe("the lists a pull starts before the rest of it has loaded", () => {
@@ -80,5 +105,32 @@ describe("the lists a pull starts before the rest of it has loaded", () => {
     page();
     expect(got).toEqual(["chapters 1", "chapters 2"]);
     await started.listed;
+  });
+
+  it("with a last sync made for this site, asks for both lists before reading it; its counts then size the listings", async () => {
+    const root = await syncedTree(SITE);
+    const { client, asked, options, page } = pagedClient();
+    const starting = startListing({ root, site: "production", siteUrl: SITE }, client);
+    // Asked at once: the last sync is read while the first pages are on their way.
+    expect(asked).toEqual(["courses", "chapters"]);
+    const started = await starting;
+    expect(Object.keys(started.loaded?.chapters ?? {})).toEqual(["10", "11"]);
+    const expected = (list: string) => {
+      const given = options[list]?.expected;
+      return typeof given === "function" ? given() : given;
+    };
+    expect([expected("courses"), expected("chapters")]).toEqual([1, 2]);
+    page();
+    page();
+    await started.listed;
+  });
+
+  it("with a last sync made for another site, refuses before asking the site anything", async () => {
+    const root = await syncedTree("https://elsewhere.example.com/api/v1");
+    const { client, asked } = pagedClient();
+    await expect(startListing({ root, site: "production", siteUrl: SITE }, client)).rejects.toThrow(
+      `was made for https://elsewhere.example.com/api/v1, not ${SITE}`,
+    );
+    expect(asked).toEqual([]);
   });
 });

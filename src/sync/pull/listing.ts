@@ -2,6 +2,7 @@ import path from "node:path";
 import type { Listing, ListOptions } from "../../api/client.js";
 import type { WireRecord } from "../../api/wire.js";
 import { guardSnapshotSite } from "../guards.js";
+import { recordedSite } from "../state/snapshot.js";
 import type { Snapshot } from "../state/snapshot-model.js";
 import { SiteState } from "../state/workspace.js";
 
@@ -27,7 +28,7 @@ export interface ListingCallbacks {
 
 /** The lists of a pull, under way. */
 export interface StartedListing {
-  /** The last sync, as read before the lists started. */
+  /** The last sync, as read when the lists started (before them, or while their first pages came). */
   loaded: Snapshot | undefined;
   /** Both lists, whole; a failure of any page fails it. */
   listed: Promise<[Listing, Listing]>;
@@ -59,38 +60,44 @@ export async function loadListedSnapshot(options: {
 }
 
 /**
- * Read the last sync (and refuse one made for another site), then start both lists at once
- * through the client's one gate. The lists only read the site, so starting them early is
- * harmless.
+ * Start both lists at once through the client's one gate, and read the last sync (refusing
+ * one made for another site). When the snapshot's site.json already names this site, the
+ * lists (and the login) go out first and the last sync is read while they are on their way;
+ * otherwise the last sync is read, and guarded, before any request. The lists only read the
+ * site, so starting them early is harmless.
  */
 export async function startListing(
   options: { root: string; site: string; siteUrl: string } & ListingCallbacks,
   client: ListClient,
 ): Promise<StartedListing> {
-  const loaded = await loadListedSnapshot(options);
-  const expected = {
-    courses: Object.keys(loaded?.courses ?? {}).length,
-    chapters: Object.keys(loaded?.chapters ?? {}).length,
-  };
-  options.onExpected?.("courses", expected.courses);
-  options.onExpected?.("chapters", expected.chapters);
+  // The last sync's counts size the listings' cap on pages (see api/paging.ts): read as they go.
+  const expected = { courses: 0, chapters: 0 };
   let handlers: Partial<Record<ListName, (records: WireRecord[]) => void>> | undefined;
   const waiting: Array<[ListName, WireRecord[]]> = [];
   const list = (name: ListName) =>
     client.listAll(name, {
       onPage: (page, count) => options.onPage?.(name, page, count),
-      expected: expected[name],
+      expected: () => expected[name],
       onRecords: (records: WireRecord[]) => {
         if (handlers) handlers[name]?.(records);
         else waiting.push([name, records]);
       },
     });
-  const listed = Promise.all([list("courses"), list("chapters")]);
-  // Handled by whoever awaits it; this only keeps an early exit from an unhandled rejection.
-  listed.catch(() => {});
+  const start = () => {
+    const both = Promise.all([list("courses"), list("chapters")]);
+    // Handled by whoever awaits it; this only keeps an early exit from an unhandled rejection.
+    both.catch(() => {});
+    return both;
+  };
+  const early = recordedSite(options.root, options.site) === options.siteUrl ? start() : undefined;
+  const loaded = await loadListedSnapshot(options);
+  expected.courses = Object.keys(loaded?.courses ?? {}).length;
+  expected.chapters = Object.keys(loaded?.chapters ?? {}).length;
+  options.onExpected?.("courses", expected.courses);
+  options.onExpected?.("chapters", expected.chapters);
   return {
     loaded,
-    listed,
+    listed: early ?? start(),
     attach(given) {
       handlers = given;
       for (const [name, records] of waiting.splice(0)) given[name]?.(records);

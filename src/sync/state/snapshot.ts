@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { FolderData } from "../../tree/folder-thread.js";
@@ -46,6 +46,22 @@ export function snapshotStamp(root: string, site: string, courses?: FolderData |
  */
 export function snapshotCoursesFolder(site: string): string {
   return `${STATE_DIR}/${site}/${COURSES_DIR}`;
+}
+
+/**
+ * The site the committed snapshot says it was made for, read from its site.json alone (cheap):
+ * undefined when that cannot be told so (no snapshot, the single file of earlier versions, a
+ * save under way, a file that does not parse). A hint only: loadSnapshot is what guards.
+ */
+export function recordedSite(root: string, site: string): string | undefined {
+  const paths = folderPaths(root, site);
+  if (existsSync(paths.pending)) return undefined;
+  try {
+    const head = JSON.parse(readFileSync(path.join(paths.folder, SITE_FILE), "utf8")) as { site?: unknown };
+    return typeof head.site === "string" ? head.site : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Read the snapshot: undefined when there is none; an error when it does not parse. */
