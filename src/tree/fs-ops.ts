@@ -88,6 +88,8 @@ async function throughTemp(
 
 /** The pid in the name of a temp file atomicWrite makes (`<file>.<pid>.<n>.tmp`), if it is one. */
 export function tempFileOwner(name: string): number | undefined {
+  // Asked of every file a walk of the tree meets: most end otherwise, told without a match.
+  if (!name.endsWith(".tmp")) return undefined;
   const match = /\.(\d+)\.\d+\.tmp$/.exec(name);
   return match ? Number(match[1]) : undefined;
 }
