@@ -45,6 +45,8 @@ export class ContentCache {
   /** Entries staged and not yet written, by pack: their texts, readable meanwhile. */
   readonly #staged = new Map<string, Map<string, string>>();
   #stagedBytes = 0;
+  /** The names in the packs folder when it was first looked at (the packs this run did not make). */
+  #present: Promise<Set<string>> | undefined;
   /** Open read handles, by pack file, for `textSync`. */
   readonly #handles = new Map<string, number>();
 
@@ -64,7 +66,17 @@ export class ContentCache {
   #pack(bucket: string): Promise<Pack> {
     let pack = this.#packs.get(bucket);
     if (!pack) {
-      pack = readPack(this.#packFile(bucket)).then((read) => {
+      // A pack the folder did not hold is empty without a look: a first pull would otherwise
+      // try to open each of the 256 and fail.
+      this.#present ??= readdir(path.join(this.dir, "packs")).then(
+        (names) => new Set(names),
+        () => new Set<string>(),
+      );
+      const file = this.#packFile(bucket);
+      pack = this.#present.then((present) =>
+        present.has(path.basename(file)) ? readPack(file) : { entries: new Map(), size: 0, torn: false },
+      );
+      pack = pack.then((read) => {
         this.#known.set(bucket, read);
         return read;
       });
