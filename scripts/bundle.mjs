@@ -23,6 +23,8 @@ await build({
     heap: path.join(dist, "cli", "heap.js"),
     // Found by its name beside the module that starts it (see tree/markdown/pool.ts).
     "convert-worker": path.join(dist, "tree", "markdown", "convert-worker.js"),
+    // Likewise (see sync/pull/render-pool.ts).
+    "render-worker": path.join(dist, "sync", "pull", "render-worker.js"),
   },
   outdir,
   bundle: true,

@@ -9,6 +9,11 @@ import { FileProblem } from "./yaml-text.js";
 export interface BodyCodec {
   /** How new bodies are written: Markdown where proven lossless, or always the HTML. */
   readonly mode: "markdown" | "html";
+  /**
+   * Made by `bodyCodec` (codecs.ts): its conversions follow from `mode` alone, so another
+   * thread can make them with its own codec of that mode.
+   */
+  readonly standard?: boolean;
   /** The file body and its format for a chapter's HTML. */
   fromHtml(html: string): { body: string; format: BodyFormat };
   /** The HTML a file body stands for; throws FileProblem when it cannot be read. */

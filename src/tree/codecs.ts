@@ -9,6 +9,7 @@ import { equivalentHtml, markdownBodies } from "./markdown/index.js";
 export function bodyCodec(mode: "markdown" | "html"): BodyCodec {
   return {
     mode,
+    standard: true,
     fromHtml:
       mode === "html" ? (html) => exactBody(html) ?? { body: html, format: "html" } : markdownBodies.fromHtml,
     toHtml: markdownBodies.toHtml,

@@ -15,6 +15,7 @@ import { openNamed, startNamedListing } from "./named.js";
 import { type NarrowSide, openNarrowly } from "./narrow.js";
 import type { Lister, PullOptions } from "./options.js";
 import { type OtherSite, otherSite } from "./other-site.js";
+import { renderThreads } from "./render-pool.js";
 import type { ContentSpill } from "./spill.js";
 import { StagedFiles } from "./stage.js";
 
@@ -124,6 +125,7 @@ function stagedFiles(
     snapshot: loaded,
     // A tree written through another file system (tests) has its files moved through it.
     placeOnThread: options.fs === undefined,
+    renderer: renderThreads(options.bodies),
   });
 }
 

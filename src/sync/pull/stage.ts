@@ -5,6 +5,7 @@ import type { WireRecord } from "../../api/wire.js";
 import type { BodyCodec } from "../../tree/bodies.js";
 import { sha256 } from "../../util/hash.js";
 import {
+  type ChapterValues,
   courseFileText,
   courseValuesOfRecord,
   type Rendered,
@@ -13,6 +14,7 @@ import {
 } from "../model/entities.js";
 import type { ContentReader } from "../model/spilled.js";
 import type { Snapshot } from "../state/snapshot-model.js";
+import type { ChapterRenderer } from "./render-pool.js";
 import { recordValuesRead } from "./spill.js";
 import { type Placed, StageWriter, type WrittenAs } from "./stage-writer.js";
 
@@ -32,6 +34,11 @@ const SHARE = 0.5;
 
 /** Staging may always take this long (ms): small pulls are staged whole. */
 const FREE_MS = 200;
+
+/** Characters of content handed to the render threads and not yet back, at most: past it, pages wait for the plan. */
+const RENDER_BACKLOG_CHARS = 16 * 1024 * 1024;
+
+type Batch = Array<readonly [file: string, text: string]>;
 
 /** Which list a page comes from. */
 export type Listed = "courses" | "chapters";
@@ -59,6 +66,11 @@ export class StagedFiles {
   /** Pages taken and not yet staged, in order; the turn that stages the next one. */
   readonly #waiting: Array<[Listed, readonly WireRecord[]]> = [];
   #turn: NodeJS.Immediate | undefined;
+  /** Renders chapters off this thread, when it can (see render-pool.ts). */
+  #renderer: ChapterRenderer | undefined;
+  /** Pages handed to the render threads and not yet back; their characters of content. */
+  readonly #rendering = new Set<Promise<void>>();
+  #renderingChars = 0;
   #first: number | undefined;
   #spent = 0;
   #stopped = false;
@@ -79,7 +91,10 @@ export class StagedFiles {
      * system): not when the tree is written through another one. @default true
      */
     placeOnThread?: boolean;
+    /** Renders chapters' files off this thread (see render-pool.ts); without it, here. */
+    renderer?: ChapterRenderer | undefined;
   }) {
+    this.#renderer = options.renderer;
     this.#placeOnThread = options.placeOnThread ?? true;
     this.#dir = path.join(options.cache, "incoming");
     this.#bodies = options.bodies;
@@ -119,24 +134,82 @@ export class StagedFiles {
     this.#first ??= started;
     if (this.#stopped || !this.#writer.open) return;
     if (this.#spent > FREE_MS && this.#spent > (started - this.#first) * SHARE) return;
-    const batch: Array<readonly [string, string]> = [];
-    for (const record of records) {
-      const text = this.#render(list, record);
-      if (text === undefined) continue;
-      const hash = this.#rendered.get(record)?.hash ?? sha256(text);
-      if (list === "courses") this.#courses.set(record, hash);
-      if (this.#taken.has(hash)) continue;
-      this.#taken.add(hash);
-      const n = randomInt(2 ** 47);
-      const file = this.#file(hash, n);
-      this.#sent.set(file, [hash, n]);
-      batch.push([file, text]);
-    }
-    if (batch.length > 0) {
-      this.#exitHook ??= this.#hookExit();
-      if (!this.#writer.write(batch)) for (const [file] of batch) this.#sent.delete(file);
+    if (list === "chapters" && this.#renderer) this.#renderOnThreads(this.#renderer, records);
+    else {
+      const batch: Batch = [];
+      for (const record of records) {
+        const text = this.#render(list, record);
+        if (text !== undefined)
+          this.#add(batch, list, record, text, this.#rendered.get(record)?.hash ?? sha256(text));
+      }
+      this.#send(batch);
     }
     this.#spent += this.#now() - started;
+  }
+
+  /** A rendered file to stage: its text goes into the batch unless a text of its hash did. */
+  #add(batch: Batch, list: Listed, record: WireRecord, text: string, hash: string): void {
+    if (list === "courses") this.#courses.set(record, hash);
+    if (this.#taken.has(hash)) return;
+    this.#taken.add(hash);
+    const n = randomInt(2 ** 47);
+    const file = this.#file(hash, n);
+    this.#sent.set(file, [hash, n]);
+    batch.push([file, text]);
+  }
+
+  /** Hand a batch to the writer thread. */
+  #send(batch: Batch): void {
+    if (batch.length === 0) return;
+    this.#exitHook ??= this.#hookExit();
+    if (!this.#writer.write(batch)) for (const [file] of batch) this.#sent.delete(file);
+  }
+
+  /**
+   * Render a page's chapters on the render threads and stage their files as they come back
+   * (see render-pool.ts); with too much waiting there, the page is left to the plan. Threads
+   * that fail leave this page and the next ones to this thread.
+   */
+  #renderOnThreads(renderer: ChapterRenderer, records: readonly WireRecord[]): void {
+    if (this.#renderingChars > RENDER_BACKLOG_CHARS) return;
+    const chapters: Array<readonly [number, ChapterValues]> = [];
+    const which: WireRecord[] = [];
+    let chars = 0;
+    for (const record of records) {
+      const values = this.#valuesToRender(record);
+      if (values === undefined) continue;
+      chapters.push([record.id, values]);
+      which.push(record);
+      chars += (values.content as string).length;
+    }
+    if (chapters.length === 0) return;
+    this.#renderingChars += chars;
+    const rendering = renderer.render(chapters).then(
+      (results) => {
+        const batch: Batch = [];
+        for (const [i, result] of results.entries()) {
+          if (!result) continue;
+          const record = which[i]!;
+          this.#rendered.set(record, { hash: result.hash, body: result.body, blob: result.blob });
+          this.#add(batch, "chapters", record, result.text, result.hash);
+        }
+        if (!this.#stopped) this.#send(batch);
+      },
+      () => {
+        // No thread to render on: the pages still to come are rendered here (this one by the plan).
+        if (this.#renderer === renderer) this.#renderer = undefined;
+      },
+    );
+    this.#rendering.add(rendering);
+    void rendering.finally(() => {
+      this.#rendering.delete(rendering);
+      this.#renderingChars -= chars;
+    });
+  }
+
+  /** Once every page handed to the render threads is back (and its files sent to be written). */
+  async rendered(): Promise<void> {
+    while (this.#rendering.size > 0) await Promise.all(this.#rendering);
   }
 
   /**
@@ -145,7 +218,9 @@ export class StagedFiles {
    */
   async stop(): Promise<void> {
     this.flush();
+    await this.rendered();
     this.#stopped = true;
+    await this.#renderer?.close();
     await this.#writer.settled();
   }
 
@@ -211,6 +286,7 @@ export class StagedFiles {
     if (this.#turn) clearImmediate(this.#turn);
     this.#turn = undefined;
     this.#waiting.length = 0;
+    await this.#renderer?.close();
     await this.#writer.close();
     // Every staged file of this run still here: the claimed ones were moved out. (Also those
     // a thread that failed wrote without saying so.)
@@ -264,8 +340,7 @@ export class StagedFiles {
 
   /** The file text a new or changed record is written as; undefined for one nothing writes. */
   #render(list: Listed, record: WireRecord): string | undefined {
-    const entry = this.#snapshot?.[list][record.id];
-    if (entry && sameAsSnapshot(record, entry.record)) return undefined;
+    if (this.#unchanged(list, record)) return undefined;
     try {
       if (list === "courses") return courseFileText(record.id, courseValuesOfRecord(record));
       const values = recordValuesRead(record, this.#reader);
@@ -277,6 +352,23 @@ export class StagedFiles {
       // A record the plan cannot write as it is (it reports why): nothing to stage.
       return undefined;
     }
+  }
+
+  /** A new or changed chapter's values, its text read, to render; undefined for one nothing writes. */
+  #valuesToRender(record: WireRecord): ChapterValues | undefined {
+    if (this.#unchanged("chapters", record)) return undefined;
+    try {
+      const values = recordValuesRead(record, this.#reader);
+      return typeof values.content === "string" ? values : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Whether the last sync holds this record as it is (nothing writes its file). */
+  #unchanged(list: Listed, record: WireRecord): boolean {
+    const entry = this.#snapshot?.[list][record.id];
+    return entry !== undefined && sameAsSnapshot(record, entry.record);
   }
 }
 

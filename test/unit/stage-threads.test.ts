@@ -1,0 +1,149 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { WireRecord } from "../../src/api/wire.js";
+import {
+  type ChapterValues,
+  chapterFileText,
+  chapterValuesOfRecord,
+  renderChapter,
+} from "../../src/sync/model/entities.js";
+import type { ChapterRenderer, RenderedText } from "../../src/sync/pull/render-pool.js";
+import { StagedFiles } from "../../src/sync/pull/stage.js";
+import { markdownCodec } from "../../src/tree/codecs.js";
+import { sha256 } from "../../src/util/hash.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function cacheDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "coursesync-stage-threads-"));
+  dirs.push(dir);
+  return path.join(dir, "cache");
+}
+
+const chapter = (id: number, title: string): WireRecord => ({
+  id,
+  course_id: 1,
+  title,
+  ordinal: id,
+  content: `<p>${title}</p>`,
+  updated_at: "2026-01-01T00:00:00Z",
+});
+const textOf = (record: WireRecord) =>
+  chapterFileText(record.id, chapterValuesOfRecord(record), markdownCodec);
+const incoming = (cache: string) =>
+  existsSync(path.join(cache, "incoming")) ? readdirSync(path.join(cache, "incoming")) : [];
+
+/** A codec that counts the conversions made on this thread. */
+function counting(): { bodies: typeof markdownCodec; converted: string[] } {
+  const converted: string[] = [];
+  const bodies = {
+    ...markdownCodec,
+    fromHtml: (html: string) => {
+      converted.push(html);
+      return markdownCodec.fromHtml(html);
+    },
+  };
+  return { bodies, converted };
+}
+
+type Job = {
+  chapters: ReadonlyArray<readonly [number, ChapterValues]>;
+  answer: (results: Array<RenderedText | null>) => void;
+  fail: (error: Error) => void;
+};
+
+/** Render threads stood in for: each job waits until the test answers it. */
+function heldRenderer(): ChapterRenderer & { jobs: Job[]; closed: boolean } {
+  const renderer = {
+    jobs: [] as Job[],
+    closed: false,
+    render(chapters: ReadonlyArray<readonly [number, ChapterValues]>) {
+      return new Promise<Array<RenderedText | null>>((answer, fail) =>
+        renderer.jobs.push({ chapters, answer, fail }),
+      );
+    },
+    async close() {
+      renderer.closed = true;
+    },
+  };
+  return renderer;
+}
+
+/** What a render thread answers for a job. */
+const renderedAll = (job: Job) =>
+  job.chapters.map(([id, values]) => renderChapter(id, values, markdownCodec));
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("files staged from chapters rendered on other threads", () => {
+  it("hands each page's chapters to the threads, converts nothing here, and stages what comes back", async () => {
+    const cache = cacheDir();
+    const { bodies, converted } = counting();
+    const renderer = heldRenderer();
+    const staged = new StagedFiles({ cache, bodies, snapshot: undefined, renderer });
+    const [one, two] = [chapter(1, "One"), chapter(2, "Two")];
+    staged.take("chapters", [one, two]);
+    await turn();
+    expect(renderer.jobs).toHaveLength(1);
+    expect(renderer.jobs[0]!.chapters).toEqual([
+      [1, chapterValuesOfRecord(one)],
+      [2, chapterValuesOfRecord(two)],
+    ]);
+    // The plan waits for the page to come back before it looks at what was rendered.
+    let back = false;
+    const waiting = staged.rendered().then(() => (back = true));
+    await turn();
+    expect(back).toBe(false);
+    renderer.jobs[0]!.answer(renderedAll(renderer.jobs[0]!));
+    await waiting;
+    await staged.stop();
+    expect(converted).toEqual([]);
+    expect(renderer.closed).toBe(true);
+    const { hash, body, blob } = renderChapter(2, chapterValuesOfRecord(two), markdownCodec);
+    expect(staged.renderedOf(two)).toEqual({ hash, body, blob });
+    const file = staged.claim(sha256(textOf(one)));
+    expect(readFileSync(file!, "utf8")).toBe(textOf(one));
+    await staged.clear();
+    expect(incoming(cache)).toEqual([]);
+  });
+
+  it("leaves a chapter the thread could not render to the plan", async () => {
+    const cache = cacheDir();
+    const renderer = heldRenderer();
+    const staged = new StagedFiles({ cache, bodies: markdownCodec, snapshot: undefined, renderer });
+    const [one, two] = [chapter(1, "One"), chapter(2, "Two")];
+    staged.take("chapters", [one, two]);
+    await turn();
+    const job = renderer.jobs[0]!;
+    job.answer([null, renderedAll(job)[1]!]);
+    await staged.stop();
+    expect(staged.renderedOf(one)).toBeUndefined();
+    expect(staged.claim(sha256(textOf(one)))).toBeUndefined();
+    expect(staged.claim(sha256(textOf(two)))).toBeDefined();
+    await staged.clear();
+  });
+
+  it("renders here once the threads fail: their page is left to the plan, the next ones staged", async () => {
+    const cache = cacheDir();
+    const { bodies, converted } = counting();
+    const renderer = heldRenderer();
+    const staged = new StagedFiles({ cache, bodies, snapshot: undefined, renderer });
+    const [one, two] = [chapter(1, "One"), chapter(2, "Two")];
+    staged.take("chapters", [one]);
+    await turn();
+    renderer.jobs[0]!.fail(new Error("no thread"));
+    await staged.rendered();
+    staged.take("chapters", [two]);
+    await staged.stop();
+    expect(renderer.jobs).toHaveLength(1);
+    expect(converted).toEqual(["<p>Two</p>"]);
+    expect(staged.claim(sha256(textOf(one)))).toBeUndefined();
+    expect(staged.claim(sha256(textOf(two)))).toBeDefined();
+    await staged.clear();
+  });
+});
