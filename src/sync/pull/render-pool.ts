@@ -46,10 +46,12 @@ interface Lane {
 }
 
 /**
- * Render chapters on worker threads (one per core, at most four, started as the work needs
- * them) for a codec made by `bodyCodec`, whose conversion a thread can make from its mode
- * alone. Undefined for another codec, or run from the TypeScript sources (no built worker
- * beside this file): the caller renders on its own thread.
+ * Render chapters on worker threads for a codec made by `bodyCodec`, whose conversion a thread
+ * can make from its mode alone: one per core but the one the main thread keeps listing on (at
+ * least one, at most three), started as the work needs them. Each thread costs the process
+ * its own start, module loading and compiling: on two cores, a second thread took 0.8 s of
+ * CPU more and finished no sooner. Undefined for another codec, or run from the TypeScript
+ * sources (no built worker beside this file): the caller renders on its own thread.
  */
 export function renderThreads(
   bodies: BodyCodec,
@@ -58,7 +60,7 @@ export function renderThreads(
   if (!bodies.standard) return undefined;
   const url = new URL("./render-worker.js", import.meta.url);
   if (!existsSync(fileURLToPath(url))) return undefined;
-  const most = Math.max(1, options.threads ?? Math.min(availableParallelism(), 4));
+  const most = Math.max(1, options.threads ?? Math.min(availableParallelism() - 1, 3));
   return new RenderPool(url, bodies.mode, most);
 }
 
