@@ -67,6 +67,7 @@ function heldRenderer(): ChapterRenderer & { jobs: Job[]; closed: boolean } {
         renderer.jobs.push({ chapters, answer, fail }),
       );
     },
+    warm() {},
     async close() {
       renderer.closed = true;
     },

@@ -118,6 +118,9 @@ function stagedFiles(
   bodies: ReturnType<typeof memoized>,
   reader: ContentReader,
 ): StagedFiles {
+  const renderer = renderThreads(options.bodies);
+  // A first pull renders every chapter: its thread loads while the first pages are on their way.
+  if (!loaded) renderer?.warm();
   return new StagedFiles({
     cache: state.paths.cache,
     bodies,
@@ -125,7 +128,7 @@ function stagedFiles(
     snapshot: loaded,
     // A tree written through another file system (tests) has its files moved through it.
     placeOnThread: options.fs === undefined,
-    renderer: renderThreads(options.bodies),
+    renderer,
   });
 }
 

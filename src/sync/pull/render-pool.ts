@@ -22,6 +22,8 @@ export interface ChapterRenderer {
   render(
     chapters: ReadonlyArray<readonly [id: number, values: ChapterValues]>,
   ): Promise<Array<RenderedText | null>>;
+  /** Start a thread now, so that it has loaded by the time the first page comes. */
+  warm(): void;
   /** End the threads (renders under way are dropped: their promises reject). */
   close(): Promise<void>;
 }
@@ -96,6 +98,15 @@ class RenderPool implements ChapterRenderer {
       lane.worker.ref();
       lane.worker.postMessage({ mode: this.#mode, chapters } satisfies RenderJob);
     });
+  }
+
+  warm(): void {
+    if (this.#lanes.length > 0 || this.#failure) return;
+    try {
+      this.#start();
+    } catch (error) {
+      this.#failure = error as Error;
+    }
   }
 
   /** The least busy thread; a new one when every thread has work waiting and more may start. */
