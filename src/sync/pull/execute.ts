@@ -1,5 +1,5 @@
 import { removeLeftoverTemps } from "../../tree/fs-ops.js";
-import { type ContentReader, readContent } from "../model/spilled.js";
+import { type ContentReader, isSpilled, readContent } from "../model/spilled.js";
 import type { SiteState } from "../state/workspace.js";
 import { applyOps } from "./apply.js";
 import { addBlobIds } from "./blob-ids.js";
@@ -10,6 +10,9 @@ import { WrittenFiles } from "./written.js";
 
 // Execute and commit: the plan's files written in a crash-safe order (see pull/apply.ts), the
 // texts the content cache keeps beside them, then the state committed once, the snapshot last.
+
+/** Texts read back and staged in the content cache in one turn of the event loop, at most. */
+const CACHED_PER_TURN = 256;
 
 /** Write the plan's files and cache its texts (spilled ones read through `reader`); the number of files written. */
 export async function executePlan(
@@ -31,8 +34,17 @@ export async function executePlan(
   // thread, for the most part): other files, and this thread would wait.
   const caching = (async () => {
     for (const text of plan.cacheTexts) await cache.stage(text);
-    for (const record of plan.cacheRecords)
-      await cache.stage(String(readContent(record.content, reader) ?? ""));
+    for (const [i, record] of plan.cacheRecords.entries()) {
+      const { content } = record;
+      // A spilled text's hash was taken as it was spilled: not again.
+      await cache.stage(
+        String(readContent(content, reader) ?? ""),
+        isSpilled(content) ? content.sha256 : undefined,
+      );
+      // The staging thread's answers get their turn now and then: the files are moved into
+      // place meanwhile, not after thousands of texts.
+      if (i % CACHED_PER_TURN === CACHED_PER_TURN - 1) await new Promise((resolve) => setImmediate(resolve));
+    }
     await cache.flush();
   })();
   // A failure of either is thrown once both are done (the tree's first).

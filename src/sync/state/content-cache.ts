@@ -94,10 +94,11 @@ export class ContentCache {
 
   /**
    * Store text later: held in memory until `flush` (or until enough is staged, then written
-   * in one append per pack). Returns its hash.
+   * in one append per pack). Returns its hash. `known`: the text's SHA-256, when the caller has
+   * it already (a spilled text's).
    */
-  async stage(text: string): Promise<string> {
-    const hash = sha256(text);
+  async stage(text: string, known?: string): Promise<string> {
+    const hash = known ?? sha256(text);
     const bucket = hash.slice(0, 2);
     if (this.#staged.get(bucket)?.has(hash) || (await this.#pack(bucket)).entries.has(hash)) return hash;
     let staged = this.#staged.get(bucket);
