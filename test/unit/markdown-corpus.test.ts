@@ -159,6 +159,33 @@ describe("the corpora", () => {
     expect(differ).toEqual([]);
   });
 
+  it("hold the token shortcut equal to rendering and parsing where HTML blocks stand between Markdown blocks", () => {
+    // The shortcut reads a top-level HTML block by itself only when it closes what it opens.
+    const blocks = ["<p>&nbsp;</p>", '<iframe src="/v"></iframe>', "<div>\n\n*a*\n\n</div>", "<div>open"];
+    blocks.push("  <span>x</span> tail", "<!-- c -->", "<table><tr><td>x</td></tr></table>", "</div>");
+    const markdown = [
+      "para *a*",
+      "# head",
+      "- item",
+      "```\ncode\n```",
+      "> quote",
+      "---",
+      "a | b\n--|--\n1 | 2",
+    ];
+    const { random, pick } = seededRandom(35);
+    const cases = Array.from({ length: 400 }, () =>
+      Array.from({ length: 1 + Math.floor(random() * 5) }, () =>
+        random() < 0.5 ? pick(blocks) : pick(markdown),
+      ).join(pick(["\n\n", "\n"])),
+    );
+    const differ = cases.filter((text) => {
+      const parsed = parseFragment(markdownToHtml(text)).childNodes;
+      const shortcut = parseRendered(text);
+      return !equivalentNodes(shortcut, parsed) || !equivalentNodes(parsed, shortcut);
+    });
+    expect(differ).toEqual([]);
+  });
+
   it("exercise the token shortcut: many bodies hold no raw HTML", () => {
     const plain = specCorpus
       .map((html) => htmlToBody(html))

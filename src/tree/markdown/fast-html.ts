@@ -38,7 +38,19 @@ export function fastParseFragment(source: string): Fragment | undefined {
   if (source.indexOf("\r") !== -1 || source.indexOf("\0") !== -1 || source.charCodeAt(0) === 0xfeff) {
     return undefined;
   }
-  return new FastParser(source).run();
+  return new FastParser(source).run(false);
+}
+
+/**
+ * `fastParseFragment`, declining also HTML that leaves an element open at its end: what it
+ * accepts leaves the parser as it started, so it parses the same wherever it stands between
+ * closed elements of a longer input (no rule here reads anything but the open elements).
+ */
+export function fastParseClosed(source: string): Fragment | undefined {
+  if (source.indexOf("\r") !== -1 || source.indexOf("\0") !== -1 || source.charCodeAt(0) === 0xfeff) {
+    return undefined;
+  }
+  return new FastParser(source).run(true);
 }
 
 /** What a named reference stands for ("" for none); a pure lookup, so nothing is cached. */
@@ -74,10 +86,10 @@ class FastParser {
 
   constructor(private readonly source: string) {}
 
-  run(): Fragment | undefined {
+  run(closed: boolean): Fragment | undefined {
     try {
       this.parse();
-      return this.fragment;
+      return closed && this.open.length > 0 ? undefined : this.fragment;
     } catch (error) {
       if (error === DECLINE) return undefined;
       throw error;

@@ -1,5 +1,5 @@
 import { type DefaultTreeAdapterTypes, html, parseFragment } from "parse5";
-import { fastParseFragment } from "./fast-html.js";
+import { fastParseClosed, fastParseFragment } from "./fast-html.js";
 import { markdownToHtml } from "./render.js";
 import { renderedNodes } from "./rendered.js";
 
@@ -115,7 +115,8 @@ export function parseHtml(
 /** The parsed HTML that `markdownToHtml(markdown)` stands for, as the gate reads it. */
 export function parseRendered(markdown: string, shortcuts: Shortcuts = SHORTCUTS): ChildNode[] {
   const parse = (rendered: string) => parseHtml(rendered, shortcuts).childNodes;
-  return shortcuts.rendered ? renderedNodes(markdown, parse) : parse(markdownToHtml(markdown));
+  if (!shortcuts.rendered) return parse(markdownToHtml(markdown));
+  return renderedNodes(markdown, parse, shortcuts.fastHtml ? fastParseClosed : undefined);
 }
 
 /** DESIGN 5's equivalence gate: both sides parsed as HTML fragments and compared. */

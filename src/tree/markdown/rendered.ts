@@ -16,13 +16,25 @@ type Element = DefaultTreeAdapterTypes.Element;
  * token this does not know, is rendered and parsed as usual. A test holds both ways equal on
  * every corpus.
  */
-export function renderedNodes(markdown: string, parse: (html: string) => ChildNode[]): ChildNode[] {
+export function renderedNodes(
+  markdown: string,
+  parse: (html: string) => ChildNode[],
+  parseClosed?: ClosedParser,
+): ChildNode[] {
   const env = {};
   const tokens = markdownIt.parse(markdown, env);
-  return treeOf(tokens, env) ?? parse(markdownIt.renderer.render(tokens, markdownIt.options, env));
+  return (
+    treeOf(tokens, env, parseClosed) ?? parse(markdownIt.renderer.render(tokens, markdownIt.options, env))
+  );
 }
 
-function treeOf(tokens: readonly Token[], env: object): ChildNode[] | undefined {
+/**
+ * Parses HTML that closes every element it opens, or gives undefined: its nodes are then those
+ * the same HTML makes between closed elements of a longer input (`fastParseClosed`).
+ */
+export type ClosedParser = (html: string) => { childNodes: ChildNode[] } | undefined;
+
+function treeOf(tokens: readonly Token[], env: object, parseClosed?: ClosedParser): ChildNode[] | undefined {
   const root = element("#root", null);
   const open: Element[] = [root];
   const add = (node: ChildNode) => {
@@ -81,6 +93,18 @@ function treeOf(tokens: readonly Token[], env: object): ChildNode[] | undefined 
         case "hr":
           add(element("hr", token.attrs));
           break;
+        case "html_block": {
+          // At the top only, where every block the renderer writes before it is a block element
+          // (so the line end it writes after one is forgiven whitespace): the block's HTML is
+          // written as it is, so its nodes are those it parses to when it closes what it opens.
+          const nodes = open.length === 1 ? parseClosed?.(token.content)?.childNodes : undefined;
+          if (nodes === undefined) return false;
+          for (const node of nodes) {
+            if (node.nodeName === "#text") addText((node as DefaultTreeAdapterTypes.TextNode).value);
+            else add(node);
+          }
+          break;
+        }
         case "image": {
           // As the renderer does: the description's text becomes the alt attribute.
           const alt = markdownIt.renderer.renderInlineAsText(token.children ?? [], markdownIt.options, env);
