@@ -35,95 +35,115 @@ export function renderedNodes(
 export type ClosedParser = (html: string) => { childNodes: ChildNode[] } | undefined;
 
 function treeOf(tokens: readonly Token[], env: object, parseClosed?: ClosedParser): ChildNode[] | undefined {
-  const root = element("#root", null);
-  const open: Element[] = [root];
-  const add = (node: ChildNode) => {
-    const parent = open[open.length - 1]!;
-    node.parentNode = parent;
-    parent.childNodes.push(node);
-  };
-  const addText = (value: string) => {
-    const siblings = open[open.length - 1]!.childNodes;
-    const last = siblings[siblings.length - 1];
-    if (last?.nodeName === "#text") (last as DefaultTreeAdapterTypes.TextNode).value += value;
-    else add({ nodeName: "#text", value, parentNode: null });
-  };
+  const tree = new Tree();
   const walk = (list: readonly Token[]): boolean => {
     for (const token of list) {
       if (token.hidden) continue;
       if (token.nesting === 1) {
-        const node = element(token.tag, token.attrs);
-        add(node);
-        open.push(node);
+        tree.openElement(element(token.tag, token.attrs));
         continue;
       }
       if (token.nesting === -1) {
-        if (open.pop()?.tagName !== token.tag) return false;
+        if (tree.open.pop()?.tagName !== token.tag) return false;
         continue;
       }
-      switch (token.type) {
-        case "inline":
-          if (token.children === null || !walk(token.children)) return false;
-          break;
-        case "text":
-          addText(token.content);
-          break;
-        case "softbreak":
-          addText("\n");
-          break;
-        case "hardbreak":
-          add(element("br", null));
-          addText("\n");
-          break;
-        case "code_inline":
-          add(withText(element("code", token.attrs), token.content));
-          break;
-        case "code_block":
-        case "fence": {
-          // The renderer puts a code block's attributes on <pre>, a fence's language on <code>.
-          if (token.type === "fence" && token.attrs !== null) return false;
-          const fence = token.type === "fence";
-          const pre = element("pre", fence ? null : token.attrs);
-          const code = withText(element("code", fence ? fenceAttrs(token) : null), token.content);
-          code.parentNode = pre;
-          pre.childNodes.push(code);
-          add(pre);
-          break;
-        }
-        case "hr":
-          add(element("hr", token.attrs));
-          break;
-        case "html_block": {
-          // At the top only, where every block the renderer writes before it is a block element
-          // (so the line end it writes after one is forgiven whitespace): the block's HTML is
-          // written as it is, so its nodes are those it parses to when it closes what it opens.
-          const nodes = open.length === 1 ? parseClosed?.(token.content)?.childNodes : undefined;
-          if (nodes === undefined) return false;
-          for (const node of nodes) {
-            if (node.nodeName === "#text") addText((node as DefaultTreeAdapterTypes.TextNode).value);
-            else add(node);
-          }
-          break;
-        }
-        case "image": {
-          // As the renderer does: the description's text becomes the alt attribute.
-          const alt = markdownIt.renderer.renderInlineAsText(token.children ?? [], markdownIt.options, env);
-          add(
-            element(
-              "img",
-              (token.attrs ?? []).map(([name, value]) => [name, name === "alt" ? alt : value]),
-            ),
-          );
-          break;
-        }
-        default:
-          // Raw HTML, or anything else: only a real parse tells what it makes.
-          return false;
+      if (token.type === "inline") {
+        if (token.children === null || !walk(token.children)) return false;
+      } else if (!leaf(tree, token, env, parseClosed)) {
+        return false;
       }
     }
     return true;
   };
-  return walk(tokens) && open.length === 1 ? root.childNodes : undefined;
+  return walk(tokens) && tree.open.length === 1 ? tree.root.childNodes : undefined;
+}
+
+/** The tree being built: its root and the elements open in it. */
+class Tree {
+  readonly root = element("#root", null);
+  readonly open: Element[] = [this.root];
+
+  add(node: ChildNode): void {
+    const parent = this.open[this.open.length - 1]!;
+    node.parentNode = parent;
+    parent.childNodes.push(node);
+  }
+
+  addText(value: string): void {
+    const siblings = this.open[this.open.length - 1]!.childNodes;
+    const last = siblings[siblings.length - 1];
+    if (last?.nodeName === "#text") (last as DefaultTreeAdapterTypes.TextNode).value += value;
+    else this.add({ nodeName: "#text", value, parentNode: null });
+  }
+
+  openElement(node: Element): void {
+    this.add(node);
+    this.open.push(node);
+  }
+}
+
+// A token that neither opens nor closes an element, added to the tree; false when only a real
+// parse tells what it makes (raw HTML, or anything else).
+function leaf(tree: Tree, token: Token, env: object, parseClosed: ClosedParser | undefined): boolean {
+  switch (token.type) {
+    case "text":
+      tree.addText(token.content);
+      return true;
+    case "softbreak":
+      tree.addText("\n");
+      return true;
+    case "hardbreak":
+      tree.add(element("br", null));
+      tree.addText("\n");
+      return true;
+    case "code_inline":
+      tree.add(withText(element("code", token.attrs), token.content));
+      return true;
+    case "code_block":
+    case "fence": {
+      // The renderer puts a code block's attributes on <pre>, a fence's language on <code>.
+      if (token.type === "fence" && token.attrs !== null) return false;
+      const fence = token.type === "fence";
+      const pre = element("pre", fence ? null : token.attrs);
+      const code = withText(element("code", fence ? fenceAttrs(token) : null), token.content);
+      code.parentNode = pre;
+      pre.childNodes.push(code);
+      tree.add(pre);
+      return true;
+    }
+    case "hr":
+      tree.add(element("hr", token.attrs));
+      return true;
+    case "html_block":
+      return htmlBlock(tree, token, parseClosed);
+    case "image": {
+      // As the renderer does: the description's text becomes the alt attribute.
+      const alt = markdownIt.renderer.renderInlineAsText(token.children ?? [], markdownIt.options, env);
+      const attrs = (token.attrs ?? []).map(([name, value]): [string, string] => [
+        name,
+        name === "alt" ? alt : value,
+      ]);
+      tree.add(element("img", attrs));
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * A top-level HTML block, where every block the renderer writes before it is a block element
+ * (so the line end it writes after one is forgiven whitespace): the renderer writes the block's
+ * HTML as it is, so its nodes are those it parses to by itself when it closes what it opens.
+ */
+function htmlBlock(tree: Tree, token: Token, parseClosed: ClosedParser | undefined): boolean {
+  const nodes = tree.open.length === 1 ? parseClosed?.(token.content)?.childNodes : undefined;
+  if (nodes === undefined) return false;
+  for (const node of nodes) {
+    if (node.nodeName === "#text") tree.addText((node as DefaultTreeAdapterTypes.TextNode).value);
+    else tree.add(node);
+  }
+  return true;
 }
 
 // The renderer's fence: the first word of the info string becomes the code's language class.
