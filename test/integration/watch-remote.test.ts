@@ -242,10 +242,11 @@ describe("watch bringing the site's edits in", () => {
     await poll(s.timers);
     expect(await s.read(TAGS)).toContain("<p>kept here</p>");
     // What to do is said for this case: a pull would only keep the file again.
-    await eventually(() => /conflict +courses\/web\/02-tags\.md/.test(s.watch.output()));
-    expect(s.watch.output()).toMatch(
-      /conflict +courses\/web\/02-tags\.md .*\(deleted on the site, edited here\).*; run `coursesync push --force` to create it again from the file, or `coursesync pull --theirs` to remove the file\n/,
-    );
+    // (The pull's "↓ conflict" line above names the file too: wait for the save's own line.)
+    const said =
+      /conflict +courses\/web\/02-tags\.md .*\(deleted on the site, edited here\).*; run `coursesync push --force` to create it again from the file, or `coursesync pull --theirs` to remove the file\n/;
+    await eventually(() => said.test(s.watch.output()));
+    expect(s.watch.output()).toMatch(said);
     expect(await s.watch.stop()).toBe(130);
     expect(writeRequests(s.emulator).filter((r) => r.method !== "PATCH")).toEqual([]);
   });
