@@ -1,3 +1,4 @@
+import { lstatSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 
 // Reading the names and stats of thousands of folders is thousands of system calls, one after
@@ -48,6 +49,42 @@ export function statAt(data: FolderData, i: number): FolderStat | undefined {
     isFile: () => kind === KIND.file,
     isDirectory: () => kind === KIND.folder,
   };
+}
+
+/** A name's stat as a walk compares it, filled in place (no object per file): kind as KIND says. */
+export interface StatNumbers {
+  kind: number;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+}
+
+/** Whether a StatNumbers is of a file, of a folder. */
+export const isFileKind = (stat: StatNumbers): boolean => stat.kind === KIND.file;
+export const isFolderKind = (stat: StatNumbers): boolean => stat.kind === KIND.folder;
+
+/** Fill `into` with the stat of the i-th name of a folder read here; false when it was gone. */
+export function statInto(data: FolderData, i: number, into: StatNumbers): boolean {
+  const at = i * STAT_SLOTS;
+  into.kind = data.stats[at]!;
+  into.size = data.stats[at + 1]!;
+  into.mtimeMs = data.stats[at + 2]!;
+  into.ctimeMs = data.stats[at + 3]!;
+  into.ino = data.stats[at + 4]!;
+  return into.kind !== KIND.gone;
+}
+
+/** Fill `into` with a path's lstat; false when there is nothing there. */
+export function lstatInto(file: string, into: StatNumbers): boolean {
+  const stat = lstatSync(file, { throwIfNoEntry: false });
+  if (!stat) return false;
+  into.kind = stat.isFile() ? KIND.file : stat.isDirectory() ? KIND.folder : KIND.other;
+  into.size = stat.size;
+  into.mtimeMs = stat.mtimeMs;
+  into.ctimeMs = stat.ctimeMs;
+  into.ino = stat.ino;
+  return true;
 }
 
 type Reply = Array<[folder: string, data: FolderData | null]>;

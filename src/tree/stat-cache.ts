@@ -359,18 +359,33 @@ export class StatLines {
   /**
    * Whether the line under the cursor (this path's, see isAt) has this stat: false, or true,
    * or for a racy entry the hash the file's bytes must have to count as unchanged. Moves to
-   * the next line.
+   * the next line. The stat comes as its numbers: a walk of tens of thousands of files builds
+   * no key string (nor stat object) per file to compare.
    */
-  take(relPath: string, stat: Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino">): boolean | string {
-    const key = statKey(stat);
-    const at = this.at + relPath.length + 1;
-    const same = this.text.startsWith(key, at);
+  take(relPath: string, size: number, mtimeMs: number, ctimeMs: number, ino: number): boolean | string {
     const end = this.text.indexOf("\n", this.at);
+    let at = this.at + relPath.length + 1;
     this.at = end + 1;
-    if (!same) return false;
-    return this.text.charCodeAt(at + key.length) === RACY_CODE
-      ? this.text.slice(at + key.length + 1, end)
-      : true;
+    at = this.fieldIs(at, end, size);
+    if (at >= 0) at = this.fieldIs(at, end, mtimeMs);
+    if (at >= 0) at = this.fieldIs(at, end, ctimeMs);
+    if (at >= 0) at = this.fieldIs(at, end, ino);
+    if (at < 0) return false;
+    return this.text.charCodeAt(at) === RACY_CODE ? this.text.slice(at + 1, end) : true;
+  }
+
+  /**
+   * Whether the field at `at` (ended by a tab before `end`) holds this number, as the cache
+   * writes it: then where the next field starts, else -1.
+   */
+  private fieldIs(at: number, end: number, value: number): number {
+    const tab = this.text.indexOf("\t", at);
+    if (tab <= at || tab > end) return -1;
+    // Written by String(number): it starts with a digit (what Number would also read from a
+    // blank, a sign or "0x" is no field of this file).
+    const first = this.text.charCodeAt(at);
+    if (first < 48 || first > 57) return -1;
+    return Number(this.text.slice(at, tab)) === value ? tab + 1 : -1;
   }
 
   /** The `courses/<name>` folder of the path under the cursor. */

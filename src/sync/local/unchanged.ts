@@ -1,5 +1,13 @@
 import { type Dirent, lstatSync, readdirSync, readFileSync, type Stats } from "node:fs";
-import { type FolderData, readFoldersOnThread, statAt } from "../../tree/folder-thread.js";
+import {
+  type FolderData,
+  isFileKind,
+  isFolderKind,
+  lstatInto,
+  readFoldersOnThread,
+  type StatNumbers,
+  statInto,
+} from "../../tree/folder-thread.js";
 import { tempFileOwner } from "../../tree/fs-ops.js";
 import { COURSE_FILE, COURSES_DIR, isConflictCopy } from "../../tree/layout.js";
 import type { StatCache, StatLines } from "../../tree/stat-cache.js";
@@ -95,21 +103,22 @@ function courseFolder(walk: Walk, folder: string): boolean {
   const found = data === undefined ? names(walk, folder) : data?.names;
   if (!found) return false;
   const { lines } = walk;
-  for (const [i, name] of found.entries()) {
+  const stat: StatNumbers = { kind: 0, size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0 };
+  for (let i = 0; i < found.length; i++) {
+    const name = found[i]!;
     const relPath = `${folder}/${name}`;
     // A conflict copy is reported even where `ignore:` skips it (the built-in rules do); a
     // killed run's temp file is removed by the next pull that reads the folder.
     if (oddName(name) || isConflictCopy(name) || tempFileOwner(name) !== undefined) return false;
-    const stat = data ? statAt(data, i) : lstatSync(`${walk.root}/${relPath}`, { throwIfNoEntry: false });
-    if (!stat) return false;
+    if (!(data ? statInto(data, i, stat) : lstatInto(`${walk.root}/${relPath}`, stat))) return false;
     if (lines.isAt(relPath)) {
-      if (!stat.isFile()) return false;
-      const taken = lines.take(relPath, stat);
+      if (!isFileKind(stat)) return false;
+      const taken = lines.take(relPath, stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino);
       if (taken === false || (taken !== true && !asRecorded(walk, relPath, stat, taken))) return false;
     } else if (lines.behind(relPath)) {
       return false; // a cached file is gone
     } else if (scanReads(name)) walk.unknown.push(relPath);
-    else if (stat.isDirectory() && !nested(walk, relPath)) return false;
+    else if (isFolderKind(stat) && !nested(walk, relPath)) return false;
   }
   return !lines.under(`${folder}/`);
 }
