@@ -21,11 +21,6 @@ const RACY_CODE = RACY.charCodeAt(0);
 /** About how many characters the cache file is written in at a time. */
 const PIECE = 1 << 20;
 
-/** The stat fields a cached hash is valid for, as the cache file holds them: size, mtime, ctime, inode. */
-function statKey(stat: Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino">): string {
-  return `${stat.size}\t${stat.mtimeMs}\t${stat.ctimeMs}\t${stat.ino}\t`;
-}
-
 /**
  * Hashes of tree files keyed by path and stat (size, mtime, ctime, inode), like git's index:
  * a file whose stat is unchanged is not read again. Entries for files modified within two
@@ -198,7 +193,8 @@ export class StatCache {
   get(relPath: string, stat: Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino">): string | undefined {
     const entry = this.entryOf(relPath);
     if (entry === undefined) return undefined;
-    const key = statKey(stat);
+    // The stat fields a cached hash is valid for, as the file holds them.
+    const key = `${stat.size}\t${stat.mtimeMs}\t${stat.ctimeMs}\t${stat.ino}\t`;
     // A racy entry is no proof: the file is read again (and recorded anew).
     return entry.startsWith(key) && entry[key.length] !== RACY ? entry.slice(key.length) : undefined;
   }
@@ -317,6 +313,17 @@ export class StatCache {
 }
 
 /**
+ * Where the next field starts if the one at `at` (up to a tab before `end`) holds this number,
+ * else -1. Fields are String(number), read back exactly by Number; they start with a digit.
+ */
+function fieldIs(text: string, at: number, end: number, value: number): number {
+  const tab = text.indexOf("\t", at);
+  const first = text.charCodeAt(at);
+  if (tab <= at || tab > end || first < 48 || first > 57) return -1;
+  return Number(text.slice(at, tab)) === value ? tab + 1 : -1;
+}
+
+/**
  * A cursor over the cache's lines, sorted by path. A walk that visits course folders sorted by
  * `name + "/"` and each folder's names sorted meets the cached paths in this same order.
  */
@@ -357,35 +364,20 @@ export class StatLines {
   }
 
   /**
-   * Whether the line under the cursor (this path's, see isAt) has this stat: false, or true,
-   * or for a racy entry the hash the file's bytes must have to count as unchanged. Moves to
-   * the next line. The stat comes as its numbers: a walk of tens of thousands of files builds
-   * no key string (nor stat object) per file to compare.
+   * Whether the line under the cursor (this path's, see isAt) has this stat, compared number
+   * by number (no key string per file): false, true, or for a racy entry the hash the file's
+   * bytes must have to count as unchanged. Moves to the next line.
    */
   take(relPath: string, size: number, mtimeMs: number, ctimeMs: number, ino: number): boolean | string {
     const end = this.text.indexOf("\n", this.at);
     let at = this.at + relPath.length + 1;
     this.at = end + 1;
-    at = this.fieldIs(at, end, size);
-    if (at >= 0) at = this.fieldIs(at, end, mtimeMs);
-    if (at >= 0) at = this.fieldIs(at, end, ctimeMs);
-    if (at >= 0) at = this.fieldIs(at, end, ino);
+    at = fieldIs(this.text, at, end, size);
+    if (at >= 0) at = fieldIs(this.text, at, end, mtimeMs);
+    if (at >= 0) at = fieldIs(this.text, at, end, ctimeMs);
+    if (at >= 0) at = fieldIs(this.text, at, end, ino);
     if (at < 0) return false;
     return this.text.charCodeAt(at) === RACY_CODE ? this.text.slice(at + 1, end) : true;
-  }
-
-  /**
-   * Whether the field at `at` (ended by a tab before `end`) holds this number, as the cache
-   * writes it: then where the next field starts, else -1.
-   */
-  private fieldIs(at: number, end: number, value: number): number {
-    const tab = this.text.indexOf("\t", at);
-    if (tab <= at || tab > end) return -1;
-    // Written by String(number): it starts with a digit (what Number would also read from a
-    // blank, a sign or "0x" is no field of this file).
-    const first = this.text.charCodeAt(at);
-    if (first < 48 || first > 57) return -1;
-    return Number(this.text.slice(at, tab)) === value ? tab + 1 : -1;
   }
 
   /** The `courses/<name>` folder of the path under the cursor. */
