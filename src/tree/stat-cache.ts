@@ -189,11 +189,10 @@ export class StatCache {
       : new StatLines(this.sortedLines(), 0);
   }
 
-  /** The cached hash of a file whose stat is unchanged, else undefined. */
+  /** The cached hash of a file whose stat (size, mtime, ctime, inode) is unchanged, else undefined. */
   get(relPath: string, stat: Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino">): string | undefined {
     const entry = this.entryOf(relPath);
     if (entry === undefined) return undefined;
-    // The stat fields a cached hash is valid for, as the file holds them.
     const key = `${stat.size}\t${stat.mtimeMs}\t${stat.ctimeMs}\t${stat.ino}\t`;
     // A racy entry is no proof: the file is read again (and recorded anew).
     return entry.startsWith(key) && entry[key.length] !== RACY ? entry.slice(key.length) : undefined;
