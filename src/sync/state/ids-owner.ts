@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { ExitCode, UserError } from "../../errors.js";
-import { unfinishedMove } from "./move-ids-run.js";
+import { unfinishedMove } from "./move-ids-journal.js";
 import { statePaths } from "./paths.js";
 import { SITE_FILE } from "./shards.js";
 import { loadSnapshot, snapshotIsLegacy } from "./snapshot.js";

@@ -6,8 +6,9 @@ import { atomicWrite, writeTreeFile } from "../../tree/fs-ops.js";
 import { scanTree } from "../../tree/scan.js";
 import { guardedFs } from "../../tree/tree-fs.js";
 import { unignoreFolders } from "./git-files.js";
-import { type FileMove, type IdFile, planIdMove } from "./move-ids.js";
-import { moveIdsDir, statCachePath, statePaths } from "./paths.js";
+import { type IdFile, planIdMove } from "./move-ids.js";
+import { journalFile, type MoveJournal, moveDir, readJournal } from "./move-ids-journal.js";
+import { statCachePath, statePaths } from "./paths.js";
 import { withId } from "./recovery.js";
 import { splitSnapshot } from "./shards.js";
 import { loadSnapshot } from "./snapshot.js";
@@ -19,34 +20,6 @@ import type { Snapshot } from "./snapshot-model.js";
 // journal is written, which is the point of no return; then each snapshot folder is swapped in,
 // each file's id line rewritten, and coursesync.yaml's `ids:` set. A run killed after the
 // journal is finished by the next `site move-ids`; one killed before it leaves nothing changed.
-
-/** The move's journal: what a run cut short still has to do. */
-interface MoveJournal {
-  from: string;
-  to: string;
-  sites: string[];
-  files: FileMove[];
-}
-
-/** Where a move keeps its staged snapshots and journal (no site can be named `_move-ids`). */
-function moveDir(root: string): string {
-  return moveIdsDir(root);
-}
-
-function journalFile(root: string): string {
-  return path.join(moveDir(root), "journal.json");
-}
-
-/** The site `site move-ids` was moving the ids to when it was cut short, if one was. */
-export async function unfinishedMove(root: string): Promise<string | undefined> {
-  if (!existsSync(journalFile(root))) return undefined;
-  return ((await readJournal(root)) as MoveJournal).to;
-}
-
-async function readJournal(root: string): Promise<MoveJournal | undefined> {
-  const text = await readFile(journalFile(root), "utf8").catch(() => undefined);
-  return text === undefined ? undefined : (JSON.parse(text) as MoveJournal);
-}
 
 /** The snapshot folder paths of a site's staged new snapshot. */
 function stagedPaths(root: string, site: string) {
