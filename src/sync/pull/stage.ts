@@ -36,7 +36,7 @@ const SHARE = 0.5;
 const FREE_MS = 200;
 
 /** Characters of content handed to the render threads and not yet back, at most: past it, pages wait for the plan. */
-const RENDER_BACKLOG_CHARS = 16 * 1024 * 1024;
+const RENDER_BACKLOG_CHARS = 4 * 1024 * 1024;
 
 type Batch = Array<readonly [file: string, text: string]>;
 
