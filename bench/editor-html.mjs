@@ -2,18 +2,6 @@
 // lists, tables, code blocks, images, embedded videos), from a seeded PRNG: the same site on
 // every run. A chapter is a few blocks (median about 740 bytes); a large one is blocks up to a size.
 
-/** mulberry32: a small deterministic PRNG returning numbers in [0, 1). */
-export function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const WORDS = (
   "the a course lesson students learn write read code function value list table step example " +
   "project module chapter practice question answer data model test build design note idea " +

@@ -4,8 +4,10 @@
 // remote-emulator.mjs sends them) it answers { id, op, ... } with { id, result } or { id, error }:
 // seed-editor, seed-large, list-answers (the list requests answered and the epoch ms of the
 // last one), clear, counts, edit-chapter, close.
+
+import { mulberry32 } from "../dist/emulator/faults.js";
 import { startEmulator } from "../dist/emulator/server.js";
-import { editorChapter, largeEditorChapter, prng } from "./editor-html.mjs";
+import { editorChapter, largeEditorChapter } from "./editor-html.mjs";
 import { seedLargeSite } from "./seed.mjs";
 
 const LIST = /\/api\/v1\/(courses|chapters)$/;
@@ -23,7 +25,7 @@ const emulator = await startEmulator({
 
 /** `courses` courses x `chapters` editor-style chapters, plus one of `largeBytes` in the first course. */
 function seedEditor({ courses, chapters, largeBytes, seed }) {
-  const random = prng(seed);
+  const random = mulberry32(seed);
   const sizes = [];
   let firstCourse;
   for (let c = 1; c <= courses; c++) {

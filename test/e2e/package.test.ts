@@ -1,10 +1,11 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { copyFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { docExample } from "../helpers/docs.js";
 import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
 
@@ -71,6 +72,35 @@ const TSCONFIG = {
   files: ["typed.ts"],
 };
 
+/** The project packed once for the tests below (dist/ is built already: prepack's build is left out). */
+interface Packed {
+  tarball: string;
+  filename: string;
+  files: string[];
+}
+let packing: Promise<Packed> | undefined;
+const packDirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(packDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+function packed(): Promise<Packed> {
+  packing ??= (async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "coursesync-pack-"));
+    packDirs.push(dir);
+    const out = await exec(NPM, ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], {
+      cwd: ROOT,
+      env: cleanEnv(dir),
+    });
+    const [pack] = JSON.parse(out.stdout) as [{ filename: string; files: { path: string }[] }];
+    return {
+      tarball: path.join(dir, pack.filename),
+      filename: pack.filename,
+      files: pack.files.map((f) => f.path),
+    };
+  })();
+  return packing;
+}
+
 describe("the packed tarball", () => {
   it("installs into an empty prefix offline and runs: the command, the emulator, the library", {
     timeout: 90_000,
@@ -78,13 +108,7 @@ describe("the packed tarball", () => {
     expect(existsSync(path.join(ROOT, "dist", "lib.js")), "run `npm run build` first").toBe(true);
     const dir = await testdir();
     const env = cleanEnv(dir);
-    // dist/ is built already: the pack's own build (prepack) is left out.
-    const packed = await exec(NPM, ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], {
-      cwd: ROOT,
-      env,
-    });
-    const [pack] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }];
-    const files = pack.files.map((f) => f.path);
+    const { tarball, files } = await packed();
     expect(files.filter((f) => /^(test|bench|src|scripts|docs\/screenshots)\//.test(f))).toEqual([]);
     expect(files).toEqual(
       expect.arrayContaining([
@@ -101,7 +125,6 @@ describe("the packed tarball", () => {
     expect(files.filter((f) => f.endsWith(".map"))).toEqual([]);
 
     const prefix = path.join(dir, "project");
-    const tarball = path.join(dir, pack.filename);
     await exec(NPM, ["install", "--prefix", prefix, tarball, "--offline", "--no-audit", "--no-fund"], {
       cwd: dir,
       env,
@@ -143,11 +166,8 @@ describe("the packed tarball", () => {
     expect(existsSync(path.join(ROOT, "dist", "lib.js")), "run `npm run build` first").toBe(true);
     const dir = await testdir();
     const env = cleanEnv(dir);
-    const packed = await exec(NPM, ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], {
-      cwd: ROOT,
-      env,
-    });
-    const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+    const { tarball, filename } = await packed();
+    await copyFile(tarball, path.join(dir, filename));
     // The Quick start names the tarball `npm pack` writes for this version.
     const readme = await readFile(path.join(ROOT, "README.md"), "utf8");
     expect(readme).toContain(`npm install -g ./${filename}`);

@@ -4,29 +4,18 @@ import { afterEach, describe, expect, it } from "vitest";
 import { chapterFileText } from "../../src/sync/model/entities.js";
 import { parseChapterFile } from "../../src/tree/chapter-file.js";
 import { markdownCodec } from "../../src/tree/codecs.js";
-import { cliEnv } from "../helpers/site.js";
-import { runBin, startBinEmulator } from "../helpers/subprocess.js";
-import { cleanupTestdirs, testdir } from "../helpers/testdir.js";
+import { pulledBinSite } from "../helpers/bin-site.js";
+import { runBin } from "../helpers/subprocess.js";
+import { cleanupTestdirs } from "../helpers/testdir.js";
 
 afterEach(cleanupTestdirs);
 
-interface Dump {
-  courses: Array<Record<string, unknown>>;
-  chapters: Array<Record<string, unknown> & { id: number; course_id: number; content: string }>;
-  events: unknown[];
-}
-
 describe("a first pull renders its chapters on threads of their own", () => {
   it("writes exactly the files one thread renders, records their hashes, and a second pull writes none", async () => {
-    const emulator = await startBinEmulator(["--admin", "--page-size", "10"]);
-    try {
-      const origin = new URL(emulator.url).origin;
-      const dump = (await (await fetch(`${origin}/__admin/state`)).json()) as Dump;
-      const template = dump.chapters[0]!;
-      const samples = dump.chapters.map((c) => c.content);
-      // Pages of small chapters, and one large one (its thread busy, the pages after it go to
-      // another).
-      const chapters = Array.from({ length: 80 }, (_, i) => ({
+    // Pages of small chapters, and one large one (its thread busy, the pages after it go to
+    // another).
+    const { tree, env, chapters, stop } = await pulledBinSite(10, (template, samples) =>
+      Array.from({ length: 80 }, (_, i) => ({
         ...template,
         id: 1000 + i,
         ordinal: i + 1,
@@ -35,21 +24,9 @@ describe("a first pull renders its chapters on threads of their own", () => {
           i === 20
             ? samples.join("\n").repeat(Math.ceil(400_000 / samples.join("\n").length))
             : `<h2>Part ${i + 1}</h2>\n${samples[i % samples.length]}`,
-      }));
-      const reset = await fetch(`${origin}/__admin/reset`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ ...dump, chapters, events: [] }),
-      });
-      expect(reset.status).toBe(200);
-
-      const dir = await testdir();
-      const env = cliEnv(dir);
-      expect((await runBin(["init", "school", "--url", emulator.url], { cwd: dir, env })).code).toBe(0);
-      const tree = path.join(dir, "school");
-      const pulled = await runBin(["pull", "--json"], { cwd: tree, env });
-      expect(pulled.code, pulled.stderr).toBe(0);
-
+      })),
+    );
+    try {
       const byId = new Map(chapters.map((c) => [c.id, c]));
       const files = (await readdir(path.join(tree, "courses"), { recursive: true }))
         .filter((name) => name.endsWith(".md"))
@@ -75,7 +52,7 @@ describe("a first pull renders its chapters on threads of their own", () => {
       expect(again.code, again.stderr).toBe(0);
       expect(JSON.parse(again.stdout)).toMatchObject({ files_written: 0, changes: [] });
     } finally {
-      await emulator.stop();
+      await stop();
     }
   });
 });

@@ -1,42 +1,11 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import type { WireRecord } from "../../src/api/wire.js";
-import {
-  type ChapterValues,
-  chapterFileText,
-  chapterValuesOfRecord,
-  renderChapter,
-} from "../../src/sync/model/entities.js";
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { type ChapterValues, chapterValuesOfRecord, renderChapter } from "../../src/sync/model/entities.js";
 import type { ChapterRenderer, RenderedText } from "../../src/sync/pull/render-pool.js";
 import { StagedFiles } from "../../src/sync/pull/stage.js";
 import { markdownCodec } from "../../src/tree/codecs.js";
 import { sha256 } from "../../src/util/hash.js";
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function cacheDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), "coursesync-stage-threads-"));
-  dirs.push(dir);
-  return path.join(dir, "cache");
-}
-
-const chapter = (id: number, title: string): WireRecord => ({
-  id,
-  course_id: 1,
-  title,
-  ordinal: id,
-  content: `<p>${title}</p>`,
-  updated_at: "2026-01-01T00:00:00Z",
-});
-const textOf = (record: WireRecord) =>
-  chapterFileText(record.id, chapterValuesOfRecord(record), markdownCodec);
-const incoming = (cache: string) =>
-  existsSync(path.join(cache, "incoming")) ? readdirSync(path.join(cache, "incoming")) : [];
+import { cacheDir, chapter, incoming, textOf } from "../helpers/stage.js";
 
 /** A codec that counts the conversions made on this thread. */
 function counting(): { bodies: typeof markdownCodec; converted: string[] } {

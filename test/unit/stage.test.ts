@@ -1,20 +1,16 @@
 import {
   existsSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   renameSync,
-  rmSync,
   statSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { WireRecord } from "../../src/api/wire.js";
 import {
-  chapterFileText,
   chapterValuesOfRecord,
   courseFileText,
   courseValuesOfRecord,
@@ -28,32 +24,10 @@ import type { Snapshot } from "../../src/sync/state/snapshot-model.js";
 import { markdownCodec } from "../../src/tree/codecs.js";
 import { StatCache } from "../../src/tree/stat-cache.js";
 import { sha256 } from "../../src/util/hash.js";
+import { cacheDir, chapter, incoming, textOf } from "../helpers/stage.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function cacheDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), "coursesync-stage-"));
-  dirs.push(dir);
-  return path.join(dir, "cache");
-}
-
-const chapter = (id: number, title: string): WireRecord => ({
-  id,
-  course_id: 1,
-  title,
-  ordinal: id,
-  content: `<p>${title}</p>`,
-  updated_at: "2026-01-01T00:00:00Z",
-});
-const textOf = (record: WireRecord) =>
-  chapterFileText(record.id, chapterValuesOfRecord(record), markdownCodec);
 /** A staged file is claimed by the hash of the text a write puts there. */
 const hashOf = (text: string) => sha256(text);
-const incoming = (cache: string) =>
-  existsSync(path.join(cache, "incoming")) ? readdirSync(path.join(cache, "incoming")) : [];
 
 describe("files staged while the listing arrives", () => {
   it("hands out a file holding exactly the text asked for, once; other texts get none", async () => {
