@@ -204,12 +204,58 @@ const PLAIN_KEY = /^[a-z_][a-z0-9_]*$/;
 const PLAIN_TEXT = /^[A-Za-z](?:[A-Za-z0-9 ,.()'!?&/+-]*[A-Za-z0-9,.()'!?&/+-])?$/;
 /** Words the core schema reads as a boolean or null: the library quotes them. */
 const TYPED_WORD = /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE|[Nn]ull|NULL)$/;
+/** Characters the library escapes in double quotes whatever else the text holds. */
+const FORCE_DOUBLE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u{D800}-\u{DFFF}]/u;
+/** One line the library cannot write plain (its own test, for text without a line break). */
+const NOT_PLAIN = /^[\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|:[ \t]|[\t ]#|[\t :]$/;
+/** Plain text the core schema reads as something else (its tags' tests): the library quotes it. */
+const CORE_TYPED =
+  /^(?:~|[Nn]ull|NULL|[Tt]rue|TRUE|[Ff]alse|FALSE|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+|[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)|0o[0-7]+|[-+]?[0-9]+|0x[0-9a-fA-F]+)?$/;
+/** What the library writes as a short escape in double quotes, for \uXXXX in JSON. */
+const SHORT_ESCAPES: Record<string, string> = {
+  "0000": "\\0",
+  "0007": "\\a",
+  "000b": "\\v",
+  "001b": "\\e",
+  "0085": "\\N",
+  "00a0": "\\_",
+  "2028": "\\L",
+  "2029": "\\P",
+};
+
+/**
+ * A text of one line as the library writes it as a value of a top-level key (no folding,
+ * core schema): plain where it can be, else quoted as it quotes it; undefined for a text it
+ * writes otherwise (a line break, a document marker at the start).
+ */
+function oneLineYaml(value: string): string | undefined {
+  if (PLAIN_TEXT.test(value)) return TYPED_WORD.test(value) ? `"${value}"` : value;
+  if (value.includes("\n")) return undefined;
+  if (FORCE_DOUBLE.test(value)) return doubleQuoted(value);
+  if (!NOT_PLAIN.test(value)) {
+    // A plain text that starts like a document marker is written as a block.
+    if (value.startsWith("---") || value.startsWith("...")) return undefined;
+    if (!CORE_TYPED.test(value)) return value;
+  }
+  // Single quotes for a text with double quotes and no single one, as the library chooses.
+  if (value.includes('"') && !value.includes("'")) return `'${value}'`;
+  return doubleQuoted(value);
+}
+
+/** A text without line breaks in the library's double quotes: JSON's, with YAML's short escapes. */
+function doubleQuoted(value: string): string {
+  return JSON.stringify(value).replace(/\\(?:u([0-9a-f]{4})|.)/g, (written, code: string | undefined) => {
+    if (code === undefined) return written;
+    return SHORT_ESCAPES[code] ?? (code.startsWith("00") ? `\\x${code.slice(2)}` : written);
+  });
+}
 
 /**
  * The fields as the YAML library writes them, written here when every one is of the common
- * kinds (a whole number, a boolean, null, plain text): a document per file cost a pull of
- * 2,000 chapters a third of a second. Undefined when any field is of another kind (the
- * library writes those); the unit tests hold both ways to the same bytes.
+ * kinds (a whole number, a boolean, null, text of one line): a document per file cost a pull
+ * of 2,000 chapters a third of a second, and a page of 25 courses 30-50 ms of the main thread.
+ * Undefined when any field is of another kind (the library writes those); the unit tests hold
+ * both ways to the same bytes.
  */
 function plainYamlFields(fields: ReadonlyArray<readonly [string, unknown]>): string | undefined {
   if (fields.length === 0) return undefined;
@@ -221,9 +267,11 @@ function plainYamlFields(fields: ReadonlyArray<readonly [string, unknown]>): str
     if (value === null || typeof value === "boolean") text += `${key}: ${value}\n`;
     else if (typeof value === "number" && Number.isSafeInteger(value) && !Object.is(value, -0))
       text += `${key}: ${value}\n`;
-    else if (typeof value === "string" && PLAIN_TEXT.test(value) && !TYPED_WORD.test(value))
-      text += `${key}: ${value}\n`;
-    else return undefined;
+    else if (typeof value === "string") {
+      const written = oneLineYaml(value);
+      if (written === undefined) return undefined;
+      text += `${key}: ${written}\n`;
+    } else return undefined;
   }
   return text;
 }

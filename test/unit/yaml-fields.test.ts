@@ -16,6 +16,9 @@ function generator(seed: number): () => number {
 }
 
 const CHARACTERS = "aZe E0 9,.()'!?&/+-:#\"*[]{}|>%@`~\\\t\n\u00e9\u2028";
+/** Characters of one-line texts: no line break, but the escapes and indicators around them. */
+const ONE_LINE =
+  "aZe E0 9.+-:#'\"~%@`!&*|>?,[]{}\\\t\r\u0000\u0007\u001b\u007f\u0085\u00a0\u2028\ud800xo\udc00\u{1F600}";
 const WORDS = [
   "true",
   "True",
@@ -46,6 +49,42 @@ const WORDS_MORE = [
   "a #b",
   "a#b",
   "",
+  "~",
+  "0o17",
+  "0o8",
+  "0x1g",
+  "+12",
+  "-7",
+  ".5",
+  "1.",
+  "-.inf",
+  "+.Inf",
+  ".NAN",
+  "1e",
+  "---",
+  "--- a",
+  "---a",
+  "...",
+  "...a",
+  "%a",
+  "a:",
+  "a:b",
+  "a\tb",
+  "\ta",
+  "a\t",
+  "a\t#b",
+  "- a",
+  "? a",
+  "Course 1: Basics",
+  "About course 1",
+  "2026-11-28T22:00:00.000Z",
+  'It\'s "quoted"',
+  'say "hi"',
+  "a\u0000b\u0007\u000b\u001b\u0085\u00a0\u2028\u2029\u0001\u007f",
+  "a\ud800b",
+  "\udc00",
+  "\u{1F600} smile",
+  "back\\slash \\u0041",
 ];
 
 describe("YAML fields as written to course and chapter files", () => {
@@ -76,6 +115,13 @@ describe("YAML fields as written to course and chapter files", () => {
       let text = "";
       const length = 1 + Math.floor(random() * 12);
       for (let j = 0; j < length; j++) text += CHARACTERS[Math.floor(random() * CHARACTERS.length)];
+      values.push(text);
+    }
+    for (let i = 0; i < 3000; i++) {
+      const characters = [...ONE_LINE];
+      let text = "";
+      const length = 1 + Math.floor(random() * 10);
+      for (let j = 0; j < length; j++) text += characters[Math.floor(random() * characters.length)];
       values.push(text);
     }
     for (const value of values) {
