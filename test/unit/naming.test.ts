@@ -1,3 +1,4 @@
+import slugify from "slugify";
 import { describe, expect, it } from "vitest";
 import {
   type ChapterSlot,
@@ -89,6 +90,41 @@ describe("safeSlug", () => {
 
   it("is deterministic", () => {
     expect(safeSlug("Ünïcödé Title", "f")).toBe(safeSlug("Ünïcödé Title", "f"));
+  });
+
+  it("gives every text the name slugify gives it, whether slugify is asked or not", () => {
+    // The names every tree has always had: slugify over the text with its separators as spaces.
+    const slugifyName = (text: string) => {
+      let slug = slugify(text.replace(/[/\\_.:]+/g, " "), { lower: true, strict: true, trim: true })
+        .replace(/[^a-z0-9-]/g, "")
+        .replace(/-+/g, "-")
+        .replace(/^-|-$/g, "");
+      if (slug.length > MAX_SLUG_LENGTH) {
+        const cut = slug.slice(0, MAX_SLUG_LENGTH + 1);
+        const dash = cut.lastIndexOf("-");
+        slug = (dash > MAX_SLUG_LENGTH / 2 ? cut.slice(0, dash) : cut.slice(0, MAX_SLUG_LENGTH)).replace(
+          /-$/,
+          "",
+        );
+      }
+      return slug === "" ? "f" : RESERVED.test(slug) ? `${slug}-f` : slug;
+    };
+    let state = 35;
+    const random = () => {
+      state = (state * 1664525 + 1013904223) >>> 0;
+      return state / 2 ** 32;
+    };
+    const characters = [..."aZ09 /\\_.:!'(),?\"*+~@#;=[]{}^`-$%&<>|\té\u2013🎉Co"];
+    const texts = ["Chapter 1", "Course 12: Basics", "A closer look", "It's (nearly) done!", "-a-", "con"];
+    for (let i = 0; i < 5000; i++) {
+      let text = "";
+      const length = Math.floor(random() * (i % 10 === 0 ? 90 : 14));
+      for (let j = 0; j < length; j++) text += characters[Math.floor(random() * characters.length)];
+      texts.push(text);
+    }
+    for (const text of texts) {
+      expect(safeSlug(text, "f"), JSON.stringify(text)).toBe(slugifyName(text));
+    }
   });
 });
 
