@@ -1,10 +1,11 @@
 import ignore from "ignore";
 import { usageError } from "../errors.js";
 import { courseFilePath } from "../tree/layout.js";
+import { runSteps, type Steps } from "../util/steps.js";
 import type { LocalChange } from "./local/changes.js";
 import type { LocalView } from "./local/view.js";
 import type { Change } from "./model/report.js";
-import { type PullInput, type PullPlan, planPull } from "./pull/plan.js";
+import { type PullInput, type PullPlan, planPullSteps } from "./pull/plan.js";
 
 /** Is a tree file (relative to the root, with /) in the selection of --only and --ignore? */
 export type Selection = (file: string) => boolean;
@@ -74,10 +75,15 @@ function outside(plan: PullPlan, local: LocalView, select: Selection) {
  * holding one can move what another touches, so it plans again until nothing more is held.
  */
 export function planPullWithin(select: Selection | undefined, input: PullInput): PullPlan {
-  if (select === undefined) return planPull(input);
+  return runSteps(planPullWithinSteps(select, input));
+}
+
+/** planPullWithin in steps (see util/steps.ts). */
+export function* planPullWithinSteps(select: Selection | undefined, input: PullInput): Steps<PullPlan> {
+  if (select === undefined) return yield* planPullSteps(input);
   let held = { courses: new Set(input.held?.courses), chapters: new Set(input.held?.chapters) };
   for (;;) {
-    const plan = planPull({ ...input, held });
+    const plan = yield* planPullSteps({ ...input, held });
     const more = outside(plan, input.local, select);
     const before = held.courses.size + held.chapters.size;
     held = {

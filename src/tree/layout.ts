@@ -1,3 +1,4 @@
+import { runSteps, type Steps } from "../util/steps.js";
 import { assignNames, chapterFileBase, courseFolderBase, ordinalNumber, ordinalWidth } from "./naming.js";
 
 /** The folder under the root that holds one folder per course. */
@@ -98,6 +99,14 @@ export interface Layout {
  * and ordinals, collisions made unique with the id. Pure and deterministic.
  */
 export function planLayout(courses: readonly CourseSlot[], chapters: readonly ChapterSlot[]): Layout {
+  return runSteps(planLayoutSteps(courses, chapters));
+}
+
+/** planLayout in steps (see util/steps.ts): a step per course's chapters. */
+export function* planLayoutSteps(
+  courses: readonly CourseSlot[],
+  chapters: readonly ChapterSlot[],
+): Steps<Layout> {
   const folders = assignNames(
     courses.map((c) => ({
       id: c.id,
@@ -135,6 +144,7 @@ export function planLayout(courses: readonly CourseSlot[], chapters: readonly Ch
       })),
     );
     for (const [id, name] of names) chapterFile.set(id, [folder, "/", name, ".md"].join(""));
+    yield;
   }
   return { courseFolder, chapterFile };
 }

@@ -2,6 +2,7 @@ import type { WireRecord } from "../../api/wire.js";
 import type { BodyCodec } from "../../tree/bodies.js";
 import { conflictCopyPath, courseFilePath } from "../../tree/layout.js";
 import { sha256 as sha } from "../../util/hash.js";
+import type { Steps } from "../../util/steps.js";
 import { noBaseNote } from "../local/bases.js";
 import type { LocalChapter } from "../local/view.js";
 import {
@@ -23,15 +24,16 @@ import type { Placement, Planned, PlanOutput, WriteOp } from "./plan-model.js";
 import { chapterValuesRead, recordValuesRead, spilled } from "./spill.js";
 
 /**
- * The course folders' file operations, changes and next snapshot entries. Returns the folder
- * moves (old folder → new), which the chapters' paths follow.
+ * The course folders' file operations, changes and next snapshot entries, in steps (see
+ * util/steps.ts). Returns the folder moves (old folder → new), which the chapters' paths follow.
  */
-export function emitCourses(p: Planned, placement: Placement, out: PlanOutput): Map<string, string> {
+export function* emitCourses(p: Planned, placement: Placement, out: PlanOutput): Steps<Map<string, string>> {
   const { local, base, remoteCourses, coursePlans, input } = p;
   const { layout, courseFinal } = placement;
   const { ops, changes, next } = out;
   const folderMoves = new Map<string, string>();
   for (const [id, plan] of coursePlans) {
+    yield;
     const mine = local.courses.get(`course:${id}`);
     const remote = remoteCourses.get(id);
     const entry = base.courses[id];
@@ -103,13 +105,13 @@ export function emitCourses(p: Planned, placement: Placement, out: PlanOutput): 
   return folderMoves;
 }
 
-/** The chapter files' file operations, changes and next snapshot entries. */
-export function emitChapters(
+/** The chapter files' file operations, changes and next snapshot entries, in steps (see util/steps.ts). */
+export function* emitChapters(
   p: Planned,
   placement: Placement,
   folderMoves: ReadonlyMap<string, string>,
   out: PlanOutput,
-): void {
+): Steps<void> {
   const translate = (file: string) => {
     const [top, name, rest] = file.split("/");
     const folder = `${top}/${name}`;
@@ -117,6 +119,7 @@ export function emitChapters(
     return moved ? `${moved}/${rest}` : file;
   };
   for (const [id, plan] of p.chapterPlans) {
+    yield;
     const mine = p.local.chapters.get(`chapter:${id}`);
     const at: ChapterAt = {
       id,

@@ -1,4 +1,5 @@
-import { type ChapterSlot, type CourseSlot, planLayout } from "../../tree/layout.js";
+import { type ChapterSlot, type CourseSlot, planLayoutSteps } from "../../tree/layout.js";
+import type { Steps } from "../../util/steps.js";
 import type { ChapterPlan, CourseValues } from "../model/entities.js";
 import type { Placement, Planned } from "./plan-model.js";
 
@@ -8,9 +9,9 @@ const NAME_FIELDS_CHAPTER = ["title", "ordinal", "course_id"];
 /**
  * Lay out the tree as it will be after the pull: every course folder and chapter file that
  * stays, is created or moves, with the names of those the pull leaves alone or deletes kept
- * taken while it runs. Pure.
+ * taken while it runs. Pure, in steps (see util/steps.ts).
  */
-export function placeRecords(p: Planned): Placement {
+export function* placeRecords(p: Planned): Steps<Placement> {
   // Below every id, a provisional record's negative one included.
   // (A loop, not Math.min(...ids): spreading a large site's ids overflows the call stack.)
   const slots: Slots = { pseudo: -1, pseudoByKey: new Map() };
@@ -24,8 +25,9 @@ export function placeRecords(p: Planned): Placement {
     const slot = placedChapter(p, id, plan, (course) => courseFinal.has(course) || slotIds.has(course));
     if (slot === "unplaceable") unplaceable.add(id);
     else if (slot) chapterSlots.push(slot);
+    yield;
   }
-  return { layout: planLayout(courseSlots, chapterSlots), courseFinal, unplaceable };
+  return { layout: yield* planLayoutSteps(courseSlots, chapterSlots), courseFinal, unplaceable };
 }
 
 /** The next stand-in id for a record without one (below every id), and those given out by key. */

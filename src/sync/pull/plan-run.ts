@@ -1,10 +1,11 @@
 import type { Listing } from "../../api/client.js";
 import type { WireRecord } from "../../api/wire.js";
+import { nextTurn, runSteps, runStepsSliced, type Steps } from "../../util/steps.js";
 import { likelyDuplicates } from "../duplicates.js";
 import { defaultMaxDelete, guardDeleteLimit, guardPullListing } from "../guards.js";
 import { pendingFolders } from "../local/pending.js";
 import type { Change } from "../model/report.js";
-import { planPullWithin, type Selection } from "../selection.js";
+import { planPullWithinSteps, type Selection } from "../selection.js";
 import { mappedClient, type RecordClient } from "../state/id-map.js";
 import type { Snapshot } from "../state/snapshot-model.js";
 import { existingFiles } from "./apply.js";
@@ -111,10 +112,14 @@ export async function planRun(
     bodies,
     reader: gathered.reader,
   });
-  const planner = planWith(options, gathered, opened, hold, { courses, chapters, remoteChapters });
+  const steps = planWith(options, gathered, opened, hold, { courses, chapters, remoteChapters });
   // A pull of named records leaves every other record as the last sync has it.
   const held = options.records ? holdUnnamed(hold.held, base, options.records) : hold.held;
-  const plan = planner(held, options.select);
+  // In slices: a plan of thousands of records would keep the staging and render threads'
+  // messages (and the event loop) waiting for a fifth of a second.
+  await nextTurn();
+  const plan = await runStepsSliced(steps(held, options.select));
+  const planner = (again: Held, select: Selection | undefined) => runSteps(steps(again, select));
   return { courses, chapters, known, base, held, plan, planner };
 }
 
@@ -212,21 +217,21 @@ interface Lists {
   remoteChapters: WireRecord[];
 }
 
-/** The planner over the lists and the local side, for a set of held records and a selection. */
+/** The planner over the lists and the local side, for a set of held records and a selection, in steps. */
 function planWith(
   options: PullOptions,
   gathered: Gathered,
   opened: GatheredLocal,
   hold: HoldPlan,
   lists: Lists,
-): (held: Held, select: Selection | undefined) => PullPlan {
+): (held: Held, select: Selection | undefined) => Steps<PullPlan> {
   const { snapshot, other, bodies, staged } = gathered;
   const { narrow } = opened;
   const { scan, baseTexts } = opened.side;
   const planBase = narrow ? narrow.base : snapshot;
   const { scope, inScope, selected } = pathScope(options);
-  return (held, select) => {
-    const plan = planPullWithin(select, {
+  return function* (held, select) {
+    const plan = yield* planPullWithinSteps(select, {
       snapshot: other && planBase ? withoutConflicts(planBase) : planBase,
       site: options.siteUrl,
       local: hold.local,

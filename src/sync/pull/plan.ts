@@ -1,4 +1,5 @@
 import type { WireRecord } from "../../api/wire.js";
+import { runSteps, type Steps } from "../../util/steps.js";
 import { contentMerger } from "../content-merge.js";
 import { chapterValuesAgainst } from "../local/view.js";
 import {
@@ -22,6 +23,11 @@ export type { FileOp, PullInput, PullPlan } from "./plan-model.js";
 
 /** Plan a pull: reconcile every entity, then lay out files and the next snapshot. Pure. */
 export function planPull(input: PullInput): PullPlan {
+  return runSteps(planPullSteps(input));
+}
+
+/** planPull in steps (see util/steps.ts): a step per record reconciled, placed and emitted. */
+export function* planPullSteps(input: PullInput): Steps<PullPlan> {
   const { snapshot, local, bodies } = input;
   const base = snapshot ?? { version: 1 as const, site: input.site, courses: {}, chapters: {} };
   const next: Snapshot = {
@@ -38,7 +44,7 @@ export function planPull(input: PullInput): PullPlan {
   // Courses with nothing to do are left out, as out of scope: their files and entries stay.
   const synced = syncedCourses(input, base, { courses: remoteCourses, chapters: remoteChapters });
   const courses = planCourses(input, base, remoteCourses, synced);
-  const chapters = planChapters(input, base, remoteChapters, courses.inScope, synced);
+  const chapters = yield* planChapters(input, base, remoteChapters, courses.inScope, synced);
   keepCoursesWithChapters(courses.plans, chapters.plans, { local, remoteChapters, base });
   const planned: Planned = {
     input,
@@ -53,10 +59,11 @@ export function planPull(input: PullInput): PullPlan {
     chapterIds: chapters.ids,
     modeChanged,
   };
-  const placement = placeRecords(planned);
+  const placement = yield* placeRecords(planned);
   const out: PlanOutput = { ops: [], changes: [], next, deletes: 0, cacheTexts: [], cacheRecords: [] };
-  const folderMoves = emitCourses(planned, placement, out);
-  emitChapters(planned, placement, folderMoves, out);
+  const folderMoves = yield* emitCourses(planned, placement, out);
+  yield* emitChapters(planned, placement, folderMoves, out);
+  yield;
   const { ops, changes, cacheTexts, cacheRecords } = out;
   // Course folders that end up empty go (after their files).
   ops.sort((a, b) => OP_ORDER[a.op] - OP_ORDER[b.op]);
@@ -111,14 +118,14 @@ function planCourses(
   return { ids, plans, inScope };
 }
 
-/** Every chapter reconciled (of a course in scope, not held, not synced). */
-function planChapters(
+/** Every chapter reconciled (of a course in scope, not held, not synced), in steps. */
+function* planChapters(
   input: PullInput,
   base: Snapshot,
   remoteChapters: ReadonlyMap<number, WireRecord>,
   courseInScope: ReadonlySet<number>,
   synced: Synced,
-): { ids: Set<number>; plans: Map<number, ChapterPlan> } {
+): Steps<{ ids: Set<number>; plans: Map<number, ChapterPlan> }> {
   const { local } = input;
   const ids = new Set<number>();
   for (const id of Object.keys(base.chapters)) ids.add(Number(id));
@@ -127,6 +134,7 @@ function planChapters(
 
   const plans = new Map<number, ChapterPlan>();
   for (const id of [...ids].sort((a, b) => a - b)) {
+    yield;
     const mine = local.chapters.get(`chapter:${id}`);
     const inScope =
       !input.inScope ||

@@ -1,0 +1,48 @@
+/**
+ * A long computation written as a generator that yields between its steps (an item of a loop),
+ * its return value the result. The same steps run at once (`runSteps`, for a caller that needs
+ * the result now) or in slices of the event loop (`runStepsSliced`), so that a plan of
+ * thousands of records does not keep the requests and the threads' messages waiting.
+ */
+export type Steps<T> = Generator<void, T, undefined>;
+
+/** Run every step now and return the result. */
+export function runSteps<T>(steps: Steps<T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** How runStepsSliced measures a slice and gives the event loop its turn. */
+export interface Slicing {
+  /** The longest a slice runs before it gives way (ms). @default 20 */
+  sliceMs?: number;
+  /** The clock, in ms. @default performance.now */
+  now?: () => number;
+  /** Gives the event loop a turn. @default a setImmediate */
+  pause?: () => Promise<void>;
+}
+
+const SLICE_MS = 20;
+
+/** Run the steps in slices of at most `sliceMs` (and one step), giving the event loop a turn between them. */
+export async function runStepsSliced<T>(steps: Steps<T>, slicing: Slicing = {}): Promise<T> {
+  const sliceMs = slicing.sliceMs ?? SLICE_MS;
+  const now = slicing.now ?? (() => performance.now());
+  const pause = slicing.pause ?? nextTurn;
+  let started = now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (now() - started >= sliceMs) {
+      await pause();
+      started = now();
+    }
+  }
+}
+
+/** A turn of the event loop: timers, I/O and messages that waited run first. */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { runSteps, runStepsSliced, type Steps } from "../../src/util/steps.js";
+
+/** Sums 1..n a step per number, noting each step in `log`; each step takes `ms` of `clock`. */
+function* sum(n: number, log: string[], clock = { ms: 0 }, ms = 0): Steps<number> {
+  let total = 0;
+  for (let i = 1; i <= n; i++) {
+    yield;
+    log.push(`step ${i}`);
+    clock.ms += ms;
+    total += i;
+  }
+  return total;
+}
+
+describe("steps", () => {
+  it("run at once give the computation's result", () => {
+    expect(runSteps(sum(10, []))).toBe(55);
+  });
+
+  it("run in slices give way to the event loop once a slice has taken its time, and give the same result", async () => {
+    const log: string[] = [];
+    // Steps of 4 ms: a slice of 10 ms ends after the third.
+    const clock = { ms: 0 };
+    const pause = async () => {
+      log.push("pause");
+    };
+    const total = await runStepsSliced(sum(6, log, clock, 4), { sliceMs: 10, now: () => clock.ms, pause });
+    expect(total).toBe(21);
+    expect(log).toEqual(["step 1", "step 2", "step 3", "pause", "step 4", "step 5", "step 6"]);
+  });
+
+  it("let timers and I/O callbacks run between slices", async () => {
+    const log: string[] = [];
+    // Every step takes longer than a slice: each one is followed by a turn of the event loop.
+    const clock = { ms: 0 };
+    setImmediate(() => log.push("immediate"));
+    await runStepsSliced(sum(3, log, clock, 100), { sliceMs: 10, now: () => clock.ms });
+    expect(log.indexOf("immediate")).toBeGreaterThan(-1);
+    expect(log.indexOf("immediate")).toBeLessThan(log.indexOf("step 3"));
+  });
+});
