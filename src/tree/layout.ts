@@ -121,6 +121,7 @@ export function* planLayoutSteps(
   // Joined, not concatenated: a template literal makes a rope of pieces, and a pull of 50,000
   // chapters keeps every path (in its plan and its snapshot) as three or four of them.
   for (const [id, name] of folders) courseFolder.set(id, [COURSES_DIR, name].join("/"));
+  yield;
 
   const byCourse = new Map<number, ChapterSlot[]>();
   for (const chapter of chapters) {

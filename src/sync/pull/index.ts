@@ -1,4 +1,5 @@
 import { guardedFs } from "../../tree/tree-fs.js";
+import { nextTurn } from "../../util/steps.js";
 import { SiteState } from "../state/workspace.js";
 import { effectiveOps } from "./apply.js";
 import { commitPlan, executePlan } from "./execute.js";
@@ -65,5 +66,7 @@ async function gatherAndPlan(
   );
   const draft = await planRun(options, gathered, opened);
   const check = await confirmRun(client, gathered, opened, draft);
+  // A turn of the event loop between the plan's last slice and settling it (see planRun).
+  await nextTurn();
   return settleRun(options, gathered, opened, draft, check);
 }

@@ -17,7 +17,9 @@ export function* placeRecords(p: Planned): Steps<Placement> {
   const slots: Slots = { pseudo: -1, pseudoByKey: new Map() };
   for (const id of [p.courseIds, p.chapterIds].flatMap((ids) => [...ids]))
     if (id <= slots.pseudo) slots.pseudo = id - 1;
+  yield;
   const { courseSlots, courseFinal } = placeCourses(p, slots);
+  yield;
   const slotIds = new Set(courseSlots.map((slot) => slot.id));
   const chapterSlots = keptChapterSlots(p, slots, slotIds);
   const unplaceable = new Set<number>();

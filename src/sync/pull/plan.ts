@@ -46,6 +46,7 @@ export function* planPullSteps(input: PullInput): Steps<PullPlan> {
   const courses = planCourses(input, base, remoteCourses, synced);
   const chapters = yield* planChapters(input, base, remoteChapters, courses.inScope, synced);
   keepCoursesWithChapters(courses.plans, chapters.plans, { local, remoteChapters, base });
+  yield;
   const planned: Planned = {
     input,
     local,
@@ -67,6 +68,7 @@ export function* planPullSteps(input: PullInput): Steps<PullPlan> {
   const { ops, changes, cacheTexts, cacheRecords } = out;
   // Course folders that end up empty go (after their files).
   ops.sort((a, b) => OP_ORDER[a.op] - OP_ORDER[b.op]);
+  yield;
   const blobless = Object.entries(next.chapters).flatMap(([id, entry]) => {
     const mine = local.chapters.get(`chapter:${id}`);
     // The file holds the very text the entry names (its hash is the entry's).
