@@ -46,3 +46,20 @@ export async function runStepsSliced<T>(steps: Steps<T>, slicing: Slicing = {}):
 export function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
+
+/**
+ * For a long loop of awaits that may all settle at once (texts staged in memory): a check to
+ * await between items, which gives the event loop a turn once `sliceMs` went by since the last.
+ */
+export function giveWay(slicing: Slicing = {}): () => Promise<void> | undefined {
+  const sliceMs = slicing.sliceMs ?? SLICE_MS;
+  const now = slicing.now ?? (() => performance.now());
+  const pause = slicing.pause ?? nextTurn;
+  let started = now();
+  return () => {
+    if (now() - started < sliceMs) return undefined;
+    return pause().then(() => {
+      started = now();
+    });
+  };
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { runSteps, runStepsSliced, type Steps } from "../../src/util/steps.js";
+import { giveWay, runSteps, runStepsSliced, type Steps } from "../../src/util/steps.js";
 
 /** Sums 1..n a step per number, noting each step in `log`; each step takes `ms` of `clock`. */
 function* sum(n: number, log: string[], clock = { ms: 0 }, ms = 0): Steps<number> {
@@ -38,5 +38,23 @@ describe("steps", () => {
     await runStepsSliced(sum(3, log, clock, 100), { sliceMs: 10, now: () => clock.ms });
     expect(log.indexOf("immediate")).toBeGreaterThan(-1);
     expect(log.indexOf("immediate")).toBeLessThan(log.indexOf("step 3"));
+  });
+
+  it("give way in a loop of awaits once a slice has gone by, and not before", async () => {
+    const log: string[] = [];
+    const clock = { ms: 0 };
+    const turn = giveWay({
+      sliceMs: 10,
+      now: () => clock.ms,
+      pause: async () => {
+        log.push("pause");
+      },
+    });
+    for (let i = 1; i <= 6; i++) {
+      log.push(`item ${i}`);
+      clock.ms += 4;
+      await turn();
+    }
+    expect(log).toEqual(["item 1", "item 2", "item 3", "pause", "item 4", "item 5", "item 6", "pause"]);
   });
 });

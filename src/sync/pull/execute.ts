@@ -1,4 +1,5 @@
 import { removeLeftoverTemps } from "../../tree/fs-ops.js";
+import { giveWay } from "../../util/steps.js";
 import { type ContentReader, isSpilled, readContent } from "../model/spilled.js";
 import type { SiteState } from "../state/workspace.js";
 import { applyOps } from "./apply.js";
@@ -11,8 +12,8 @@ import { WrittenFiles } from "./written.js";
 // Execute and commit: the plan's files written in a crash-safe order (see pull/apply.ts), the
 // texts the content cache keeps beside them, then the state committed once, the snapshot last.
 
-/** Texts read back and staged in the content cache in one turn of the event loop, at most. */
-const CACHED_PER_TURN = 256;
+/** How long texts are read back and staged in the content cache in one turn of the event loop, at most (ms). */
+const CACHING_SLICE_MS = 10;
 
 /** Write the plan's files and cache its texts (spilled ones read through `reader`); the number of files written. */
 export async function executePlan(
@@ -33,17 +34,21 @@ export async function executePlan(
   // The texts the cache keeps go in while the files are moved into place (on the staging
   // thread, for the most part): other files, and this thread would wait.
   const caching = (async () => {
-    for (const text of plan.cacheTexts) await cache.stage(text);
-    for (const [i, record] of plan.cacheRecords.entries()) {
+    // The staging thread's answers get their turn now and then: the files are moved into
+    // place meanwhile, not after thousands of texts.
+    const turn = giveWay({ sliceMs: CACHING_SLICE_MS });
+    for (const text of plan.cacheTexts) {
+      await cache.stage(text);
+      await turn();
+    }
+    for (const record of plan.cacheRecords) {
       const { content } = record;
       // A spilled text's hash was taken as it was spilled: not again.
       await cache.stage(
         String(readContent(content, reader) ?? ""),
         isSpilled(content) ? content.sha256 : undefined,
       );
-      // The staging thread's answers get their turn now and then: the files are moved into
-      // place meanwhile, not after thousands of texts.
-      if (i % CACHED_PER_TURN === CACHED_PER_TURN - 1) await new Promise((resolve) => setImmediate(resolve));
+      await turn();
     }
     await cache.flush();
   })();
