@@ -101,6 +101,7 @@ export async function planRun(
     (record) => Boolean(staged?.renderedOf(record)),
     gathered.reader,
   );
+  await nextTurn();
   // An invalid file stops nothing else: the records it holds back wait, the rest is pulled.
   const hold = holdInvalid({
     scan,
