@@ -1,14 +1,15 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
+
+// One-shot hashing (`crypto.hash`): no Hash object per call, which on a first pull's thousands
+// of small files cost more than hashing their bytes.
 
 /**
  * SHA-256 of text as hex. Lone surrogates are hashed as their escapes, so two different
  * strings never share a hash through UTF-8 replacement.
  */
 export function sha256(text: string | Uint8Array): string {
-  const hash = createHash("sha256");
-  if (typeof text === "string" && !text.isWellFormed()) hash.update(JSON.stringify(text));
-  else hash.update(text);
-  return hash.digest("hex");
+  if (typeof text === "string" && !text.isWellFormed()) return hash("sha256", JSON.stringify(text), "hex");
+  return hash("sha256", text, "hex");
 }
 
 /**
@@ -16,6 +17,10 @@ export function sha256(text: string | Uint8Array): string {
  * followed by the bytes. Text is taken as the UTF-8 a file of it holds.
  */
 export function gitBlobId(text: string | Uint8Array): string {
-  const bytes = typeof text === "string" ? Buffer.from(text, "utf8") : text;
-  return createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
+  if (typeof text === "string") {
+    // Hashed as UTF-8, as the file holds it (a lone surrogate as U+FFFD, as Buffer.from writes it).
+    return hash("sha1", `blob ${Buffer.byteLength(text, "utf8")}\0${text}`, "hex");
+  }
+  const header = Buffer.from(`blob ${text.length}\0`, "latin1");
+  return hash("sha1", Buffer.concat([header, text]), "hex");
 }

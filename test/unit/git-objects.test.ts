@@ -18,6 +18,17 @@ describe("git blob ids and reading blobs back", () => {
     }
   });
 
+  it("takes a lone surrogate as the U+FFFD a file of the text holds, and bytes as they are", async () => {
+    const dir = await testdir();
+    const env = await isolatedGit(dir);
+    const text = "lone \ud800 surrogate\n";
+    await writeFile(path.join(dir, "f"), text);
+    const id = (await git(env, dir, "hash-object", "f")).trim();
+    expect(gitBlobId(text)).toBe(id);
+    expect(gitBlobId(Buffer.from(text, "utf8"))).toBe(id);
+    expect(gitBlobId(new Uint8Array(Buffer.from("lone \ufffd surrogate\n", "utf8")))).toBe(id);
+  });
+
   it("reads blobs by id in one batch; an id git lacks is missing and says why", async () => {
     const dir = await testdir();
     const env = await isolatedGit(dir);
