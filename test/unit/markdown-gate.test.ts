@@ -53,6 +53,13 @@ describe("the equivalence gate never forgives a change", () => {
     ["the order of classes", '<p class="a b">x</p>', '<p class="b a">x</p>'],
     ["an added attribute", '<img src="x" alt="">', '<img src="x" alt="" title="">'],
     ["a dropped attribute", '<img src="x" alt="y">', '<img src="x">'],
+    ["values swapped between attributes", '<img src="x" alt="y">', '<img src="y" alt="x">'],
+    ["an attribute for another of the same count", '<img src="x" alt="y">', '<img src="x" title="y">'],
+    [
+      "an attribute's namespace",
+      '<svg><a xlink:href="x" id="i"></a></svg>',
+      '<svg><a href="x" id="i"></a></svg>',
+    ],
     ["a dropped comment", "<p>a</p><!-- keep me --><p>b</p>", "<p>a</p><p>b</p>"],
     ["a changed comment", "<!-- a -->", "<!--a-->"],
     ["a trailing line end inside pre", "<pre><code>x\n</code></pre>", "<pre><code>x</code></pre>"],

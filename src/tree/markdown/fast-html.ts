@@ -66,6 +66,9 @@ const ATTRIBUTE_NAME = /[A-Za-z_:][-A-Za-z0-9_:.]*/y;
 const REFERENCE = /&(?:([A-Za-z][A-Za-z0-9]*)|#([0-9]{1,7})|#[xX]([0-9A-Fa-f]{1,6}));/y;
 const IFRAME_END = /<\/iframe[\t\n\f />]/gi;
 
+// The tags whose open elements the rules count (`isOpen`, `countOpen`): <p>, and the formatting ones.
+const COUNTED: ReadonlySet<string> = new Set([...FORMATTING, "p"]);
+
 class Decline {}
 const DECLINE = new Decline();
 
@@ -76,7 +79,7 @@ class FastParser {
   // one of the table elements that take only certain children.
   private parent: Element | Fragment = this.fragment;
   private tableParent: ReadonlySet<string> | undefined;
-  /** How many elements of each tag are open. */
+  /** How many elements of each tag the rules ask about (`COUNTED`) are open. */
   private readonly openCount = new Map<string, number>();
   private pos = 0;
   // The first `&` at or after the last place asked about (the source's length for none): one
@@ -117,12 +120,15 @@ class FastParser {
     this.open.push(element);
     this.parent = element;
     this.tableParent = TABLE_CHILDREN.get(element.tagName);
-    this.openCount.set(element.tagName, this.countOpen(element.tagName) + 1);
+    if (COUNTED.has(element.tagName))
+      this.openCount.set(element.tagName, this.countOpen(element.tagName) + 1);
   }
 
   private pop(): void {
     const popped = this.open.pop();
-    if (popped !== undefined) this.openCount.set(popped.tagName, this.countOpen(popped.tagName) - 1);
+    if (popped !== undefined && COUNTED.has(popped.tagName)) {
+      this.openCount.set(popped.tagName, this.countOpen(popped.tagName) - 1);
+    }
     const top = this.open[this.open.length - 1];
     this.parent = top ?? this.fragment;
     this.tableParent = top === undefined ? undefined : TABLE_CHILDREN.get(top.tagName);
@@ -384,7 +390,7 @@ class FastParser {
   }
 
   // Counted as elements open and close, not by walking the stack: deep nesting stays linear.
-  private isOpen(tag: string): boolean {
+  private isOpen(tag: "p" | "a"): boolean {
     return this.countOpen(tag) > 0;
   }
 

@@ -227,8 +227,13 @@ function sameAttributes(a: Element, b: Element): boolean {
     const y = ys[0]!;
     return x.name === y.name && x.value === y.value && x.namespace === y.namespace;
   }
-  const key = (attr: { name: string; namespace?: string | undefined }) =>
-    `${attr.namespace ?? ""} ${attr.name}`;
-  const values = new Map(xs.map((attr) => [key(attr), attr.value]));
-  return ys.every((attr) => values.get(key(attr)) === attr.value);
+  // Each of b's attributes has its value in a (an element has few: a scan, no map).
+  for (const y of ys) {
+    const namespace = y.namespace ?? "";
+    let i = xs.length - 1;
+    // The last of a's attributes by that name and namespace, as a map of them would keep.
+    while (i >= 0 && (xs[i]!.name !== y.name || (xs[i]!.namespace ?? "") !== namespace)) i--;
+    if (i < 0 || xs[i]!.value !== y.value) return false;
+  }
+  return true;
 }

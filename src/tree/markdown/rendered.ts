@@ -149,7 +149,10 @@ function htmlBlock(tree: Tree, token: Token, parseClosed: ClosedParser | undefin
 // The renderer's fence: the first word of the info string becomes the code's language class.
 function fenceAttrs(token: Token): Array<[string, string]> | null {
   const info = token.info ? markdownIt.utils.unescapeAll(token.info).trim() : "";
-  return info === "" ? null : [["class", `${markdownIt.options.langPrefix}${info.split(/(\s+)/g)[0]}`]];
+  if (info === "") return null;
+  // The renderer's `info.split(/(\s+)/g)[0]`: up to the first whitespace.
+  const space = info.search(/\s/);
+  return [["class", `${markdownIt.options.langPrefix}${space === -1 ? info : info.slice(0, space)}`]];
 }
 
 function element(tag: string, attrs: Array<[string, string]> | null): Element {
@@ -157,7 +160,7 @@ function element(tag: string, attrs: Array<[string, string]> | null): Element {
     nodeName: tag,
     tagName: tag,
     // A value may be a number (a list's start): the renderer writes it out as text.
-    attrs: (attrs ?? []).map(([name, value]) => ({ name, value: String(value) })),
+    attrs: attrs === null ? [] : attrs.map(([name, value]) => ({ name, value: String(value) })),
     namespaceURI: html.NS.HTML,
     childNodes: [],
     parentNode: null,
