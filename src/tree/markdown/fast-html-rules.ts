@@ -31,6 +31,9 @@ export const FORMATTING = new Set([
   "u",
 ]);
 
+/** The tags whose open elements the parser counts: <p>, and the formatting ones. */
+export const COUNTED: ReadonlySet<string> = new Set([...FORMATTING, "p"]);
+
 // Every tag the in-body rules (or the first tag of a template's content) treat other than by
 // inserting it as it is; any other name, custom or unknown, is an ordinary element.
 export const SPECIAL_TAGS = new Set(

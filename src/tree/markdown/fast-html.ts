@@ -2,6 +2,7 @@ import { decodeHTMLStrict } from "entities/decode";
 import { type DefaultTreeAdapterTypes, html } from "parse5";
 import {
   CLOSES_P,
+  COUNTED,
   FORMATTING,
   HEADINGS,
   isAlpha,
@@ -65,9 +66,6 @@ function namedReference(name: string): string {
 const ATTRIBUTE_NAME = /[A-Za-z_:][-A-Za-z0-9_:.]*/y;
 const REFERENCE = /&(?:([A-Za-z][A-Za-z0-9]*)|#([0-9]{1,7})|#[xX]([0-9A-Fa-f]{1,6}));/y;
 const IFRAME_END = /<\/iframe[\t\n\f />]/gi;
-
-// The tags whose open elements the rules count (`isOpen`, `countOpen`): <p>, and the formatting ones.
-const COUNTED: ReadonlySet<string> = new Set([...FORMATTING, "p"]);
 
 class Decline {}
 const DECLINE = new Decline();
