@@ -1,5 +1,7 @@
+import { decodeHTMLStrict } from "entities/decode";
+
 // What the fast HTML parser knows of the HTML tree-construction rules: which tags they treat
-// specially, and the character classes of the tokenizer.
+// specially, the character classes of the tokenizer, and what its named references stand for.
 
 /** The heading elements. */
 export const HEADINGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
@@ -89,4 +91,20 @@ export function plainCodePoint(code: number): boolean {
     (code >= 0x20 && code < 0x7f) ||
     (code >= 0xa0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff))
   );
+}
+
+// The named references met so far and what they stand for: at most HTML's 2,231 names.
+const namedReferences = new Map<string, string>();
+
+/** What a named reference stands for ("" for none). */
+export function namedReference(name: string): string {
+  const known = namedReferences.get(name);
+  if (known !== undefined) return known;
+  // With its semicolon a name matches whole or not at all: the longest-prefix rule that
+  // reads `&notit;` as `¬it;` applies only when the whole name is not one.
+  const reference = `&${name};`;
+  const decoded = decodeHTMLStrict(reference);
+  if (decoded === reference) return "";
+  namedReferences.set(name, decoded);
+  return decoded;
 }

@@ -1,4 +1,3 @@
-import { decodeHTMLStrict } from "entities/decode";
 import { type DefaultTreeAdapterTypes, html } from "parse5";
 import {
   CLOSES_P,
@@ -8,6 +7,7 @@ import {
   isAlpha,
   isSpace,
   lowerCase,
+  namedReference,
   plainCodePoint,
   SPECIAL_TAGS,
   TABLE_CHILDREN,
@@ -52,15 +52,6 @@ export function fastParseClosed(source: string): Fragment | undefined {
     return undefined;
   }
   return new FastParser(source).run(true);
-}
-
-/** What a named reference stands for ("" for none); a pure lookup, so nothing is cached. */
-function namedReference(name: string): string {
-  // With its semicolon a name matches whole or not at all: the longest-prefix rule that
-  // reads `&notit;` as `¬it;` applies only when the whole name is not one.
-  const reference = `&${name};`;
-  const decoded = decodeHTMLStrict(reference);
-  return decoded === reference ? "" : decoded;
 }
 
 const ATTRIBUTE_NAME = /[A-Za-z_:][-A-Za-z0-9_:.]*/y;

@@ -35,7 +35,7 @@ export function rawBlock(nodes: readonly ChildNode[]): string {
 const TYPE_1_BLOCKS: ReadonlySet<string> = new Set(["pre", "script", "style", "textarea"]);
 
 function keptWhole(html: string): string | undefined {
-  const raw = html.replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, "");
+  const raw = trimAsciiSpace(html);
   if (raw === "" || raw[0] !== "<") return undefined;
   // Most kept blocks open with a block tag and hold no blank line: one HTML block, by the rules.
   if (BLOCK_TAG_START.test(raw) && !/\n[ \t]*\n/.test(raw)) return raw;
@@ -45,6 +45,21 @@ function keptWhole(html: string): string | undefined {
     kept += token.content;
   }
   return kept === `${raw}\n` ? raw : undefined;
+}
+
+// The text without HTML's ASCII whitespace at either end (a scan: a regular expression tried
+// its end anchor at every run of whitespace).
+function trimAsciiSpace(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && isAsciiSpace(text.charCodeAt(start))) start++;
+  while (end > start && isAsciiSpace(text.charCodeAt(end - 1))) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}
+
+// Tab, line feed, form feed, carriage return, space.
+function isAsciiSpace(code: number): boolean {
+  return code === 32 || code === 10 || code === 9 || code === 12 || code === 13;
 }
 
 // The block structure markdown-it reads in some text (no inline parsing: it is not needed here).
