@@ -1,6 +1,6 @@
 import type { WireRecord } from "../../api/wire.js";
 import type { BodyCodec } from "../../tree/bodies.js";
-import { type ChapterFile, serializeChapterFile } from "../../tree/chapter-file.js";
+import { type ChapterFile, serializeChapterFile } from "../../tree/chapter-text.js";
 import { COURSE_KEYS, type CourseFile, serializeCourseFile } from "../../tree/course-file.js";
 import { gitBlobId, sha256 } from "../../util/hash.js";
 import { type EntityPlan, type Fields, jsonEqual } from "../reconcile.js";
