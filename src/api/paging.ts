@@ -30,8 +30,10 @@ export interface CollectOptions<T extends object = WireRecord> {
   /** What makes two records the same one, kept once (default: the id). */
   identity?: (record: T) => unknown;
   /**
-   * Records the caller expects (the last sync's count): sizes the cap on pages. A function is
-   * asked each time the cap is checked (a count known only once the listing is under way). @default 0
+   * Records the caller expects (the last sync's count): sizes the cap on pages, and holds
+   * pages past the one where that many records end until that page came back (see
+   * `collectPages`). A function is asked each time (a count known only once the listing is
+   * under way). @default 0
    */
   expected?: number | (() => number);
   /** The page's address as errors show it (redacted). @default "page N" */
@@ -66,7 +68,9 @@ export interface Collected<T extends object = WireRecord> {
  * Read every page of a listing, from 1 until the end shows. Without hints from the headers a
  * window of pages is kept in flight; a page that is empty, or shorter than the largest page
  * seen, marks the end and no page after it is asked for. Pages past the end that were already
- * in flight (at most one window) are awaited and ignored. With Link rel="last" or total-count
+ * in flight (at most one window) are awaited and ignored. With `expected` records, no page past
+ * the one that would hold one record more is asked for until that page came back: full (the
+ * list grew), the window goes on from there. With Link rel="last" or total-count
  * headers on page 1, exactly the pages needed are read; with rel="next" alone, each page says
  * whether the next one exists, so paging follows it one page at a time.
  *
@@ -93,14 +97,15 @@ export function collectPages<T extends object = WireRecord>(
 class PageGuard<T extends object> {
   readonly identity: (record: T) => unknown;
   readonly #seen = new Set<unknown>();
-  readonly #expected: () => number;
+  /** Records the caller expects (see CollectOptions.expected). */
+  readonly expected: () => number;
   readonly #describe: (page: number) => string;
   #largest = 0;
 
   constructor(options: CollectOptions<T>) {
     this.identity = options.identity ?? ((record: T) => (record as unknown as WireRecord).id);
     const expected = options.expected ?? 0;
-    this.#expected = typeof expected === "number" ? () => expected : expected;
+    this.expected = typeof expected === "number" ? () => expected : expected;
     this.#describe = options.describe ?? ((page) => `page ${page}`);
   }
 
@@ -131,7 +136,7 @@ class PageGuard<T extends object> {
 
   /** An error when `page` is past the cap for this listing. */
   checkCap(page: number): ListingError | undefined {
-    const cap = pageCap(this.#expected(), this.#largest);
+    const cap = pageCap(this.expected(), this.#largest);
     if (page <= cap) return undefined;
     return new ListingError(
       `the listing did not end after ${cap} pages (${this.#describe(page)} would be next): stopped, as the site seems to page without end`,
@@ -235,7 +240,20 @@ class ConcurrentListing<T extends object> {
     if (!this.#results.has(1)) return false; // page 1 alone first: its headers may say how many
     if (this.#exactLast !== undefined) return page <= this.#exactLast;
     if (this.#knownToExist !== undefined) return page <= this.#knownToExist;
-    return true;
+    return !this.#heldByExpected(page);
+  }
+
+  /**
+   * With the last sync's count, the listing most likely ends on the page that would hold one
+   * record more than that count (short or empty there): pages past it wait until it has come
+   * back, instead of a window of pages going out past the end. Came back full (the site grew),
+   * paging goes on as without a count; short, it was the end. Without a count, nothing waits.
+   */
+  #heldByExpected(page: number): boolean {
+    const expected = this.guard.expected();
+    if (expected <= 0 || this.#largest === 0) return false;
+    const ending = Math.ceil((expected + 1) / this.#largest);
+    return page > ending && !this.#results.has(ending) && !this.#pastEnd.has(ending);
   }
 
   /** The guard sees pages in order, whatever order they arrive in. */

@@ -269,6 +269,58 @@ describe("collectPages", () => {
     expect(result.pages).toBe(last + 1);
   });
 
+  it("with the last sync's count, asks for no page past the one that shows the end", async () => {
+    // 40 records in 8 full pages: page 9 (empty) shows the end; 41 records: page 9 holds one.
+    for (const total of [40, 41]) {
+      const pages = Array.from({ length: Math.ceil(total / 5) }, (_, i) =>
+        records(i * 5 + 1, Math.min(5, total - i * 5)),
+      );
+      const server = fakeServer(pages);
+      const result = await collectPages(server.fetchPage, { window: () => 4, expected: total });
+      expect(result.records).toHaveLength(total);
+      expect(server.asked.sort((a, b) => a - b)).toEqual(Array.from({ length: 9 }, (_, i) => i + 1));
+      expect(server.most()).toBeGreaterThan(1);
+    }
+  });
+
+  it("a list grown past the last sync's count is read whole: paging goes on once that page came back full", async () => {
+    const pages = Array.from({ length: 14 }, (_, i) => records(i * 5 + 1, 5));
+    const server = fakeServer(pages);
+    const seenBeforeNine: number[] = [];
+    const fetchPage = async (page: number): Promise<Page> => {
+      if (!server.asked.includes(9)) seenBeforeNine.push(page);
+      return server.fetchPage(page);
+    };
+    const result = await collectPages(fetchPage, { window: () => 4, expected: 40 });
+    expect(result.records.map((r) => r.id)).toEqual(Array.from({ length: 70 }, (_, i) => i + 1));
+    expect(result.pages).toBe(15);
+    expect(Math.max(...server.asked)).toBeLessThanOrEqual(15 + 3);
+    expect(new Set(server.asked).size).toBe(server.asked.length);
+    expect(Math.max(...seenBeforeNine)).toBeLessThanOrEqual(9);
+  });
+
+  it("a list shrunk below the last sync's count ends where it ends, a window at most past it", async () => {
+    const pages = [...Array.from({ length: 3 }, (_, i) => records(i * 5 + 1, 5)), records(16, 2)];
+    const server = fakeServer(pages);
+    const result = await collectPages(server.fetchPage, { window: () => 4, expected: 60 });
+    expect(result.records).toHaveLength(17);
+    expect(result.pages).toBe(4);
+    expect(server.asked.length).toBeLessThanOrEqual(4 + 3);
+  });
+
+  it("a count that arrives after page 1 holds the pages past its end too", async () => {
+    let expected = 0;
+    const pages = Array.from({ length: 8 }, (_, i) => records(i * 5 + 1, 5));
+    const server = fakeServer(pages);
+    const fetchPage = async (page: number): Promise<Page> => {
+      if (page === 1) expected = 40;
+      return server.fetchPage(page);
+    };
+    const result = await collectPages(fetchPage, { window: () => 4, expected: () => expected });
+    expect(result.records).toHaveLength(40);
+    expect(Math.max(...server.asked)).toBe(9);
+  });
+
   it("stopAfter pages sequentially and stops early", async () => {
     const pages = Array.from({ length: 10 }, (_, i) => records(i * 2 + 1, 2));
     const server = fakeServer(pages);
