@@ -1,4 +1,3 @@
-import matter from "gray-matter";
 import type { BodyFormat, ChapterFile } from "./chapter-text.js";
 import { CHAPTER_FIELDS } from "./schema.js";
 import {
@@ -13,16 +12,17 @@ import {
   unknownKeys,
 } from "./yaml-text.js";
 
-// The file's shape and its writing, apart from reading it (which needs gray-matter): a thread
-// that only writes files loads none of it.
+// The file's shape and its writing, apart from reading it (which needs the YAML parser): a
+// thread that only writes files loads none of it.
 export { type BodyFormat, type ChapterFile, serializeChapterFile } from "./chapter-text.js";
 
 /** The front matter keys, in the order they are written (from the one field definition). */
 const CHAPTER_KEYS = Object.keys(CHAPTER_FIELDS);
 
-// gray-matter splits the file; the YAML is parsed by the `yaml` package (core schema) so
-// datetimes and numbers-as-text stay what they were, and errors carry file lines.
-const splitOnly = { engines: { yaml: { parse: () => ({}), stringify: () => "" } } };
+// The file is split as gray-matter splits it (the front matter ends at the first "\n---"; the
+// body starts after that line's break), without loading it and its YAML parser: the YAML is
+// parsed by the `yaml` package (core schema) so datetimes and numbers-as-text stay what they
+// were, and errors carry file lines.
 
 /**
  * Split a Markdown file into its front matter text (starting on file line 2) and body, with
@@ -52,12 +52,22 @@ export function splitFrontMatter(
       { rule: "front-matter" },
     );
   }
-  const parsed = matter(source, splitOnly as unknown as Parameters<typeof matter>[1]);
+  const { matter, content } = splitAtClose(source.slice(3));
   // The body is written with one trailing LF added; take exactly that one back off.
-  const body = parsed.content.endsWith("\n") ? parsed.content.slice(0, -1) : parsed.content;
-  const before = source.slice(0, source.length - parsed.content.length);
+  const body = content.endsWith("\n") ? content.slice(0, -1) : content;
+  const before = source.slice(0, source.length - content.length);
   const bodyLine = before.split("\n").length;
-  return { frontMatter: parsed.matter.replace(/^\n/, ""), body, bodyLine };
+  return { frontMatter: matter.replace(/^\n/, ""), body, bodyLine };
+}
+
+/** After the opening "---": the front matter up to the first "\n---", and what follows that line's break. */
+function splitAtClose(rest: string): { matter: string; content: string } {
+  const close = rest.indexOf("\n---");
+  if (close === -1) return { matter: rest, content: "" };
+  let content = rest.slice(close + 4);
+  if (content.startsWith("\r")) content = content.slice(1);
+  if (content.startsWith("\n")) content = content.slice(1);
+  return { matter: rest.slice(0, close), content };
 }
 
 /**

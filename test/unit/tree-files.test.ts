@@ -55,6 +55,15 @@ describe("chapter files", () => {
     expect(parsed).toMatchObject({ id: 3, title: "T", ordinal: 2, body: "body" });
   });
 
+  it("ends the front matter at the first line starting with ---, the body after that line", () => {
+    // As files written by hand have always been read: a closing line with trailing blanks
+    // closes, and the blanks after its dashes start the body.
+    expect(parseChapterFile("---\ntitle: x\nordinal: 1\n--- \nbody\n", "c.md").body).toBe(" \nbody");
+    expect(parseChapterFile("---\ntitle: x\nordinal: 1\n---\t\nbody\n", "c.md").body).toBe("\t\nbody");
+    expect(parseChapterFile("---\ntitle: x\nordinal: 1\n---\n\nbody\n", "c.md").body).toBe("\nbody");
+    expect(parseChapterFile("---\ntitle: x\nordinal: 1\n---", "c.md").body).toBe("");
+  });
+
   it.each([
     ["no front matter", "hello", 1, /must start with front matter/],
     ["unclosed front matter", "---\nid: 1\ntitle: x\n", 1, /not closed/],
