@@ -167,6 +167,12 @@ export interface Preread {
 const CHUNK = 250;
 
 /**
+ * Course folders checked in one turn of the event loop, at most: a pull walks the tree while
+ * its list pages arrive, and each answer waiting for the walk holds back the next request.
+ */
+const FOLDERS_PER_TURN = 16;
+
+/**
  * Start reading the last `share` of the tree's course folders on a thread of their own, as
  * early as a command knows it will walk the tree: the thread's start-up then overlaps what
  * the command does before the walk (loading the stat cache, stamping the snapshot). Undefined
@@ -238,7 +244,8 @@ async function coursesFolder(
     for (const folder of chunk.folders) chunkOf.set(folder, i);
   let taken = 0;
   walk.read = new Map();
-  for (const folder of sorted) {
+  for (const [at, folder] of sorted.entries()) {
+    if (at % FOLDERS_PER_TURN === FOLDERS_PER_TURN - 1) await new Promise((resolve) => setImmediate(resolve));
     const chunk = chunkOf.get(folder);
     for (; ahead && chunk !== undefined && taken <= chunk; taken++) {
       const read = await ahead.chunks[taken]!.read;
