@@ -20,12 +20,15 @@ export function recordFilePath(kind: "course" | "chapter", where: string): strin
 
 /** The course folder (`courses/<name>`) a tree path lies in or names; undefined outside them. */
 export function courseFolderContaining(relPath: string): string | undefined {
-  const parts = relPath.split("/");
-  return parts[0] === COURSES_DIR && parts.length >= 2 ? `${COURSES_DIR}/${parts[1]}` : undefined;
+  // Asked for every record of a pull: no split of the whole path.
+  if (!relPath.startsWith(`${COURSES_DIR}/`)) return undefined;
+  const end = relPath.indexOf("/", COURSES_DIR.length + 1);
+  return end === -1 ? relPath : relPath.slice(0, end);
 }
 
 /** Whether a tree path lies in (or names) one of these course folders. */
 export function inCourseFolders(folders: ReadonlySet<string>): (relPath: string) => boolean {
+  if (folders.size === 0) return () => false;
   return (relPath) => {
     const folder = courseFolderContaining(relPath);
     return folder !== undefined && folders.has(folder);
