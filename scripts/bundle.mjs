@@ -12,6 +12,33 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+
+/**
+ * got imports http2-wrapper (and with it node:http2) as it loads, but uses it only for a
+ * request made with `http2: true`, which coursesync never makes: the command gets a stand-in
+ * that loads it on first use. Every command that talks to a site loads got before its first
+ * request; this takes http2-wrapper off that path.
+ */
+const lazyHttp2Wrapper = {
+  name: "lazy-http2-wrapper",
+  setup(build) {
+    const namespace = "lazy-http2-wrapper";
+    build.onResolve({ filter: /^http2-wrapper$/ }, (args) =>
+      args.namespace === namespace
+        ? undefined
+        : { path: "http2-wrapper", namespace, pluginData: { resolveDir: args.resolveDir } },
+    );
+    build.onLoad({ filter: /.*/, namespace }, (args) => ({
+      contents: [
+        "let loaded;",
+        'const load = () => (loaded ??= require("http2-wrapper"));',
+        "export default new Proxy({}, { get: (_target, key) => load()[key] });",
+      ].join("\n"),
+      resolveDir: args.pluginData.resolveDir,
+      loader: "js",
+    }));
+  },
+};
 const dist = path.join(root, "dist");
 const outdir = path.join(dist, "bin");
 rmSync(outdir, { recursive: true, force: true });
@@ -44,5 +71,6 @@ await build({
       'const __dirname = __coursesyncPath(new URL(".", import.meta.url));',
     ].join(" "),
   },
+  plugins: [lazyHttp2Wrapper],
   logLevel: "warning",
 });

@@ -117,6 +117,31 @@ describe("the built CLI", () => {
     }
   });
 
+  it("pulls without loading HTTP/2 support, which got loads as it starts but no request of ours uses", async () => {
+    const emulator = await startBinEmulator();
+    try {
+      const { tree, env } = await binTree(emulator.url);
+      expect((await runBin(["login"], { cwd: tree, env })).code).toBe(0);
+      // Told by node itself as the command exits: the modules it loaded.
+      const loaded = path.join(path.dirname(tree), "loaded.json");
+      const preload = path.join(path.dirname(tree), "loaded.mjs");
+      await writeFile(
+        preload,
+        `import { writeFileSync } from "node:fs";\nprocess.on("exit", () => writeFileSync(${JSON.stringify(loaded)}, JSON.stringify(process.moduleLoadList)));\n`,
+      );
+      const pull = await runBin(["pull"], {
+        cwd: tree,
+        env: { ...env, NODE_OPTIONS: `--import=${preload}` },
+      });
+      expect(pull.code).toBe(0);
+      const modules = JSON.parse(await readFile(loaded, "utf8")) as string[];
+      expect(modules).toContain("NativeModule http");
+      expect(modules).not.toContain("NativeModule http2");
+    } finally {
+      await emulator.stop();
+    }
+  });
+
   it("writes a first pull's files on its threads while the listing arrives, as bundled", async () => {
     // A thread's script that the bundle broke would not stop the pull: its files would be
     // written after the listing, and -v says so (see the integration test of that line).
