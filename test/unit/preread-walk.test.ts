@@ -86,3 +86,32 @@ describe("the walk with a thread reading ahead in chunks", () => {
     );
   });
 });
+
+describe("the walk while other work waits", () => {
+  it("with turnEvery, lets the event loop turn between course folders, and finds the same", async () => {
+    const t = await sevenFolders();
+    const cache = () => new StatCache(path.join(t.root, "stat.json"), () => Date.now() + 60_000).loadSync();
+    /** Turns of the event loop (setImmediate callbacks) run while the walk goes. */
+    const turnsDuring = async (options: { turnEvery?: number }) => {
+      let turns = 0;
+      let walking = true;
+      const turn = () => {
+        turns += 1;
+        if (walking) setImmediate(turn);
+      };
+      setImmediate(turn);
+      const changed = await changedSinceClean(t.root, cache(), "stamp", [], undefined, {
+        threadFrom: Number.POSITIVE_INFINITY,
+        ...options,
+      });
+      walking = false;
+      return { changed, turns };
+    };
+    const alone = await turnsDuring({});
+    const turning = await turnsDuring({ turnEvery: 2 });
+    expect(turning.changed).toEqual(new Set());
+    expect(alone.changed).toEqual(new Set());
+    // Seven folders, a turn after every second one: three turns more than the walk takes alone.
+    expect(turning.turns - alone.turns).toBeGreaterThanOrEqual(3);
+  });
+});

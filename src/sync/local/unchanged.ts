@@ -167,12 +167,6 @@ export interface Preread {
 const CHUNK = 250;
 
 /**
- * Course folders checked in one turn of the event loop, at most: a pull walks the tree while
- * its list pages arrive, and each answer waiting for the walk holds back the next request.
- */
-const FOLDERS_PER_TURN = 16;
-
-/**
  * Start reading the last `share` of the tree's course folders on a thread of their own, as
  * early as a command knows it will walk the tree: the thread's start-up then overlaps what
  * the command does before the walk (loading the stat cache, stamping the snapshot). Undefined
@@ -244,8 +238,9 @@ async function coursesFolder(
     for (const folder of chunk.folders) chunkOf.set(folder, i);
   let taken = 0;
   walk.read = new Map();
+  const turnEvery = options.turnEvery ?? Number.POSITIVE_INFINITY;
   for (const [at, folder] of sorted.entries()) {
-    if (at % FOLDERS_PER_TURN === FOLDERS_PER_TURN - 1) await new Promise((resolve) => setImmediate(resolve));
+    if (at % turnEvery === turnEvery - 1) await new Promise((resolve) => setImmediate(resolve));
     const chunk = chunkOf.get(folder);
     for (; ahead && chunk !== undefined && taken <= chunk; taken++) {
       const read = await ahead.chunks[taken]!.read;
@@ -268,6 +263,12 @@ export interface WalkOptions {
   threadFrom?: number;
   /** Folders a thread started reading early (prereadFolders); the walk starts none of its own. */
   preread?: Preread | undefined;
+  /**
+   * Let the event loop turn after this many course folders: a pull walks the tree while its
+   * list pages arrive, and each answer waiting for the walk holds back the next request.
+   * @default never
+   */
+  turnEvery?: number;
 }
 
 /**

@@ -16,6 +16,9 @@ import type { Snapshot, SnapshotEntry } from "../state/snapshot-model.js";
 // would change nothing, so its chapters are left out of the plan altogether, and its course
 // stands in the local view as the snapshot has it (its folder's name stays taken).
 
+/** Course folders the walk checks in one turn of the event loop while the listing arrives. */
+const FOLDERS_PER_TURN = 16;
+
 /** The site lists the record as the last sync has it (its content by hash, not read). */
 function listedAsSynced(record: WireRecord, entry: SnapshotEntry | undefined): boolean {
   return entry !== undefined && entry.conflict === undefined && sameAsSnapshot(record, entry.record);
@@ -149,7 +152,9 @@ export async function openNarrowly(
   listing: Promise<[Listing, Listing]>,
   open: OpenOptions & { statCache: StatCache },
 ): Promise<NarrowSide | undefined> {
-  const changed = await changedSinceClean(root, open.statCache, stamp, open.ignore);
+  const changed = await changedSinceClean(root, open.statCache, stamp, open.ignore, undefined, {
+    turnEvery: FOLDERS_PER_TURN,
+  });
   if (!changed) return undefined;
   // Told only if this way is taken: else the whole tree's scan tells them.
   const warnings: string[] = [];
