@@ -66,6 +66,11 @@ export interface ListOptions {
    */
   expected?: number | (() => number);
   /**
+   * Settles once `expected` tells the count (a count read while the first page comes): until
+   * then no page after the first is asked for, as the count decides how far to ask.
+   */
+  expectedReady?: Promise<unknown>;
+  /**
    * Each page's records as they arrive, before the listing is known to be whole (a page past
    * the end or of a listing that later fails is handed over too): to work on them early.
    */

@@ -279,6 +279,7 @@ export class ApiClient {
       stopAfter: options.stopAfter,
       onPage: options.onPage,
       expected: options.expected,
+      expectedReady: options.expectedReady,
       describe: (page) => `GET ${this.#transport.displayPath(pageSpec(page))}`,
       ...(options.identity ? { identity: options.identity } : {}),
     });

@@ -36,6 +36,8 @@ export interface CollectOptions<T extends object = WireRecord> {
    * under way). @default 0
    */
   expected?: number | (() => number);
+  /** Settles once `expected` tells the count: no page after the first is asked for before. */
+  expectedReady?: Promise<unknown> | undefined;
   /** The page's address as errors show it (redacted). @default "page N" */
   describe?: (page: number) => string;
 }
@@ -198,7 +200,10 @@ function collectConcurrent<T extends object>(
   guard: PageGuard<T>,
 ): Promise<Collected<T>> {
   return new Promise<Collected<T>>((resolve, reject) => {
-    new ConcurrentListing(fetchPage, options, guard, resolve, reject).pump();
+    const listing = new ConcurrentListing(fetchPage, options, guard, resolve, reject);
+    listing.pump();
+    const again = () => listing.countKnown();
+    options.expectedReady?.then(again, again);
   });
 }
 
@@ -220,6 +225,8 @@ class ConcurrentListing<T extends object> {
   #nextPage = 1;
   #inFlight = 0;
   #settled = false;
+  /** Whether `expected` tells the count yet (see CollectOptions.expectedReady). */
+  #countKnown: boolean;
 
   constructor(
     readonly fetchPage: (page: number) => Promise<Page<T>>,
@@ -227,7 +234,15 @@ class ConcurrentListing<T extends object> {
     readonly guard: PageGuard<T>,
     readonly resolve: (collected: Collected<T>) => void,
     readonly reject: (error: unknown) => void,
-  ) {}
+  ) {
+    this.#countKnown = options.expectedReady === undefined;
+  }
+
+  /** The expected count is known now: the pages it allows may go. */
+  countKnown(): void {
+    this.#countKnown = true;
+    this.pump();
+  }
 
   /** With the end set by a Not Found page, the page after that one confirms it. */
   #confirming(page: number): boolean {
@@ -240,14 +255,12 @@ class ConcurrentListing<T extends object> {
     if (!this.#results.has(1)) return false; // page 1 alone first: its headers may say how many
     if (this.#exactLast !== undefined) return page <= this.#exactLast;
     if (this.#knownToExist !== undefined) return page <= this.#knownToExist;
-    return !this.#heldByExpected(page);
+    return this.#countKnown && !this.#heldByExpected(page);
   }
 
   /**
-   * With the last sync's count, the listing most likely ends on the page that would hold one
-   * record more than that count (short or empty there): pages past it wait until it has come
-   * back, instead of a window of pages going out past the end. Came back full (the site grew),
-   * paging goes on as without a count; short, it was the end. Without a count, nothing waits.
+   * With the last sync's count, pages past the one that would hold one record more (short or
+   * empty there: the end) wait until it came back; full (the site grew), paging goes on.
    */
   #heldByExpected(page: number): boolean {
     const expected = this.guard.expected();
@@ -341,6 +354,7 @@ class ConcurrentListing<T extends object> {
 
   /** Start pages while the window and what is known allow; finish when none is in flight. */
   pump(): void {
+    if (this.#settled) return;
     while (this.#inFlight < Math.max(1, this.options.window()) && this.#mayStart(this.#nextPage)) {
       const capped = this.#exactLast === undefined ? this.guard.checkCap(this.#nextPage) : undefined;
       if (capped) {
@@ -363,7 +377,9 @@ class ConcurrentListing<T extends object> {
         },
       );
     }
-    if (this.#inFlight === 0) this.#finish();
+    // Waiting for the count to know how far to ask is not the end of the listing.
+    const waiting = !this.#countKnown && this.#failures.size === 0 && this.#nextPage <= this.#end;
+    if (this.#inFlight === 0 && !waiting) this.#finish();
   }
 }
 

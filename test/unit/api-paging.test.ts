@@ -321,6 +321,39 @@ describe("collectPages", () => {
     expect(Math.max(...server.asked)).toBe(9);
   });
 
+  it("pages after the first wait for a count told late, then stop where it ends", async () => {
+    const pages = Array.from({ length: 8 }, (_, i) => records(i * 5 + 1, 5));
+    const server = fakeServer(pages);
+    let expected = 0;
+    let tell: () => void = () => {};
+    const expectedReady = new Promise<void>((resolve) => (tell = resolve));
+    const listing = collectPages(server.fetchPage, {
+      window: () => 4,
+      expected: () => expected,
+      expectedReady,
+    });
+    // Page 1 has come and gone several turns ago: nothing more is asked until the count is told.
+    for (let turn = 0; turn < 5; turn++) await new Promise((r) => setImmediate(r));
+    expect(server.asked).toEqual([1]);
+    expected = 40;
+    tell();
+    const result = await listing;
+    expect(result.records).toHaveLength(40);
+    expect(server.asked.sort((a, b) => a - b)).toEqual(Array.from({ length: 9 }, (_, i) => i + 1));
+  });
+
+  it("a count told after the listing ended changes nothing", async () => {
+    const server = fakeServer([]);
+    let tell: () => void = () => {};
+    const expectedReady = new Promise<void>((resolve) => (tell = resolve));
+    const listing = collectPages(server.fetchPage, { window: () => 4, expected: 3, expectedReady });
+    for (let turn = 0; turn < 5; turn++) await new Promise((r) => setImmediate(r));
+    tell();
+    const result = await listing;
+    expect(result).toEqual({ records: [], pages: 1 });
+    expect(server.asked).toEqual([1]);
+  });
+
   it("stopAfter pages sequentially and stops early", async () => {
     const pages = Array.from({ length: 10 }, (_, i) => records(i * 2 + 1, 2));
     const server = fakeServer(pages);

@@ -72,12 +72,15 @@ export async function startListing(
 ): Promise<StartedListing> {
   // The last sync's counts size the listings' cap on pages (see api/paging.ts): read as they go.
   const expected = { courses: 0, chapters: 0 };
+  let counted: () => void = () => {};
+  const expectedReady = new Promise<void>((resolve) => (counted = resolve));
   let handlers: Partial<Record<ListName, (records: WireRecord[]) => void>> | undefined;
   const waiting: Array<[ListName, WireRecord[]]> = [];
   const list = (name: ListName) =>
     client.listAll(name, {
       onPage: (page, count) => options.onPage?.(name, page, count),
       expected: () => expected[name],
+      expectedReady,
       onRecords: (records: WireRecord[]) => {
         if (handlers) handlers[name]?.(records);
         else waiting.push([name, records]);
@@ -90,9 +93,15 @@ export async function startListing(
     return both;
   };
   const early = recordedSite(options.root, options.site) === options.siteUrl ? start() : undefined;
-  const loaded = await loadListedSnapshot(options);
-  expected.courses = Object.keys(loaded?.courses ?? {}).length;
-  expected.chapters = Object.keys(loaded?.chapters ?? {}).length;
+  let loaded: Snapshot | undefined;
+  try {
+    loaded = await loadListedSnapshot(options);
+    expected.courses = Object.keys(loaded?.courses ?? {}).length;
+    expected.chapters = Object.keys(loaded?.chapters ?? {}).length;
+  } finally {
+    // Told even when the last sync cannot be read: lists started early then end as they would.
+    counted();
+  }
   options.onExpected?.("courses", expected.courses);
   options.onExpected?.("chapters", expected.chapters);
   return {
