@@ -82,6 +82,30 @@ describe("files staged from chapters rendered on other threads", () => {
     expect(incoming(cache)).toEqual([]);
   });
 
+  it("ends the threads once the listing is whole and every page handed to them is back", async () => {
+    const cache = cacheDir();
+    const renderer = heldRenderer();
+    const staged = new StagedFiles({ cache, bodies: markdownCodec, snapshot: undefined, renderer });
+    const [one, two] = [chapter(1, "One"), chapter(2, "Two")];
+    staged.take("chapters", [one]);
+    await turn();
+    // A page still waiting for its turn is handed over first.
+    staged.take("chapters", [two]);
+    const listed = staged.listed();
+    expect(renderer.jobs).toHaveLength(2);
+    await turn();
+    expect(renderer.closed).toBe(false);
+    for (const job of renderer.jobs) job.answer(renderedAll(job));
+    await listed;
+    expect(renderer.closed).toBe(true);
+    const { hash, body, blob } = renderChapter(2, chapterValuesOfRecord(two), markdownCodec);
+    expect(staged.renderedOf(two)).toEqual({ hash, body, blob });
+    await staged.stop();
+    expect(staged.claim(sha256(textOf(one)))).toBeDefined();
+    expect(staged.claim(sha256(textOf(two)))).toBeDefined();
+    await staged.clear();
+  });
+
   it("leaves a chapter the thread could not render to the plan", async () => {
     const cache = cacheDir();
     const renderer = heldRenderer();

@@ -83,9 +83,9 @@ export async function planRun(
   const base = narrow ? narrow.base : snapshot;
   const [courses, chapters] = await gathered.listing;
   // The pages still waiting to be staged go to the writing thread now, to be written while
-  // the plan is made; the plan takes what the render threads made of every page.
-  staged?.flush();
-  await staged?.rendered();
+  // the plan is made; the plan takes what the render threads made of every page, and the
+  // threads end before it is made.
+  await staged?.listed();
   const known = Object.keys(snapshot?.courses ?? {}).length + Object.keys(snapshot?.chapters ?? {}).length;
   // Named records read one by one are not a listing of the site: nothing to guard.
   if (!options.records) guardPullListing(snapshot, courses.records.length, chapters.records.length);

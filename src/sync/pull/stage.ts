@@ -213,6 +213,20 @@ export class StagedFiles {
   }
 
   /**
+   * The listing is whole: stage the pages still waiting, wait for every page handed to the
+   * render threads, then end the threads. Their heaps (tens of megabytes) go before the plan is
+   * made, the costliest part of a large pull in memory; a chapter left unrendered is rendered by
+   * the plan, on this thread.
+   */
+  async listed(): Promise<void> {
+    this.flush();
+    await this.rendered();
+    const renderer = this.#renderer;
+    this.#renderer = undefined;
+    await renderer?.close();
+  }
+
+  /**
    * Stop staging once the plan is made (the pages still waiting are staged first), and wait for
    * the files under way to be written.
    */
