@@ -2,6 +2,7 @@ import type { GitRunner } from "../ci/git.js";
 import type { StopSignal } from "../errors.js";
 import type { TreeFs } from "../tree/tree-fs.js";
 import type { SetTimer } from "../util/timer.js";
+import type { HeapStage } from "./heap.js";
 import type { ProgressEvent } from "./render/json-types.js";
 
 /** Where a command reads and writes: injected so tests run the CLI in-process. */
@@ -34,11 +35,11 @@ export interface CliIO {
   /** How `coursesync ci` runs git (default: the git on PATH); tests wrap it to stage a race. */
   git?: GitRunner;
   /**
-   * Called by pull before it lists a site: the entry point bounds how node's heap grows (see
-   * cli/heap.ts). A setting of the whole process, so tests that run the CLI in theirs leave
-   * it out.
+   * Called by pull before it lists a site, and again once the listing is whole: the entry point
+   * bounds how node's heap grows (see cli/heap.ts). A setting of the whole process, so tests
+   * that run the CLI in theirs leave it out.
    */
-  boundHeap?: () => void;
+  boundHeap?: (stage?: HeapStage) => void;
   /**
    * Told the tree paths of the records a push or pull left waiting on a conflict (held back,
    * or in conflict with the site), once per run: `coursesync ci` names them as its job ends.

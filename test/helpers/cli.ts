@@ -1,5 +1,6 @@
 import { realSleep } from "../../src/api/gate.js";
 import type { GitRunner } from "../../src/ci/git.js";
+import type { HeapStage } from "../../src/cli/heap.js";
 import type { Prompts } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import type { StopSignal } from "../../src/errors.js";
@@ -34,7 +35,7 @@ export interface RunOptions {
   /** The run's clock; default Date.now. See `fakeTime`. */
   now?: () => number;
   /** Told when a command bounds the heap (the entry point sets node's heap growth then). */
-  boundHeap?: () => void;
+  boundHeap?: (stage?: HeapStage) => void;
 }
 
 const noPrompts: Prompts = {

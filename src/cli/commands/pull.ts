@@ -120,7 +120,7 @@ whose files changed since and those the site's changes touch (-v says how many);
 
 /** `coursesync pull`: lock the site, pull it (and archive its events), report. */
 async function runPull(run: CliRun, paths: string[], flags: PullFlags, command: Command): Promise<void> {
-  run.boundHeap?.();
+  run.boundHeap?.("listing");
   const globals = globalsOf(command);
   const out = new Output(run, globals.quiet || flags.json);
   const tree = await openTree(run, globals);
@@ -194,6 +194,7 @@ async function pullSite(
       maxDelete,
       onNote: (line) => out.info(line),
       onWarning: (message) => out.warn(message),
+      onListed: run.boundHeap && (() => run.boundHeap?.("writing")),
       // Another site's verdict would rest on the default site's snapshot too: none.
       stamp: site.name === tree.config.ids ? () => cleanStamp(tree, site) : undefined,
       now: run.now,

@@ -36,6 +36,8 @@ export interface PullOptions extends SyncTarget, ListingCallbacks {
   onWarning?: ((message: string) => void) | undefined;
   /** Told what pull does beyond the plain listing (reading records one by one). */
   onNote?: ((line: string) => void) | undefined;
+  /** Told once the site's lists are whole (and their pages rendered), before the plan is made. */
+  onListed?: (() => void) | undefined;
   /**
    * What a clean verdict of the tree rests on besides its files (the snapshot on disk and the
    * settings status reads), as status stamps it: with it, a pull of the whole site tells the

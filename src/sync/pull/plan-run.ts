@@ -86,6 +86,7 @@ export async function planRun(
   // the plan is made; the plan takes what the render threads made of every page, and the
   // threads end before it is made.
   await staged?.listed();
+  options.onListed?.();
   const known = Object.keys(snapshot?.courses ?? {}).length + Object.keys(snapshot?.chapters ?? {}).length;
   // Named records read one by one are not a listing of the site: nothing to guard.
   if (!options.records) guardPullListing(snapshot, courses.records.length, chapters.records.length);
