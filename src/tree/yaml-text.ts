@@ -202,8 +202,6 @@ export function stringifyYamlFields(fields: ReadonlyArray<readonly [string, unkn
 const PLAIN_KEY = /^[a-z_][a-z0-9_]*$/;
 /** Text the YAML library writes unquoted: a letter first, no indicator, no space at the end. */
 const PLAIN_TEXT = /^[A-Za-z](?:[A-Za-z0-9 ,.()'!?&/+-]*[A-Za-z0-9,.()'!?&/+-])?$/;
-/** Words the core schema reads as a boolean or null: the library quotes them. */
-const TYPED_WORD = /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE|[Nn]ull|NULL)$/;
 /** Characters the library escapes in double quotes whatever else the text holds. */
 const FORCE_DOUBLE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u{D800}-\u{DFFF}]/u;
 /** One line the library cannot write plain (its own test, for text without a line break). */
@@ -229,7 +227,8 @@ const SHORT_ESCAPES: Record<string, string> = {
  * writes otherwise (a line break, a document marker at the start).
  */
 function oneLineYaml(value: string): string | undefined {
-  if (PLAIN_TEXT.test(value)) return TYPED_WORD.test(value) ? `"${value}"` : value;
+  // Such text the core schema reads as something else (true, false, null) is quoted below.
+  if (PLAIN_TEXT.test(value) && !CORE_TYPED.test(value)) return value;
   if (value.includes("\n")) return undefined;
   if (FORCE_DOUBLE.test(value)) return doubleQuoted(value);
   if (!NOT_PLAIN.test(value)) {

@@ -28,19 +28,13 @@ const SLICE_MS = 20;
 
 /** Run the steps in slices of about `sliceMs` (and a few steps), giving the event loop a turn between them. */
 export async function runStepsSliced<T>(steps: Steps<T>, slicing: Slicing = {}): Promise<T> {
-  const sliceMs = slicing.sliceMs ?? SLICE_MS;
-  const now = slicing.now ?? (() => performance.now());
-  const pause = slicing.pause ?? nextTurn;
-  let started = now();
+  const turn = giveWay(slicing);
   for (let n = 1; ; n++) {
     const step = steps.next();
     if (step.done) return step.value;
     // The clock is read every few steps: a step is a record's worth of work, a reading of
     // the clock not much less.
-    if (n % CLOCK_EVERY === 0 && now() - started >= sliceMs) {
-      await pause();
-      started = now();
-    }
+    if (n % CLOCK_EVERY === 0) await turn();
   }
 }
 

@@ -12,6 +12,7 @@ import { tempFileOwner } from "../../tree/fs-ops.js";
 import { COURSE_FILE, COURSES_DIR, isConflictCopy } from "../../tree/layout.js";
 import type { StatCache, StatLines } from "../../tree/stat-cache.js";
 import { sha256 } from "../../util/hash.js";
+import { nextTurn } from "../../util/steps.js";
 
 type StatKey = Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino">;
 
@@ -240,7 +241,7 @@ async function coursesFolder(
   walk.read = new Map();
   const turnEvery = options.turnEvery ?? Number.POSITIVE_INFINITY;
   for (const [at, folder] of sorted.entries()) {
-    if (at % turnEvery === turnEvery - 1) await new Promise((resolve) => setImmediate(resolve));
+    if (at % turnEvery === turnEvery - 1) await nextTurn();
     const chunk = chunkOf.get(folder);
     for (; ahead && chunk !== undefined && taken <= chunk; taken++) {
       const read = await ahead.chunks[taken]!.read;

@@ -35,11 +35,7 @@ type Attribute = Element["attrs"][number];
  * equal to parse5's on every corpus and on generated input.
  */
 export function fastParseFragment(source: string): Fragment | undefined {
-  // Carriage returns (normalized by the parser), NUL (dropped) and a byte-order mark: declined.
-  if (source.indexOf("\r") !== -1 || source.indexOf("\0") !== -1 || source.charCodeAt(0) === 0xfeff) {
-    return undefined;
-  }
-  return new FastParser(source).run(false);
+  return readable(source) ? new FastParser(source).run(false) : undefined;
 }
 
 /**
@@ -48,10 +44,12 @@ export function fastParseFragment(source: string): Fragment | undefined {
  * closed elements of a longer input (no rule here reads anything but the open elements).
  */
 export function fastParseClosed(source: string): Fragment | undefined {
-  if (source.indexOf("\r") !== -1 || source.indexOf("\0") !== -1 || source.charCodeAt(0) === 0xfeff) {
-    return undefined;
-  }
-  return new FastParser(source).run(true);
+  return readable(source) ? new FastParser(source).run(true) : undefined;
+}
+
+/** Carriage returns (normalized by the parser), NUL (dropped) and a byte-order mark: declined. */
+function readable(source: string): boolean {
+  return source.indexOf("\r") === -1 && source.indexOf("\0") === -1 && source.charCodeAt(0) !== 0xfeff;
 }
 
 const ATTRIBUTE_NAME = /[A-Za-z_:][-A-Za-z0-9_:.]*/y;
