@@ -1,17 +1,19 @@
 // Runs the built CLI (the bundled command, as the package ships it) in this process and reports
 // on fd 3 as JSON: exit code, wall ms, peak RSS, user and system CPU ms of all threads (workers
 // included), the longest the main thread was blocked (event-loop delay, 10 ms resolution), and
-// the epoch ms the run started and ended.
+// the epoch ms the run started and ended, and (on Linux) the CPU by thread (bench/thread-cpu.mjs).
 import { writeSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { limitHeapGrowth } from "../dist/bin/heap.js";
 import { main } from "../dist/bin/main.js";
+import { watchThreadCpu } from "./thread-cpu.mjs";
 
 // The histogram holds whole timer intervals: a block is an interval less the 10 ms asked for
 // (to within the resolution).
 const RESOLUTION_MS = 10;
 const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
 delay.enable();
+const threads = watchThreadCpu();
 const started = performance.now();
 const code = await main(process.argv.slice(2), {
   stdout: { write: () => true, isTTY: false },
@@ -30,6 +32,7 @@ const code = await main(process.argv.slice(2), {
 });
 const ended = performance.now();
 delay.disable();
+const byThread = threads.stop();
 const usage = process.resourceUsage();
 writeSync(
   3,
@@ -42,6 +45,7 @@ writeSync(
     maxBlockMs: Math.max(0, delay.max / 1e6 - RESOLUTION_MS),
     startedAt: performance.timeOrigin + started,
     endedAt: performance.timeOrigin + ended,
+    threads: byThread,
   }),
 );
 process.exit(code);

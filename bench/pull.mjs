@@ -2,7 +2,8 @@
 // editor-style HTML (bench/editor-html.mjs, median about 740 bytes) plus one 1 MB chapter, from
 // an emulator in its own process (bench/emulator-child.mjs) at 50 ms latency, page size 25, the
 // default concurrency (4), each figure beside its bound; in the same run the network bound
-// measured with the ApiClient, the time to write the same files with temp+rename, and a
+// measured with the ApiClient, the time to write the same files with temp+rename (right after the
+// first pull, and the best of three at the end), the first pull's CPU by thread, and a
 // sequential pager that fetches every page one after another and writes a JSON file a record.
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
@@ -102,16 +103,18 @@ async function writeFloor(tree, files, dir) {
 }
 
 /** The two pulls, with the emulator's list answers around the first. */
-async function pulls(emulator, tree, env) {
+async function pulls(emulator, tree, env, floorDir) {
   await emulator.call("clear");
   const first = await cli(["pull"], tree, env);
   const answered = await emulator.call("list-answers");
   const afterFirst = filesUnder(path.join(tree, "courses"));
+  // The disk's cost of creating files changes from minute to minute: one floor right after.
+  const floorNow = await writeFloor(path.join(tree, "courses"), afterFirst.files, floorDir);
   await emulator.call("clear");
   const second = await cli(["pull"], tree, env);
   const again = await emulator.call("list-answers");
   const rewritten = filesUnder(path.join(tree, "courses")).newestMs > afterFirst.newestMs;
-  return { first, answered, second, again, files: afterFirst.files, rewritten };
+  return { first, answered, second, again, files: afterFirst.files, rewritten, floorNow };
 }
 
 function printSite(site, pages) {
@@ -123,8 +126,18 @@ function printSite(site, pages) {
   );
 }
 
+/** The first pull's CPU by thread (bench/thread-cpu.mjs), as one line. */
+function threadSplit({ main, present, started, unseenMs }) {
+  const cpu = (t) => `${seconds(t.userMs + t.systemMs)} (sys ${seconds(t.systemMs)})`;
+  return (
+    `first pull, CPU by thread: main ${cpu(main)}; threads there before it (V8's compiler and GC helpers, ` +
+    `the I/O pool) ${cpu(present)}; threads it started (render, staging writer, more of the I/O pool), ` +
+    `in the order they started: ${started.map(cpu).join(", ")}; not seen by thread (threads' last 50 ms) ${seconds(unseenMs)}`
+  );
+}
+
 function printFigures({ pages, network, measured, floor, pager, run }) {
-  const { first, answered, second, again, files, rewritten } = run;
+  const { first, answered, second, again, files, rewritten, floorNow } = run;
   const bytes = files.reduce((sum, file) => sum + file.size, 0);
   const pullBound = Math.min(1500, 1.3 * network);
   const cpuMs = first.userCpuMs + first.systemCpuMs;
@@ -136,7 +149,8 @@ function printFigures({ pages, network, measured, floor, pager, run }) {
   );
   console.log(
     `  write floor: ${files.length} files (${megabytes(bytes)}) with temp+rename from ${CONCURRENCY} lanes: ${seconds(floor.ms)} ` +
-      `(best of 3; its CPU user ${seconds(floor.userMs)}, sys ${seconds(floor.systemMs)}, sys in the three ${floor.systemAll})`,
+      `(best of 3; its CPU user ${seconds(floor.userMs)}, sys ${seconds(floor.systemMs)}, sys in the three ${floor.systemAll}); ` +
+      `right after the first pull: ${seconds(floorNow.ms)} (user ${seconds(floorNow.userMs)}, sys ${seconds(floorNow.systemMs)})`,
   );
   console.log(`  sequential pager, same run: ${pagerRow}; no bound`);
   figure("first pull, wall", first.ms, pullBound, {
@@ -149,6 +163,7 @@ function printFigures({ pages, network, measured, floor, pager, run }) {
   figure("first pull, CPU user+sys, all threads", cpuMs, 2500, {
     extra: `user ${seconds(first.userCpuMs)}, sys ${seconds(first.systemCpuMs)}; peak RSS ${(first.maxRssKb / 1024).toFixed(0)} MB`,
   });
+  if (first.threads) console.log(`  ${threadSplit(first.threads)}`);
   figure("first pull, main thread's longest block", first.maxBlockMs, 50, {
     format: (ms) => `${ms.toFixed(0)} ms`,
     extra: "event-loop delay, to within 10 ms",
@@ -174,7 +189,7 @@ try {
   const configured = /^concurrency: (\d+)$/m.exec(readFileSync(path.join(tree, "coursesync.yaml"), "utf8"));
   if (Number(configured?.[1] ?? 4) !== CONCURRENCY)
     throw new Error(`init set concurrency ${configured[1]}, not ${CONCURRENCY}`);
-  const run = await pulls(emulator, tree, env);
+  const run = await pulls(emulator, tree, env, path.join(work, "floor-now"));
   const pager = await sequentialPager(emulator.loginUrl, emulator.baseUrl, path.join(work, "pager"));
   // The disk is shared and noisy: the best of three writes, each into a fresh folder.
   const floors = [];
