@@ -7,6 +7,7 @@
 // imports). Entries beside the command: `main.js` and `heap.js` for the benchmarks, which run
 // the command in their own process, and the Markdown converter's worker thread.
 import { rmSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -39,6 +40,35 @@ const lazyHttp2Wrapper = {
     }));
   },
 };
+/**
+ * @sindresorhus/is (which got loads as it starts) makes two `Intl.ListFormat`s as it loads, for
+ * the messages of failed assertions, which coursesync's requests never fail: the first Intl
+ * object of a process loads the locale data, about 15-20 ms before any command that talks to a
+ * site could send its first request. The bundle makes them on first use instead.
+ */
+const lazyListFormat = {
+  name: "lazy-list-format",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]@sindresorhus[\\/]is[\\/]distribution[\\/]index\.js$/ }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      let replaced = 0;
+      const contents = source.replace(
+        /^const (andFormatter|orFormatter) = (new Intl\.ListFormat\([^;]*\));$/gm,
+        (_line, name, made) => {
+          replaced++;
+          return `let ${name}Made;\nconst ${name} = { format: (list) => (${name}Made ??= ${made}).format(list) };`;
+        },
+      );
+      if (replaced !== 2) {
+        throw new Error(
+          `${args.path}: expected its two list formatters made as it loads (found ${replaced}); update lazyListFormat in scripts/bundle.mjs`,
+        );
+      }
+      return { contents, loader: "js" };
+    });
+  },
+};
+
 const dist = path.join(root, "dist");
 const outdir = path.join(dist, "bin");
 rmSync(outdir, { recursive: true, force: true });
@@ -71,6 +101,6 @@ await build({
       'const __dirname = __coursesyncPath(new URL(".", import.meta.url));',
     ].join(" "),
   },
-  plugins: [lazyHttp2Wrapper],
+  plugins: [lazyHttp2Wrapper, lazyListFormat],
   logLevel: "warning",
 });

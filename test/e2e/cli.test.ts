@@ -117,26 +117,40 @@ describe("the built CLI", () => {
     }
   });
 
-  it("pulls without loading HTTP/2 support, which got loads as it starts but no request of ours uses", async () => {
+  it("pulls without loading HTTP/2 support or the locale data, which got loads as it starts but no request of ours uses", async () => {
     const emulator = await startBinEmulator();
     try {
       const { tree, env } = await binTree(emulator.url);
       expect((await runBin(["login"], { cwd: tree, env })).code).toBe(0);
-      // Told by node itself as the command exits: the modules it loaded.
+      // Told by node itself as the command exits: the modules it loaded; and how many Intl
+      // objects were made (the first loads the locale data).
       const loaded = path.join(path.dirname(tree), "loaded.json");
       const preload = path.join(path.dirname(tree), "loaded.mjs");
       await writeFile(
         preload,
-        `import { writeFileSync } from "node:fs";\nprocess.on("exit", () => writeFileSync(${JSON.stringify(loaded)}, JSON.stringify(process.moduleLoadList)));\n`,
+        [
+          'import { writeFileSync } from "node:fs";',
+          "const made = [];",
+          'for (const name of ["Collator", "DateTimeFormat", "ListFormat", "NumberFormat", "PluralRules", "Segmenter"]) {',
+          "  const Made = Intl[name];",
+          "  Intl[name] = class extends Made { constructor(...args) { super(...args); made.push(name); } };",
+          "}",
+          `process.on("exit", () => writeFileSync(${JSON.stringify(loaded)}, JSON.stringify({ modules: process.moduleLoadList, made })));`,
+          "",
+        ].join("\n"),
       );
       const pull = await runBin(["pull"], {
         cwd: tree,
         env: { ...env, NODE_OPTIONS: `--import=${preload}` },
       });
       expect(pull.code).toBe(0);
-      const modules = JSON.parse(await readFile(loaded, "utf8")) as string[];
+      const { modules, made } = JSON.parse(await readFile(loaded, "utf8")) as {
+        modules: string[];
+        made: string[];
+      };
       expect(modules).toContain("NativeModule http");
       expect(modules).not.toContain("NativeModule http2");
+      expect(made).toEqual([]);
     } finally {
       await emulator.stop();
     }
