@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ContentCache } from "../../src/sync/state/content-cache.js";
+import { nodeFs } from "../../src/tree/tree-fs.js";
 import { sha256 } from "../../src/util/hash.js";
 
 const dirs: string[] = [];
@@ -32,6 +33,46 @@ describe("the content cache", () => {
     for (const [i, hash] of hashes.entries()) expect(await again.get(hash)).toBe(texts[i]);
     expect(await again.get(sha256("never stored"))).toBeUndefined();
     again.close();
+  });
+
+  it("loses nothing staged while a flush is writing, and writes each entry once", async () => {
+    const dir = await cacheDir();
+    // Appends wait until let go: the flush is under way while more is staged and flushed.
+    let letGo: () => void = () => {};
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    const appended: string[] = [];
+    const cache = new ContentCache(dir, {
+      ...nodeFs,
+      appendFile: async (file, data) => {
+        await held;
+        appended.push(path.basename(file));
+        await nodeFs.appendFile(file, data);
+      },
+    });
+    // Texts of one pack (their hashes start alike), and of others.
+    const first = texts[0] as string;
+    const samePack = texts.find((text, i) => i > 0 && sha256(text).slice(0, 2) === sha256(first).slice(0, 2));
+    if (!samePack) throw new Error("no two test texts share a pack");
+    const others = texts.slice(1, 40).filter((text) => text !== samePack);
+    for (const text of [first, ...others]) await cache.stage(text);
+    const flushing = cache.flush();
+    await cache.stage(samePack);
+    await cache.stage(first);
+    const again = cache.flush();
+    expect(await cache.get(sha256(samePack))).toBe(samePack);
+    letGo();
+    await Promise.all([flushing, again]);
+    cache.close();
+    const reread = new ContentCache(dir);
+    for (const text of [first, samePack, ...others]) expect(await reread.get(sha256(text))).toBe(text);
+    reread.close();
+    const firstPack = `${sha256(first).slice(0, 2)}.pack`;
+    const packText = await readFile(path.join(dir, "packs", firstPack), "utf8");
+    expect(packText.split(sha256(first)).length - 1).toBe(1);
+    expect(packText.split(sha256(samePack)).length - 1).toBe(1);
+    // The second flush appended only the text staged meanwhile: to its pack alone.
+    expect(appended.filter((name) => name === firstPack)).toHaveLength(2);
+    expect(appended).toHaveLength(new Set(appended).size + 1);
   });
 
   it("keeps text with a lone surrogate exact", async () => {
