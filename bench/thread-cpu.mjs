@@ -4,7 +4,8 @@
 // the run started (a pull's render thread and staging writer, more of the I/O pool). A thread
 // that ends before the run does (a pull's render thread) leaves /proc, so the threads are read
 // every 50 ms and each keeps its last reading: what a thread spent in its last 50 ms before it
-// ended is missed (`unseenMs` says how much CPU no reading holds). Elsewhere: nothing.
+// ended is missed (`unseenMs` says how much CPU no reading holds). A reading costs the main
+// thread about half a millisecond: some 30 ms over a 3-second pull. Elsewhere: nothing.
 import { readdirSync, readFileSync } from "node:fs";
 
 const TASKS = "/proc/self/task";
