@@ -75,6 +75,35 @@ describe("the content cache", () => {
     expect(appended).toHaveLength(new Set(appended).size + 1);
   });
 
+  it("settles a flush with a failed pack only once every other pack's write is over", async () => {
+    const dir = await cacheDir();
+    const some = texts.slice(0, 40);
+    const failing = `${sha256(some[0] as string).slice(0, 2)}.pack`;
+    let letGo: () => void = () => {};
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    const appended: string[] = [];
+    const cache = new ContentCache(dir, {
+      ...nodeFs,
+      appendFile: async (file, data) => {
+        if (path.basename(file) === failing) throw new Error("ENOSPC: no space left on device");
+        await held;
+        await nodeFs.appendFile(file, data);
+        appended.push(path.basename(file));
+      },
+    });
+    for (const text of some) await cache.stage(text);
+    const packs = new Set(some.map((text) => `${sha256(text).slice(0, 2)}.pack`));
+    let settled = false;
+    const flushed = cache.flush().finally(() => (settled = true));
+    flushed.catch(() => {});
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    letGo();
+    await expect(flushed).rejects.toThrow("ENOSPC");
+    expect(appended.sort()).toEqual([...packs].filter((pack) => pack !== failing).sort());
+    cache.close();
+  });
+
   it("keeps text with a lone surrogate exact", async () => {
     const dir = await cacheDir();
     const odd = "a\ud800b";

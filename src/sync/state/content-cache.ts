@@ -135,13 +135,13 @@ export class ContentCache {
     if (batches.length === 0) return;
     await this.fs.mkdir(path.join(this.dir, "packs"));
     const lanes = new PQueue({ concurrency: FLUSH_LANES });
-    await lanes.addAll(
-      batches.map(
-        ([bucket, texts]) =>
-          () =>
-            this.#flushPack(bucket, texts),
-      ),
+    // Every pack's write is over before the flush settles, the failed ones too: the first
+    // failure is thrown then.
+    const written = await Promise.allSettled(
+      batches.map(([bucket, texts]) => lanes.add(() => this.#flushPack(bucket, texts))),
     );
+    const failed = written.find((result) => result.status === "rejected");
+    if (failed) throw failed.reason;
   }
 
   /** Write these staged texts to their pack, then unstage them (texts staged meanwhile stay). */
