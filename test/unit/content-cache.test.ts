@@ -18,6 +18,29 @@ afterEach(async () => {
 
 const texts = Array.from({ length: 600 }, (_, i) => `<p>chapter ${i}: caf\u00e9 \u2014 ${"x".repeat(i)}</p>`);
 
+/** The pack file a text goes to. */
+const packOf = (text: string) => `${sha256(text).slice(0, 2)}.pack`;
+
+/**
+ * A cache whose appends wait until `letGo` (one to the pack named `failing` fails at once);
+ * `appended` names the packs appended to, in the order their appends ended.
+ */
+function heldCache(dir: string, failing?: string) {
+  let letGo: () => void = () => {};
+  const held = new Promise<void>((resolve) => (letGo = resolve));
+  const appended: string[] = [];
+  const cache = new ContentCache(dir, {
+    ...nodeFs,
+    appendFile: async (file, data) => {
+      if (path.basename(file) === failing) throw new Error("ENOSPC: no space left on device");
+      await held;
+      await nodeFs.appendFile(file, data);
+      appended.push(path.basename(file));
+    },
+  });
+  return { cache, letGo, appended };
+}
+
 describe("the content cache", () => {
   it("keeps many texts in at most 256 pack files and reads each back", async () => {
     const dir = await cacheDir();
@@ -38,20 +61,10 @@ describe("the content cache", () => {
   it("loses nothing staged while a flush is writing, and writes each entry once", async () => {
     const dir = await cacheDir();
     // Appends wait until let go: the flush is under way while more is staged and flushed.
-    let letGo: () => void = () => {};
-    const held = new Promise<void>((resolve) => (letGo = resolve));
-    const appended: string[] = [];
-    const cache = new ContentCache(dir, {
-      ...nodeFs,
-      appendFile: async (file, data) => {
-        await held;
-        appended.push(path.basename(file));
-        await nodeFs.appendFile(file, data);
-      },
-    });
+    const { cache, letGo, appended } = heldCache(dir);
     // Texts of one pack (their hashes start alike), and of others.
     const first = texts[0] as string;
-    const samePack = texts.find((text, i) => i > 0 && sha256(text).slice(0, 2) === sha256(first).slice(0, 2));
+    const samePack = texts.find((text, i) => i > 0 && packOf(text) === packOf(first));
     if (!samePack) throw new Error("no two test texts share a pack");
     const others = texts.slice(1, 40).filter((text) => text !== samePack);
     for (const text of [first, ...others]) await cache.stage(text);
@@ -66,7 +79,7 @@ describe("the content cache", () => {
     const reread = new ContentCache(dir);
     for (const text of [first, samePack, ...others]) expect(await reread.get(sha256(text))).toBe(text);
     reread.close();
-    const firstPack = `${sha256(first).slice(0, 2)}.pack`;
+    const firstPack = packOf(first);
     const packText = await readFile(path.join(dir, "packs", firstPack), "utf8");
     expect(packText.split(sha256(first)).length - 1).toBe(1);
     expect(packText.split(sha256(samePack)).length - 1).toBe(1);
@@ -78,21 +91,10 @@ describe("the content cache", () => {
   it("settles a flush with a failed pack only once every other pack's write is over", async () => {
     const dir = await cacheDir();
     const some = texts.slice(0, 40);
-    const failing = `${sha256(some[0] as string).slice(0, 2)}.pack`;
-    let letGo: () => void = () => {};
-    const held = new Promise<void>((resolve) => (letGo = resolve));
-    const appended: string[] = [];
-    const cache = new ContentCache(dir, {
-      ...nodeFs,
-      appendFile: async (file, data) => {
-        if (path.basename(file) === failing) throw new Error("ENOSPC: no space left on device");
-        await held;
-        await nodeFs.appendFile(file, data);
-        appended.push(path.basename(file));
-      },
-    });
+    const failing = packOf(some[0] as string);
+    const { cache, letGo, appended } = heldCache(dir, failing);
     for (const text of some) await cache.stage(text);
-    const packs = new Set(some.map((text) => `${sha256(text).slice(0, 2)}.pack`));
+    const packs = new Set(some.map(packOf));
     let settled = false;
     const flushed = cache.flush().finally(() => (settled = true));
     flushed.catch(() => {});
