@@ -1,7 +1,8 @@
 // Runs the built CLI (the bundled command, as the package ships it) in this process and reports
 // on fd 3 as JSON: exit code, wall ms, peak RSS, user and system CPU ms of all threads (workers
 // included), the longest the main thread was blocked (event-loop delay, 10 ms resolution), and
-// the epoch ms the run started and ended, and (on Linux) the CPU by thread (bench/thread-cpu.mjs).
+// the epoch ms the run started and ended, when a pull reached each step, and (on Linux) the CPU by
+// thread (bench/thread-cpu.mjs).
 import { writeSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { limitHeapGrowth } from "../dist/bin/heap.js";
@@ -14,6 +15,11 @@ const RESOLUTION_MS = 10;
 const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
 delay.enable();
 const threads = watchThreadCpu();
+// A pull's steps (the library's progress events), as epoch ms: where its time after the lists goes.
+const steps = {};
+const onProgress = (event) => {
+  if (event.type === "step") steps[event.step] = performance.timeOrigin + performance.now();
+};
 const started = performance.now();
 const code = await main(process.argv.slice(2), {
   stdout: { write: () => true, isTTY: false },
@@ -24,6 +30,7 @@ const code = await main(process.argv.slice(2), {
   interrupted: new Promise(() => {}),
   // As the CLI's entry point does.
   boundHeap: limitHeapGrowth,
+  onProgress,
   prompts: {
     input: () => Promise.reject(new Error("no prompts in the benchmark")),
     password: () => Promise.reject(new Error("no prompts in the benchmark")),
@@ -46,6 +53,7 @@ writeSync(
     startedAt: performance.timeOrigin + started,
     endedAt: performance.timeOrigin + ended,
     threads: byThread,
+    steps,
   }),
 );
 process.exit(code);

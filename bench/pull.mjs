@@ -136,6 +136,26 @@ function threadSplit({ main, present, started, unseenMs }) {
   );
 }
 
+/** Where the first pull's time after its last page went, step by step (the library's step events). */
+function afterLastPage(steps, lastListAt, endedAt) {
+  const marks = [
+    ["lists whole", steps.listed],
+    ["chapters converted", steps.converted],
+    ["planned", steps.planned],
+    ["files in place", steps.written],
+    ["snapshot saved", steps.committed],
+    ["returned", endedAt],
+  ];
+  let previous = lastListAt;
+  const parts = [];
+  for (const [what, at] of marks) {
+    if (at === undefined) continue;
+    parts.push(`${what} +${seconds(at - previous)}`);
+    previous = at;
+  }
+  return `first pull, after the last page, step by step: ${parts.join(", ")}`;
+}
+
 function printFigures({ pages, network, measured, floor, pager, run }) {
   const { first, answered, second, again, files, rewritten, floorNow } = run;
   const bytes = files.reduce((sum, file) => sum + file.size, 0);
@@ -169,6 +189,7 @@ function printFigures({ pages, network, measured, floor, pager, run }) {
     extra: "event-loop delay, to within 10 ms",
   });
   figure("first pull, work after the last page", first.endedAt - answered.lastListAt, 300);
+  if (first.steps) console.log(`  ${afterLastPage(first.steps, answered.lastListAt, first.endedAt)}`);
   figure("second pull, no change, wall", second.ms, 1.3 * network, {
     note: `1.3x network ${seconds(network)}`,
     extra: `exit ${second.code}; ${again.listAnswers} list requests; files rewritten: ${rewritten ? "some!" : 0}`,

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
@@ -48,6 +49,11 @@ async function rejection(promise: Promise<unknown>): Promise<CoursesyncError> {
   return error as CoursesyncError;
 }
 
+/** The steps a pull told, in the order it told them. */
+function stepsOf(events: readonly ProgressEvent[]): string[] {
+  return events.flatMap((e) => (e.type === "step" ? [e.step] : []));
+}
+
 /** A site (Web: Intro, Tags) and a tree made by init for it, not pulled yet. */
 async function siteAndTree() {
   const spec = webSite();
@@ -66,6 +72,11 @@ describe("the library against the emulator", () => {
     expect(pulled.counts.created).toBe(3);
     expect(pulled.remote).toEqual({ courses: 1, chapters: 2 });
     expect(events).toContainEqual({ type: "listing", list: "chapters", page: 1, records: 2 });
+    // Its steps, each once and in order, once every page is in.
+    expect(stepsOf(events)).toEqual(["listed", "converted", "planned", "written", "committed"]);
+    expect(events.findLastIndex((e) => e.type === "listing")).toBeLessThan(
+      events.findIndex((e) => e.type === "step"),
+    );
     const intro = path.join(root, "courses", "web", "01-intro.md");
     expect(await readFile(intro, "utf8")).toContain("one");
 
@@ -104,6 +115,11 @@ describe("the library against the emulator", () => {
 
   it("resolves, not throws, for what the command line ends with 1 or 3: the document says it", async () => {
     const { emulator, root, env } = await siteAndTree();
+    // A dry run tells its steps up to the plan, and writes nothing.
+    const dry: ProgressEvent[] = [];
+    await pull({ dir: root, env, dryRun: true, onProgress: (e) => dry.push(e) });
+    expect(stepsOf(dry)).toEqual(["listed", "converted", "planned"]);
+    expect(existsSync(path.join(root, "courses"))).toBe(false);
     await pull({ dir: root, env });
     const intro = path.join(root, "courses", "web", "01-intro.md");
     const text = await readFile(intro, "utf8");

@@ -73,8 +73,11 @@ describe("the library's types", () => {
     expectTypeOf<CheckJson["problems"][number]>().toHaveProperty("hint").toEqualTypeOf<string | null>();
   });
 
-  it("progress is one of three events, and every failure is a CoursesyncError", () => {
-    expectTypeOf<ProgressEvent["type"]>().toEqualTypeOf<"listing" | "write" | "message">();
+  it("progress is one of four events, and every failure is a CoursesyncError", () => {
+    expectTypeOf<ProgressEvent["type"]>().toEqualTypeOf<"listing" | "write" | "step" | "message">();
+    expectTypeOf<Extract<ProgressEvent, { type: "step" }>["step"]>().toEqualTypeOf<
+      "listed" | "converted" | "planned" | "written" | "committed"
+    >();
     expectTypeOf(pull)
       .parameter(0)
       .exclude<undefined>()

@@ -195,6 +195,7 @@ async function pullSite(
       onNote: (line) => out.info(line),
       onWarning: (message) => out.warn(message),
       onListed: run.boundHeap && (() => run.boundHeap?.("writing")),
+      onStep: run.onProgress && ((step) => run.onProgress?.({ type: "step", step })),
       // Another site's verdict would rest on the default site's snapshot too: none.
       stamp: site.name === tree.config.ids ? () => cleanStamp(tree, site) : undefined,
       now: run.now,

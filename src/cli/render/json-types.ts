@@ -169,5 +169,11 @@ export type ProgressEvent =
   | { type: "listing"; list: string; page: number; records: number }
   /** A push or restore ended one of its `total` writes (`done` so far). */
   | { type: "write"; path: string; outcome: OutcomeJson; done: number; total: number }
+  /**
+   * A pull reached a step, in order: both lists are in and the tree is read (listed), every
+   * chapter is converted to its file (converted), the plan is made (planned; a dry run ends
+   * here), the files are in place (written), the snapshot is saved (committed).
+   */
+  | { type: "step"; step: "listed" | "converted" | "planned" | "written" | "committed" }
   /** A note or warning the command line would print on stderr. */
   | { type: "message"; text: string };

@@ -9,7 +9,7 @@ import { confirmRun, type PlannedRun, planRun, settleRun } from "./plan-run.js";
 import { recoverJournal, settleOther } from "./recover.js";
 import { ContentSpill } from "./spill.js";
 
-export type { Lister, PullOptions, PullResult } from "./options.js";
+export type { Lister, PullOptions, PullResult, PullStep } from "./options.js";
 
 // A pull, in the shape of every run: gather (the site's lists, the last sync, the tree) →
 // recover (what a killed push left) → plan (pure) → confirm (what the listing left out is read
@@ -36,13 +36,16 @@ export async function pull(options: PullOptions, client: Lister): Promise<PullRe
     // maps are garbage before the first file is written.
     const planned = await gatherAndPlan(options, client, state, spill, run);
     const { result } = planned;
+    options.onStep?.("planned");
     if (options.dryRun) {
       result.filesWritten = (await effectiveOps(options.root, planned.plan.ops, planned.existing)).length;
       return result;
     }
     result.filesWritten = await executePlan(options, state, planned, run, spill);
+    options.onStep?.("written");
     result.stagingStopped = run.staged?.failure;
     result.snapshotWritten = await commitPlan(options, state, planned);
+    options.onStep?.("committed");
     return result;
   } finally {
     spill?.close();

@@ -9,6 +9,14 @@ import type { ListingMoved } from "./unlisted.js";
 
 // What a pull is told and what it answers: shared by its steps (gather, recover, plan, execute).
 
+/**
+ * The steps of a pull, in the order it reaches them: both lists are in and the tree is read
+ * (`listed`); every chapter of the lists is converted to its file (`converted`); the plan is
+ * made (`planned`); the files are in place (`written`); the snapshot is saved (`committed`).
+ * A dry run ends at `planned`; a run that fails ends at the last step it reached.
+ */
+export type PullStep = "listed" | "converted" | "planned" | "written" | "committed";
+
 /** The part of the API client pull uses: the lists, and single reads for summary lists. */
 export interface Lister extends RecordReader, ListClient {}
 
@@ -38,6 +46,8 @@ export interface PullOptions extends SyncTarget, ListingCallbacks {
   onNote?: ((line: string) => void) | undefined;
   /** Told once the site's lists are whole (and their pages rendered), before the plan is made. */
   onListed?: (() => void) | undefined;
+  /** Told as the pull reaches each of its steps, in order (see PullStep). */
+  onStep?: ((step: PullStep) => void) | undefined;
   /**
    * What a clean verdict of the tree rests on besides its files (the snapshot on disk and the
    * settings status reads), as status stamps it: with it, a pull of the whole site tells the

@@ -82,6 +82,7 @@ export async function planRun(
   const { scan, local, problems } = opened.side;
   const base = narrow ? narrow.base : snapshot;
   const [courses, chapters] = await gathered.listing;
+  options.onStep?.("listed");
   // The pages still waiting to be staged go to the writing thread now, to be written while
   // the plan is made; the plan takes what the render threads made of every page, and the
   // threads end before it is made.
@@ -102,6 +103,7 @@ export async function planRun(
     (record) => Boolean(staged?.renderedOf(record)),
     gathered.reader,
   );
+  options.onStep?.("converted");
   await nextTurn();
   // An invalid file stops nothing else: the records it holds back wait, the rest is pulled.
   const hold = holdInvalid({
