@@ -3,7 +3,7 @@
 // included), the longest the main thread was blocked (event-loop delay, 10 ms resolution), and
 // the epoch ms the run started and ended, when a pull reached each step, and (on Linux) the CPU by
 // thread (bench/thread-cpu.mjs).
-import { writeSync } from "node:fs";
+import { readdirSync, writeSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { limitHeapGrowth } from "../dist/bin/heap.js";
 import { main } from "../dist/bin/main.js";
@@ -15,6 +15,13 @@ const RESOLUTION_MS = 10;
 const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
 delay.enable();
 const threads = watchThreadCpu();
+// BENCH_LOAD_FIRST=1: every chunk of the bundle is loaded before the clock starts, so the run
+// shows what the command costs without loading its code (the pull bench's floor).
+if (process.env.BENCH_LOAD_FIRST === "1") {
+  const bin = new URL("../dist/bin/", import.meta.url);
+  for (const name of readdirSync(bin).filter((n) => n.startsWith("chunk-") && n.endsWith(".js")).sort())
+    await import(new URL(name, bin).href);
+}
 // A pull's steps (the library's progress events), as epoch ms: where its time after the lists goes.
 const steps = {};
 const onProgress = (event) => {
