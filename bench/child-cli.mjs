@@ -19,8 +19,8 @@ const threads = watchThreadCpu();
 // shows what the command costs without loading its code (the pull bench's floor).
 if (process.env.BENCH_LOAD_FIRST === "1") {
   const bin = new URL("../dist/bin/", import.meta.url);
-  for (const name of readdirSync(bin).filter((n) => n.startsWith("chunk-") && n.endsWith(".js")).sort())
-    await import(new URL(name, bin).href);
+  const chunks = readdirSync(bin).filter((name) => name.startsWith("chunk-") && name.endsWith(".js"));
+  for (const name of chunks.sort()) await import(new URL(name, bin).href);
 }
 // A pull's steps (the library's progress events), as epoch ms: where its time after the lists goes.
 const steps = {};
