@@ -1,20 +1,16 @@
 // Runs the built CLI (the bundled command, as the package ships it) in this process and reports
 // on fd 3 as JSON: exit code, wall ms, peak RSS, user and system CPU ms of all threads (workers
-// included), the longest the main thread was blocked (event-loop delay, 10 ms resolution), and
-// the epoch ms the run started and ended, when a pull reached each step, and (on Linux) the CPU by
-// thread (bench/thread-cpu.mjs).
+// included), the longest the main thread was blocked (event-loop delay, 10 ms resolution) and
+// each block over 20 ms with when it began, the epoch ms the run started and ended and its first
+// request went out, when a pull reached each step, and (on Linux) the CPU by thread
+// (bench/thread-cpu.mjs).
+import diagnostics from "node:diagnostics_channel";
 import { readdirSync, writeSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { limitHeapGrowth } from "../dist/bin/heap.js";
 import { main } from "../dist/bin/main.js";
 import { watchThreadCpu } from "./thread-cpu.mjs";
 
-// The histogram holds whole timer intervals: a block is an interval less the 10 ms asked for
-// (to within the resolution).
-const RESOLUTION_MS = 10;
-const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
-delay.enable();
-const threads = watchThreadCpu();
 // BENCH_LOAD_FIRST=1: every chunk of the bundle is loaded before the clock starts, so the run
 // shows what the command costs without loading its code (the pull bench's floor).
 if (process.env.BENCH_LOAD_FIRST === "1") {
@@ -22,6 +18,28 @@ if (process.env.BENCH_LOAD_FIRST === "1") {
   const chunks = readdirSync(bin).filter((name) => name.startsWith("chunk-") && name.endsWith(".js"));
   for (const name of chunks.sort()) await import(new URL(name, bin).href);
 }
+// The histogram holds whole timer intervals: a block is an interval less the 10 ms asked for
+// (to within the resolution).
+const RESOLUTION_MS = 10;
+const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+delay.enable();
+// The same intervals one by one, those over 20 ms kept with when they began (epoch ms): where
+// the blocks were, e.g. while requests were in flight or before the first one went out.
+const BLOCK_KEPT_MS = 20;
+const blocks = [];
+let tick = performance.now();
+const ticking = setInterval(() => {
+  const now = performance.now();
+  const block = now - tick - RESOLUTION_MS;
+  if (block > BLOCK_KEPT_MS) blocks.push([performance.timeOrigin + tick, block]);
+  tick = now;
+}, RESOLUTION_MS);
+ticking.unref();
+// When the first request went out (epoch ms).
+let firstRequestAt;
+const requested = () => (firstRequestAt ??= performance.timeOrigin + performance.now());
+diagnostics.subscribe("http.client.request.start", requested);
+const threads = watchThreadCpu();
 // A pull's steps (the library's progress events), as epoch ms: where its time after the lists goes.
 const steps = {};
 const onProgress = (event) => {
@@ -46,6 +64,8 @@ const code = await main(process.argv.slice(2), {
 });
 const ended = performance.now();
 delay.disable();
+clearInterval(ticking);
+diagnostics.unsubscribe("http.client.request.start", requested);
 const byThread = threads.stop();
 const usage = process.resourceUsage();
 writeSync(
@@ -61,6 +81,8 @@ writeSync(
     endedAt: performance.timeOrigin + ended,
     threads: byThread,
     steps,
+    blocks,
+    firstRequestAt,
   }),
 );
 process.exit(code);
