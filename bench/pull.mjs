@@ -49,13 +49,18 @@ async function measuredNetwork(baseUrl) {
   }
 }
 
+/** A token from the emulator's login, as a site's login hands it out. */
+async function loginToken(loginUrl) {
+  const query = new URLSearchParams(CREDENTIALS);
+  const login = await fetch(`${loginUrl}?${query}`, { method: "POST" });
+  if (!login.ok) throw new Error(`login answered ${login.status}`);
+  return (await login.json()).auth_token;
+}
+
 /** Log in, fetch every page of both lists one after another, write each record to a JSON file. */
 async function sequentialPager(loginUrl, baseUrl, dir) {
   const started = performance.now();
-  const query = new URLSearchParams(CREDENTIALS);
-  const login = await fetch(`${loginUrl}?${query}`, { method: "POST" });
-  if (!login.ok) throw new Error(`pager: login answered ${login.status}`);
-  const headers = { Authorization: `Bearer ${(await login.json()).auth_token}` };
+  const headers = { Authorization: `Bearer ${await loginToken(loginUrl)}` };
   let requests = 1;
   let records = 0;
   for (const kind of ["courses", "chapters"]) {
@@ -126,10 +131,7 @@ async function pulls(emulator, tree, env, floorDir) {
  */
 async function secondPullStarts(emulator, tree, env) {
   const loaded = await cli(["pull"], tree, { ...env, BENCH_LOAD_FIRST: "1" });
-  const query = new URLSearchParams(CREDENTIALS);
-  const login = await fetch(`${emulator.loginUrl}?${query}`, { method: "POST" });
-  if (!login.ok) throw new Error(`login answered ${login.status}`);
-  const token = (await login.json()).auth_token;
+  const token = await loginToken(emulator.loginUrl);
   // A token wins over the e-mail and password: no login goes out.
   const both = await cli(["pull"], tree, { ...env, COURSESYNC_TOKEN: token, BENCH_LOAD_FIRST: "1" });
   for (const run of [loaded, both]) if (run.code !== 0) throw new Error(`a second pull exited ${run.code}`);
